@@ -1,0 +1,3 @@
+module github.com/konteks/git-konteks
+
+go 1.26.8
