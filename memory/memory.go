@@ -37,18 +37,18 @@ type Section struct {
 	// Anchor identifies the section within its file and stays the same
 	// across runs while the section's identity does (symbol path, heading
 	// path, JSON path; line-based only for fallback sections).
-	Anchor    string `json:"anchor"`
-	Kind      string `json:"kind"`   // code, markdown, json, yaml, toml, text
-	Symbol    string `json:"symbol"` // function, method, class, type, interface, enum, heading, key, preamble, frontmatter, file, block, ...
-	Language  string `json:"language,omitempty"`
-	Parser    string `json:"parser"` // tree-sitter, fallback, structural, whole
-	Name      string `json:"name,omitempty"`
-	QName     string `json:"qname,omitempty"` // qualified name: Type.Method, Install > From source, $.scripts
-	Signature string `json:"signature,omitempty"`
-	Doc       string `json:"doc,omitempty"`
-	StartLine int    `json:"start_line"` // 1-based, inclusive
-	EndLine   int    `json:"end_line"`   // 1-based, inclusive
-	Summary   string `json:"summary,omitempty"`
+	Anchor    string   `json:"anchor"`
+	Kind      string   `json:"kind"`   // code, markdown, json, yaml, toml, text
+	Symbol    string   `json:"symbol"` // function, method, class, type, interface, enum, heading, key, preamble, frontmatter, file, block, ...
+	Language  string   `json:"language,omitempty"`
+	Parser    string   `json:"parser"` // tree-sitter, fallback, structural, whole
+	Name      string   `json:"name,omitempty"`
+	QName     string   `json:"qname,omitempty"` // qualified name: Type.Method, Install > From source, $.scripts
+	Signature string   `json:"signature,omitempty"`
+	Doc       string   `json:"doc,omitempty"`
+	StartLine int      `json:"start_line"` // 1-based, inclusive
+	EndLine   int      `json:"end_line"`   // 1-based, inclusive
+	Summary   string   `json:"summary,omitempty"`
 	Topics    []string `json:"topics,omitempty"`
 	Content   string   `json:"content"`
 	// Chunks split a very large section into bounded pieces for embedding
