@@ -1,0 +1,181 @@
+package code
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/konteks/git-konteks/extract/section"
+	"github.com/konteks/git-konteks/memory"
+)
+
+const fixtureDir = "../../../testdata/sections/code"
+
+// want is one expected section: anchor, symbol kind, name, qualified name
+// and line range.
+type want struct {
+	anchor, symbol, name, qname string
+	start, end                  int
+}
+
+type fixture struct {
+	path     string // under testdata/sections/code
+	language string // linguist name given to Split
+	sections []want
+}
+
+var fixtures = []fixture{
+	{"go/server.go", "Go", []want{
+		{"preamble", "preamble", "", "", 1, 36},
+		{"struct:Server", "struct", "Server", "Server", 12, 18},
+		{"func:Server.Start", "method", "Start", "Server.Start", 20, 23},
+		{"func:Server.Stop", "method", "Stop", "Server.Stop", 25, 26},
+		{"interface:Store", "interface", "Store", "Store", 28, 31},
+		{"type:ID", "type", "ID", "ID", 34, 34},
+		{"type:Name", "type", "Name", "Name", 35, 35},
+		{"func:List.Len", "method", "Len", "List.Len", 38, 39},
+		{"func:handle", "function", "handle", "handle", 41, 43},
+		{"func:New", "function", "New", "New", 45, 48},
+	}},
+	{"python/greeter.py", "Python", []want{
+		{"preamble", "preamble", "", "", 1, 47},
+		{"class:Greeter", "class", "Greeter", "Greeter", 8, 34},
+		{"func:Greeter.__init__", "method", "__init__", "Greeter.__init__", 17, 18},
+		{"func:Greeter.greet", "method", "greet", "Greeter.greet", 20, 28},
+		{"class:Greeter.Config", "class", "Config", "Greeter.Config", 30, 34},
+		{"func:Greeter.Config.load", "method", "load", "Greeter.Config.load", 33, 34},
+		{"func:lookup", "function", "lookup", "lookup", 37, 41},
+		{"func:square", "function", "square", "square", 44, 44},
+	}},
+}
+
+func readFixture(t testing.TB, rel string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(fixtureDir, filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func mustSplit(t testing.TB, in section.Input) section.Result {
+	t.Helper()
+	res, ok, reason := Split(in)
+	if !ok {
+		t.Fatalf("Split(%s): ok=false reason=%q", in.Path, reason)
+	}
+	return res
+}
+
+func TestFixtures(t *testing.T) {
+	for _, fx := range fixtures {
+		t.Run(fx.path, func(t *testing.T) {
+			src := readFixture(t, fx.path)
+			res := mustSplit(t, section.Input{Path: fx.path, Language: fx.language, Content: src})
+			if res.Kind != "code" || res.Parser != "tree-sitter" || res.Language != fx.language {
+				t.Errorf("result kind/parser/language = %q/%q/%q", res.Kind, res.Parser, res.Language)
+			}
+			got := make([]want, len(res.Sections))
+			for i, s := range res.Sections {
+				got[i] = want{s.Anchor, s.Symbol, s.Name, s.QName, s.StartLine, s.EndLine}
+			}
+			n := max(len(got), len(fx.sections))
+			for i := 0; i < n; i++ {
+				var g, w want
+				if i < len(got) {
+					g = got[i]
+				}
+				if i < len(fx.sections) {
+					w = fx.sections[i]
+				}
+				if g != w {
+					t.Errorf("section %d:\n got  %+v\n want %+v", i, g, w)
+				}
+			}
+			checkInvariants(t, src, res)
+		})
+	}
+}
+
+// checkInvariants checks what holds for every file: fields filled, line
+// ranges nested or disjoint, and every non-blank byte of the file in
+// exactly one section's content.
+func checkInvariants(t *testing.T, src []byte, res section.Result) {
+	t.Helper()
+	lines := strings.Count(string(src), "\n") + 1
+	for _, s := range res.Sections {
+		if s.Kind != "code" || s.Parser != "tree-sitter" || s.Language != res.Language {
+			t.Errorf("%s: kind/parser/language = %q/%q/%q", s.Anchor, s.Kind, s.Parser, s.Language)
+		}
+		if s.StartLine < 1 || s.EndLine < s.StartLine || s.EndLine > lines {
+			t.Errorf("%s: bad line range %d-%d of %d", s.Anchor, s.StartLine, s.EndLine, lines)
+		}
+		if strings.Contains(s.Content, "\r") || !utf8.ValidString(s.Content) || !utf8.ValidString(s.Doc) || !utf8.ValidString(s.Signature) {
+			t.Errorf("%s: content has CR or invalid UTF-8", s.Anchor)
+		}
+		if s.Anchor == "" || strings.TrimSpace(s.Content) == "" {
+			t.Errorf("%s: empty anchor or content", s.Anchor)
+		}
+		if len(s.Signature) > maxSignature {
+			t.Errorf("%s: signature longer than %d", s.Anchor, maxSignature)
+		}
+		if s.Topics != nil || s.Summary != "" || s.LexHash != "" || s.EmbHash != "" || s.Chunks != nil {
+			t.Errorf("%s: fields of the finishing step are set", s.Anchor)
+		}
+	}
+	// Definition sections: ranges are nested or disjoint; each direct
+	// member leaves one marker line in its container.
+	defs := []memory.Section{}
+	for _, s := range res.Sections {
+		if s.Symbol != "preamble" {
+			defs = append(defs, s)
+		}
+	}
+	markers := 0
+	for i, a := range defs {
+		for j, b := range defs {
+			if i == j {
+				continue
+			}
+			inside := b.StartLine >= a.StartLine && b.EndLine <= a.EndLine
+			apart := b.StartLine > a.EndLine || b.EndLine < a.StartLine
+			if !inside && !apart && !(b.StartLine <= a.StartLine && b.EndLine >= a.EndLine) {
+				t.Errorf("sections %s [%d-%d] and %s [%d-%d] overlap", a.Anchor, a.StartLine, a.EndLine, b.Anchor, b.StartLine, b.EndLine)
+			}
+		}
+	}
+	for i, b := range defs {
+		// direct parent: the smallest earlier section containing b
+		for k := i - 1; k >= 0; k-- {
+			a := defs[k]
+			if b.StartLine >= a.StartLine && b.EndLine <= a.EndLine {
+				if !strings.HasPrefix(b.QName, a.QName+".") {
+					t.Errorf("%s nested in %s but qname %q lacks its prefix", b.Anchor, a.Anchor, b.QName)
+				}
+				markers++
+				break
+			}
+		}
+	}
+	// Every non-blank byte once: count non-space bytes.
+	var total int
+	for _, s := range res.Sections {
+		total += nonSpace(s.Content)
+	}
+	total -= markers * len(Marker)
+	if want := nonSpace(strings.TrimPrefix(string(src), "\ufeff")); total != want {
+		t.Errorf("sections hold %d non-blank bytes, file has %d (text lost or indexed twice)", total, want)
+	}
+}
+
+func nonSpace(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if !isSpace(s[i]) {
+			n++
+		}
+	}
+	return n
+}
