@@ -66,6 +66,12 @@ func TestShow(t *testing.T) {
 	}
 	res, ok, reason := Split(section.Input{Path: path, Language: os.Getenv("KONTEKS_LANG"), Content: src})
 	fmt.Println("ok", ok, reason)
+	if os.Getenv("KONTEKS_WANT") != "" {
+		for _, s := range res.Sections {
+			fmt.Printf("\t\t{%q, %q, %q, %q, %d, %d},\n", s.Anchor, s.Symbol, s.Name, s.QName, s.StartLine, s.EndLine)
+		}
+		return
+	}
 	for _, s := range res.Sections {
 		fmt.Printf("== %s [%d-%d] sym=%s name=%q qname=%q\n   sig=%q\n   doc=%q\n", s.Anchor, s.StartLine, s.EndLine, s.Symbol, s.Name, s.QName, s.Signature, s.Doc)
 		if os.Getenv("KONTEKS_CONTENT") != "" {

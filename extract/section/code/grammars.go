@@ -45,6 +45,7 @@ var queryFS embed.FS
 // language and the compiled query are made once, on first use.
 type grammar struct {
 	key      string   // grammar key, also the query file name: "go" -> queries/go.scm
+	queryKey string   // query file when shared with another grammar (TSX uses typescript.scm)
 	language string   // linguist name reported for the grammar
 	aliases  []string // further linguist names that use this grammar
 	exts     []string // file extensions (with dot) used when the linguist name is missing
@@ -81,10 +82,10 @@ type capRole struct {
 // predicate is a compiled #eq?, #not-eq?, #match?, #not-match? or #any-of?
 // on one capture.
 type predicate struct {
-	op     string
+	op      string
 	capture uint32
-	values []string
-	re     *regexp.Regexp
+	values  []string
+	re      *regexp.Regexp
 }
 
 var grammars = []*grammar{
@@ -96,7 +97,7 @@ var grammars = []*grammar{
 		wrappers: map[string]bool{"export_statement": false}},
 	{key: "typescript", language: "TypeScript", exts: []string{".ts", ".mts", ".cts"}, get: typescript.GetLanguage,
 		wrappers: map[string]bool{"export_statement": false, "ambient_declaration": false}},
-	{key: "tsx", language: "TSX", exts: []string{".tsx"}, get: tsx.GetLanguage,
+	{key: "tsx", queryKey: "typescript", language: "TSX", exts: []string{".tsx"}, get: tsx.GetLanguage,
 		wrappers: map[string]bool{"export_statement": false, "ambient_declaration": false}},
 	{key: "java", language: "Java", exts: []string{".java"}, get: java.GetLanguage},
 	{key: "rust", language: "Rust", exts: []string{".rs"}, get: rust.GetLanguage,
@@ -184,7 +185,11 @@ func LanguageFor(p, language string) string {
 func (g *grammar) load() error {
 	g.once.Do(func() {
 		g.lang = g.get()
-		src, err := queryFS.ReadFile("queries/" + g.key + ".scm")
+		qk := g.key
+		if g.queryKey != "" {
+			qk = g.queryKey
+		}
+		src, err := queryFS.ReadFile("queries/" + qk + ".scm")
 		if err != nil {
 			g.initErr = err
 			return

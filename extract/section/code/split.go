@@ -688,7 +688,7 @@ func (s *splitter) signature(d *def) string {
 		raw = append(buf, src[at:hi]...)
 	}
 	sig := collapseSpace(raw)
-	sig = strings.TrimRight(sig, " {:=")
+	sig = strings.TrimRight(sig, " {:=;")
 	sig = strings.TrimSuffix(sig, " do")
 	sig = strings.TrimSuffix(sig, " where")
 	return clip(strings.TrimSpace(sig), maxSignature)
@@ -732,9 +732,13 @@ func sortSpans(sp []span, attrs []bool) {
 	copy(attrs, at2)
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' }
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
 
-func notSpace(r rune) bool { return !(r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' || r == '\v') }
+func notSpace(r rune) bool {
+	return !(r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' || r == '\v')
+}
 
 func isBlank(b []byte) bool {
 	for _, c := range b {
