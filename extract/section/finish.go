@@ -1,0 +1,481 @@
+package section
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/konteks/git-konteks/memory"
+)
+
+// Bounds applied by Finish.
+const (
+	// MaxTopics is how many topics a section or a file keeps.
+	MaxTopics = 12
+	// MaxSummary is the longest summary in runes.
+	MaxSummary = 200
+	// MaxChunkLines and MaxChunkBytes bound one embedding chunk, and the
+	// content part of a section's own embedding text. A section whose
+	// content exceeds either bound is given chunks; it stays one section.
+	MaxChunkLines = 60
+	MaxChunkBytes = 4096
+)
+
+// Finish is the step every sectioner's result goes through before it is
+// stored. It makes the result safe and complete:
+//
+//   - every string is valid UTF-8 (invalid bytes become U+FFFD) without a
+//     byte order mark or carriage returns, so records are valid JSON text;
+//   - every section has a Kind, Parser and Language (from the result when
+//     the sectioner left them empty), sane 1-based line numbers and a
+//     non-empty anchor that is unique in the file;
+//   - Topics and Summary are filled where the sectioner left them empty;
+//   - sections too large to embed whole get Chunks;
+//   - LexHash, EmbHash and each chunk's EmbHash are set from the retrieval
+//     texts, so vectors can be reused by hash;
+//   - res.Topics holds the file's topics.
+//
+// Finish is deterministic: the same input always gives the same result.
+func Finish(res *Result, in Input) {
+	path := cleanString(in.Path)
+	res.Kind = cleanString(res.Kind)
+	res.Parser = cleanString(res.Parser)
+	res.Fallback = oneLine(cleanString(res.Fallback))
+	if res.Language == "" {
+		res.Language = in.Language
+	}
+	res.Language = cleanString(res.Language)
+
+	pathWords := pathTopics(path)
+	var anchors AnchorSet
+	for i := range res.Sections {
+		s := &res.Sections[i]
+		normalise(s)
+		if s.Kind == "" {
+			s.Kind = res.Kind
+		}
+		if s.Parser == "" {
+			s.Parser = res.Parser
+		}
+		if s.Language == "" {
+			s.Language = res.Language
+		}
+		if s.StartLine < 1 {
+			s.StartLine = 1
+		}
+		if s.EndLine < s.StartLine {
+			s.EndLine = s.StartLine + max(0, countLines(s.Content)-1)
+		}
+		if s.Anchor == "" {
+			s.Anchor = defaultAnchor(s)
+		}
+		s.Anchor = anchors.Add(s.Anchor)
+
+		if len(s.Topics) == 0 {
+			s.Topics = sectionTopics(pathWords, s)
+		} else {
+			s.Topics = cleanTopics(s.Topics)
+		}
+		if s.Summary == "" {
+			s.Summary = summarize(s)
+		}
+		s.Summary = bound(oneLine(s.Summary), MaxSummary)
+
+		s.Chunks = chunks(s)
+		s.LexHash = Hash(LexicalText(path, *s))
+		s.EmbHash = Hash(EmbeddingText(path, *s))
+		if len(s.Chunks) > 0 {
+			rest := s.Content
+			line := s.StartLine
+			for j := range s.Chunks {
+				c := &s.Chunks[j]
+				// Chunks are consecutive, so walk the content once.
+				for line < c.StartLine {
+					k := strings.IndexByte(rest, '\n')
+					rest = rest[k+1:]
+					line++
+				}
+				body := rest
+				for n := c.StartLine; n <= c.EndLine; n++ {
+					k := strings.IndexByte(rest, '\n')
+					if k < 0 {
+						rest = rest[len(rest):]
+						break
+					}
+					rest = rest[k+1:]
+				}
+				line = c.EndLine + 1
+				body = strings.TrimSuffix(body[:len(body)-len(rest)], "\n")
+				c.EmbHash = Hash(chunkText(path, s, *c, body))
+			}
+		}
+	}
+	res.Topics = fileTopics(pathWords, res.Sections, res.Topics)
+}
+
+func defaultAnchor(s *memory.Section) string {
+	switch {
+	case s.QName != "":
+		return s.QName
+	case s.Name != "":
+		return s.Name
+	}
+	return "line:" + strconv.Itoa(s.StartLine)
+}
+
+// cleanString makes s valid UTF-8 (U+FFFD for invalid bytes) without a
+// leading byte order mark or carriage returns.
+func cleanString(s string) string {
+	s = strings.TrimPrefix(s, "\uFEFF")
+	if strings.IndexByte(s, '\r') >= 0 {
+		s = strings.ReplaceAll(s, "\r", "")
+	}
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	return s
+}
+
+func normalise(s *memory.Section) {
+	for _, p := range []*string{&s.Anchor, &s.Kind, &s.Symbol, &s.Language, &s.Parser,
+		&s.Name, &s.QName, &s.Signature, &s.Doc, &s.Summary, &s.Content} {
+		*p = cleanString(*p)
+	}
+	s.Anchor = oneLine(s.Anchor)
+	s.Name = oneLine(s.Name)
+	s.QName = oneLine(s.QName)
+}
+
+// oneLine folds every run of whitespace, newlines included, into one space.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\n\t\v\f") && !strings.Contains(s, "  ") &&
+		strings.TrimSpace(s) == s {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// bound cuts s to at most n runes, ending in "…" when it was cut.
+func bound(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i, count := 0, 0
+	for i < len(s) {
+		if count == n-1 {
+			return s[:i] + "…"
+		}
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		count++
+	}
+	return s
+}
+
+func countLines(s string) int {
+	if s == "" {
+		return 0
+	}
+	n := strings.Count(s, "\n")
+	if !strings.HasSuffix(s, "\n") {
+		n++
+	}
+	return n
+}
+
+// ---- topics ----
+
+// pathTopics is the word parts of a path: its directories and the base name
+// without its extension.
+func pathTopics(path string) []string {
+	dir, base := "", path
+	if i := strings.LastIndexByte(path, '/'); i >= 0 {
+		dir, base = path[:i], path[i+1:]
+	}
+	if i := strings.IndexByte(base[min(1, len(base)):], '.'); i >= 0 {
+		base = base[:i+min(1, len(base))]
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range SplitIdentifier(dir + "/" + base) {
+		if topicWord(w) && !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+type topicCounter map[string]int
+
+// add counts the topic words of text with weight w each time they occur;
+// with once, each word counts at most once for this text.
+func (tc topicCounter) add(text string, w int, once bool) {
+	tc.addWith(text, w, once, topicWord)
+}
+
+func (tc topicCounter) addWith(text string, w int, once bool, keep func(string) bool) {
+	var seen map[string]bool
+	if once {
+		seen = map[string]bool{}
+	}
+	words(text, func(tok string) {
+		eachPart(tok, func(p string) {
+			if !keep(p) {
+				return
+			}
+			if once {
+				if seen[p] {
+					return
+				}
+				seen[p] = true
+			}
+			tc[p] += w
+		})
+	})
+}
+
+// top returns the n best topics: highest count first, ties alphabetical.
+func (tc topicCounter) top(n int) []string {
+	if len(tc) == 0 {
+		return nil
+	}
+	ws := make([]string, 0, len(tc))
+	for w := range tc {
+		ws = append(ws, w)
+	}
+	sort.Slice(ws, func(i, j int) bool {
+		if tc[ws[i]] != tc[ws[j]] {
+			return tc[ws[i]] > tc[ws[j]]
+		}
+		return ws[i] < ws[j]
+	})
+	if len(ws) > n {
+		ws = ws[:n]
+	}
+	return ws
+}
+
+// eachPart calls fn with the lowercase word parts of one identifier run
+// (letters, digits, underscores). Plain lowercase ASCII words, by far the
+// most common, are passed through without allocating.
+func eachPart(tok string, fn func(string)) {
+	simple := true
+	for i := 0; i < len(tok); i++ {
+		c := tok[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+			simple = false
+			break
+		}
+	}
+	if simple {
+		fn(tok)
+		return
+	}
+	for _, p := range SplitIdentifier(tok) {
+		fn(p)
+	}
+}
+
+func sectionTopics(pathWords []string, s *memory.Section) []string {
+	tc := topicCounter{}
+	for _, w := range pathWords {
+		tc[w]++
+	}
+	name := s.QName
+	if name == "" || s.Symbol == "key" || s.Symbol == "value" {
+		// A data path adds nothing but "$" and a document prefix.
+		name = s.Name
+	}
+	tc.addWith(name, 4, true, nameWord)
+	tc.add(s.Signature, 2, true)
+	tc.add(s.Doc, 2, true)
+	tc.add(s.Content, 1, false)
+	return tc.top(MaxTopics)
+}
+
+func cleanTopics(in []string) []string {
+	out := in[:0]
+	seen := map[string]bool{}
+	for _, t := range in {
+		t = strings.ToLower(oneLine(t))
+		if t == "" || seen[t] {
+			continue
+		}
+		seen[t] = true
+		out = append(out, t)
+	}
+	if len(out) > MaxTopics {
+		out = out[:MaxTopics]
+	}
+	return out
+}
+
+// fileTopics ranks topics over the whole file: each section votes for its
+// topics by rank, path words get a head start.
+func fileTopics(pathWords []string, secs []memory.Section, given []string) []string {
+	if len(given) > 0 {
+		return cleanTopics(given)
+	}
+	tc := topicCounter{}
+	for _, w := range pathWords {
+		tc[w] += MaxTopics
+	}
+	for _, s := range secs {
+		for r, t := range s.Topics {
+			tc[t] += MaxTopics - r
+		}
+	}
+	return tc.top(MaxTopics)
+}
+
+// ---- summary ----
+
+// summarize picks one line that says what a section is: the first sentence
+// of its doc comment, else its signature, else its heading path, else its
+// first content line that has a letter or digit in it.
+func summarize(s *memory.Section) string {
+	if d := firstSentence(s.Doc); d != "" {
+		return d
+	}
+	if sig := oneLine(s.Signature); sig != "" {
+		return sig
+	}
+	if s.Symbol == "heading" && s.QName != "" {
+		return s.QName
+	}
+	rest := s.Content
+	for rest != "" {
+		line := rest
+		if i := strings.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
+		if strings.IndexFunc(line, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
+			return oneLine(bound(line, 4*MaxSummary))
+		}
+	}
+	if s.QName != "" {
+		return s.QName
+	}
+	return s.Name
+}
+
+// firstSentence returns the first sentence of a doc comment's first
+// paragraph, with comment markers removed.
+func firstSentence(doc string) string {
+	var para []string
+	for _, line := range strings.Split(doc, "\n") {
+		line = stripCommentMarker(line)
+		if line == "" {
+			if len(para) > 0 {
+				break
+			}
+			continue
+		}
+		para = append(para, line)
+		if len(para) > 20 {
+			break
+		}
+	}
+	text := strings.Join(strings.Fields(strings.Join(para, " ")), " ")
+	for i := 0; i < len(text); i++ {
+		switch text[i] {
+		case '.', '!', '?':
+			if i+1 == len(text) || text[i+1] == ' ' {
+				return text[:i+1]
+			}
+		}
+	}
+	return text
+}
+
+func stripCommentMarker(line string) string {
+	line = strings.TrimSpace(line)
+	for _, m := range []string{"///", "//!", "//", "/**", "/*!", "/*", "#", "--", ";;", "*", `"""`, `'''`} {
+		if strings.HasPrefix(line, m) {
+			line = line[len(m):]
+			break
+		}
+	}
+	for _, m := range []string{"*/", `"""`, `'''`} {
+		line = strings.TrimSuffix(strings.TrimSpace(line), m)
+	}
+	return strings.TrimSpace(line)
+}
+
+// ---- chunks ----
+
+// chunks splits a section's content into consecutive line ranges of at most
+// MaxChunkLines lines and MaxChunkBytes bytes, when the content exceeds
+// either bound. A single line longer than MaxChunkBytes (minified code, a
+// generated table row) is one chunk of its own: chunks never split a line,
+// and its embedding text is cut to the byte bound instead.
+func chunks(s *memory.Section) []memory.Chunk {
+	if len(s.Content) <= MaxChunkBytes && strings.Count(s.Content, "\n") < MaxChunkLines {
+		return nil
+	}
+	var out []memory.Chunk
+	rest := s.Content
+	line := s.StartLine
+	for rest != "" {
+		n, size := 0, 0
+		for rest != "" && n < MaxChunkLines {
+			k := strings.IndexByte(rest, '\n')
+			l := len(rest)
+			if k >= 0 {
+				l = k + 1
+			}
+			if n > 0 && size+l > MaxChunkBytes {
+				break
+			}
+			size += l
+			n++
+			rest = rest[l:]
+		}
+		out = append(out, memory.Chunk{StartLine: line, EndLine: line + n - 1})
+		line += n
+	}
+	if len(out) < 2 {
+		// Only bytes were too many, on one line: nothing to split.
+		return nil
+	}
+	return out
+}
+
+// head returns the leading part of content that fits one chunk: at most
+// MaxChunkLines lines and MaxChunkBytes bytes, cut at a line end when it can
+// be and at a rune boundary when a single line is longer than the bound.
+func head(content string) string {
+	end, n := 0, 0
+	for end < len(content) && n < MaxChunkLines {
+		k := strings.IndexByte(content[end:], '\n')
+		next := len(content)
+		if k >= 0 {
+			next = end + k + 1
+		}
+		if next > MaxChunkBytes {
+			if n == 0 {
+				return cutBytes(content, MaxChunkBytes)
+			}
+			break
+		}
+		end = next
+		n++
+	}
+	return strings.TrimSuffix(content[:end], "\n")
+}
+
+// cutBytes cuts s to at most n bytes at a rune boundary.
+func cutBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
