@@ -1,0 +1,13 @@
+#!/bin/sh
+set -e
+
+build() {
+  make all
+}
+
+function deploy {
+  scp out host:
+}
+
+build
+deploy
