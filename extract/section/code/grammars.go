@@ -208,7 +208,7 @@ func (g *grammar) load() error {
 			case strings.HasPrefix(name, "definition."):
 				g.caps[i] = capRole{role: "def", kind: strings.TrimPrefix(name, "definition.")}
 			case name == "name", name == "receiver", name == "body", name == "kind",
-				name == "doc", name == "comment", name == "attr", name == "wrapper":
+				name == "doc", name == "comment", name == "attr", name == "wrapper", name == "skip":
 				g.caps[i] = capRole{role: name}
 			}
 		}

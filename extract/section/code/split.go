@@ -192,6 +192,7 @@ func (s *splitter) collect(root *sitter.Node) {
 	qc.Exec(g.query, root)
 	seen := map[span]int{}
 	var names []string
+	var skip []span
 	for {
 		m, more := qc.NextMatch()
 		if !more {
@@ -233,6 +234,8 @@ func (s *splitter) collect(root *sitter.Node) {
 				s.attrs = append(s.attrs, true)
 			case "wrapper":
 				s.wrappers = append(s.wrappers, sp)
+			case "skip":
+				skip = append(skip, sp)
 			}
 		}
 		if defNode == nil || len(names) == 0 {
@@ -265,6 +268,24 @@ func (s *splitter) collect(root *sitter.Node) {
 		}
 		seen[d.node] = len(s.defs)
 		s.defs = append(s.defs, d)
+	}
+	// Nodes another pattern covers already (a C struct inside its
+	// typedef) are no definitions of their own.
+	if len(skip) > 0 {
+		kept := s.defs[:0]
+		for _, d := range s.defs {
+			drop := false
+			for _, k := range skip {
+				if k == d.node {
+					drop = true
+					break
+				}
+			}
+			if !drop {
+				kept = append(kept, d)
+			}
+		}
+		s.defs = kept
 	}
 }
 
@@ -558,8 +579,10 @@ func (s *splitter) sections() []memory.Section {
 	return out
 }
 
+// anchorPrefix is "func" for functions and methods (a function that
+// becomes a method keeps its anchor prefix), the symbol kind otherwise.
 func anchorPrefix(kind string) string {
-	if callable[kind] {
+	if kind == "function" || kind == "method" {
 		return "func"
 	}
 	return kind

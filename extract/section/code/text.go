@@ -124,7 +124,11 @@ func commentText(raw []byte) string {
 		}
 		out = append(out, strings.TrimRight(strings.TrimPrefix(t, " "), " \t"))
 	}
-	return trimBlankLines(out)
+	t := trimBlankLines(out)
+	if strings.Contains(t, "summary>") { // C# XML doc
+		t = strings.TrimSpace(strings.NewReplacer("<summary>", "", "</summary>", "").Replace(t))
+	}
+	return t
 }
 
 // docstringText is a string literal used as documentation (Python
