@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/konteks/git-konteks/extract"
+	"github.com/konteks/git-konteks/manifest"
+)
+
+func extractCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "extract",
+		Usage: "extract memory from a commit and commit it under refs/konteks",
+		Description: "Reads the commit named by --rev (default HEAD) from the object database, never the\n" +
+			"work tree, and records every remembered file under refs/konteks.\n\n" +
+			"Modes:\n" +
+			"  changed  only paths that differ from the commit memory describes (default when memory exists)\n" +
+			"  full     every path; records of unchanged, renamed or copied files are reused by blob id\n" +
+			"  resume   finish an interrupted run from its last checkpoint (refs/konteks-wip)\n" +
+			"  rebuild  discard derived memory and extract everything again; durable memories are kept",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "mode", Usage: "`MODE`: full, changed, resume or rebuild (default: changed if memory exists, else full)"},
+			&cli.StringFlag{Name: "rev", Value: "HEAD", Usage: "source `REVISION` to extract"},
+			&cli.IntFlag{Name: "workers", Usage: "sectioning workers (default: number of CPUs)"},
+			&cli.BoolFlag{Name: "no-wait", Usage: "fail instead of waiting when another extraction is running"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors"},
+			jsonFlag,
+		},
+		Action: runExtract,
+	}
+}
+
+func runExtract(c *cli.Context) error {
+	repo, err := openRepo()
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	quiet, asJSON := c.Bool("quiet"), c.Bool("json")
+	opt := extract.Options{
+		Mode:        c.String("mode"),
+		Rev:         c.String("rev"),
+		Workers:     c.Int("workers"),
+		NoWait:      c.Bool("no-wait"),
+		ToolVersion: version,
+	}
+	// Checkpoint spacing is tunable for tests and very large repositories.
+	if n, err := strconv.Atoi(os.Getenv("KONTEKS_CHECKPOINT_EVERY")); err == nil && n > 0 {
+		opt.CheckpointEvery = n
+	}
+	if !quiet {
+		opt.Wait = func(holder string) {
+			fmt.Fprintf(os.Stderr, "waiting for another extraction to finish (%s)...\n", holder)
+		}
+	}
+	var bar *progressLine
+	if !quiet && !asJSON && isTerminal(os.Stderr) {
+		bar = &progressLine{start: time.Now()}
+		opt.Progress = bar.update
+	}
+	res, err := extract.Run(ctx, repo, opt)
+	bar.clear()
+	if err != nil {
+		return err
+	}
+	switch {
+	case asJSON:
+		return printJSON(c, extractJSON{
+			Commit: res.Commit.String(), Previous: hashOrEmpty(res.Previous.String()),
+			UpToDate: res.UpToDate, Manifest: res.Manifest,
+		})
+	case quiet:
+		return nil
+	}
+	printExtractSummary(c, res)
+	return nil
+}
+
+type extractJSON struct {
+	Commit   string             `json:"commit"`
+	Previous string             `json:"previous,omitempty"`
+	UpToDate bool               `json:"up_to_date"`
+	Manifest *manifest.Manifest `json:"manifest"`
+}
+
+func hashOrEmpty(h string) string {
+	if strings.Trim(h, "0") == "" {
+		return ""
+	}
+	return h
+}
+
+func printExtractSummary(c *cli.Context, res *extract.Result) {
+	w := c.App.Writer
+	m := res.Manifest
+	if res.UpToDate {
+		fmt.Fprintf(w, "memory %s is up to date with %s\n", shortHash(res.Commit.String()), shortHash(m.SourceCommit))
+		return
+	}
+	fmt.Fprintf(w, "memory %s: %s extraction of %s", shortHash(res.Commit.String()), m.Mode, shortHash(m.SourceCommit))
+	if m.Reason != "" {
+		fmt.Fprintf(w, " (%s)", m.Reason)
+	}
+	fmt.Fprintln(w)
+	t := m.Totals
+	fmt.Fprintf(w, "  files:    %d scanned, %d included, %d skipped%s\n", t.Scanned, t.Included, sumMap(t.Skipped), formatCounts(t.Skipped))
+	fmt.Fprintf(w, "  sections: %d%s\n", t.Sections, formatCounts(t.SectionsByKind))
+	fmt.Fprintf(w, "  this run: %d extracted, %d reused, %d removed\n", m.Run.Extracted, m.Run.Reused, m.Run.Removed)
+	secs := m.Finished.Sub(m.Started).Seconds()
+	if secs > 0 {
+		fmt.Fprintf(w, "  read %.1f MB in %.2fs (%.1f MB/s)\n", float64(m.Run.BytesRead)/1e6, secs, float64(m.Run.BytesRead)/1e6/secs)
+	}
+}
+
+func sumMap(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+// formatCounts renders " (a 3, b 1)" with the largest first.
+func formatCounts(m map[string]int) string {
+	if len(m) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if m[keys[i]] != m[keys[j]] {
+			return m[keys[i]] > m[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// progressLine draws one self-overwriting status line on a terminal.
+type progressLine struct {
+	mu    sync.Mutex
+	start time.Time
+	last  time.Time
+	drawn bool
+}
+
+func (p *progressLine) update(pr extract.Progress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := time.Now()
+	if now.Sub(p.last) < 100*time.Millisecond && pr.Done != pr.Total {
+		return
+	}
+	p.last = now
+	rate := float64(pr.Bytes) / 1e6 / now.Sub(p.start).Seconds()
+	fmt.Fprintf(os.Stderr, "\r\033[K%s: %d/%d files, %.1f MB read (%.1f MB/s)", pr.Stage, pr.Done, pr.Total, float64(pr.Bytes)/1e6, rate)
+	p.drawn = true
+}
+
+func (p *progressLine) clear() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.drawn {
+		fmt.Fprint(os.Stderr, "\r\033[K")
+	}
+}

@@ -1,0 +1,125 @@
+// Command git-konteks turns a git repository into memory an AI coding agent
+// can recall, and keeps that memory in the repository under refs/konteks.
+// Installed on PATH it runs as `git konteks <command>`.
+//
+// Each command lives in its own cmd_*.go file and stays thin: the work is
+// done by the packages (extract, gitstore, memory, manifest).
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/konteks/git-konteks/gitstore"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	// KONTEKS_CPUPROFILE=FILE writes a CPU profile (for `make bench`).
+	if p := os.Getenv("KONTEKS_CPUPROFILE"); p != "" {
+		if f, err := os.Create(p); err == nil {
+			pprof.StartCPUProfile(f)
+			defer pprof.StopCPUProfile()
+		}
+	}
+	app := newApp()
+	err := app.Run(os.Args)
+	pprof.StopCPUProfile()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "git-konteks: %v\n", err)
+		var ec cli.ExitCoder
+		if errors.As(err, &ec) {
+			os.Exit(ec.ExitCode())
+		}
+		os.Exit(1)
+	}
+}
+
+func newApp() *cli.App {
+	return &cli.App{
+		Name:    "git-konteks",
+		Usage:   "repository memory for AI coding agents, kept in git under refs/konteks",
+		Version: version,
+		Description: "git konteks extracts a commit straight from the object database into compact,\n" +
+			"sectioned memory, commits it under refs/konteks, and answers an agent's questions from it.\n" +
+			"Start with `git konteks extract`, then `git konteks status`.",
+		HideHelpCommand: true,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "C", Usage: "run as if started in `DIR`"},
+		},
+		Before: func(c *cli.Context) error {
+			if d := c.String("C"); d != "" {
+				if err := os.Chdir(d); err != nil {
+					return fmt.Errorf("-C %s: %w", d, err)
+				}
+			}
+			return nil
+		},
+		Commands: []*cli.Command{
+			extractCommand(),
+			statusCommand(),
+			showCommand(),
+			manifestCommand(),
+		},
+	}
+}
+
+var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON"}
+
+// openRepo opens the repository of the current directory.
+func openRepo() (*gitstore.Repo, error) {
+	return gitstore.Open(".")
+}
+
+// printJSON writes v as indented JSON to stdout.
+func printJSON(c *cli.Context, v any) error {
+	enc := json.NewEncoder(c.App.Writer)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// isTerminal reports whether f is a terminal (progress is shown only there).
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// sourcePath turns a user-given path into a path in the source tree: paths
+// are taken relative to the current directory when it is inside the work
+// tree, and may also be given from the repository root.
+func sourcePath(repo *gitstore.Repo, arg string) []string {
+	arg = filepath.ToSlash(arg)
+	cands := []string{strings.TrimPrefix(arg, "./")}
+	if repo.WorkTree != "" {
+		if cwd, err := os.Getwd(); err == nil {
+			abs := arg
+			if !filepath.IsAbs(abs) {
+				abs = filepath.Join(cwd, arg)
+			}
+			if rel, err := filepath.Rel(repo.WorkTree, abs); err == nil && !strings.HasPrefix(rel, "..") {
+				rel = filepath.ToSlash(rel)
+				if rel != cands[0] {
+					cands = append([]string{rel}, cands...)
+				}
+			}
+		}
+	}
+	return cands
+}
+
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}

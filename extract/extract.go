@@ -1,0 +1,787 @@
+// Package extract turns one source commit into memory: it plans what to
+// (re)extract, gates paths, reads blobs from the object database, sections
+// files into records, and commits the result under refs/konteks in one
+// atomic step. It never reads the work tree and never calls git directly:
+// every object and ref goes through gitstore.
+package extract
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/manifest"
+	"github.com/konteks/git-konteks/memory"
+)
+
+// Modes of extraction.
+const (
+	ModeFull    = "full"    // gate and extract every path, reusing records by blob id
+	ModeChanged = "changed" // only paths that differ from the memory's source tree
+	ModeResume  = "resume"  // finish an interrupted run from its checkpoint
+	ModeRebuild = "rebuild" // discard derived memory and extract again (durable/ kept)
+)
+
+// Options control one extraction.
+type Options struct {
+	Mode        string // "" picks changed when memory exists, full otherwise
+	Rev         string // source revision, default HEAD
+	Workers     int    // sectioning workers, default GOMAXPROCS
+	MaxFileSize int64  // default DefaultMaxFileSize
+	ToolVersion string
+	// CheckpointEvery is the number of newly extracted files between
+	// checkpoints of a long run (default 2000); CheckpointInterval bounds
+	// the time between them (default 30s).
+	CheckpointEvery    int
+	CheckpointInterval time.Duration
+	// Progress, when set, is called from time to time during a run.
+	Progress func(Progress)
+	// Wait, when set, is called once if another extraction holds the lock.
+	Wait func(holder string)
+	// NoWait fails at once instead of waiting for another extraction.
+	NoWait bool
+}
+
+// Progress reports a running extraction.
+type Progress struct {
+	Stage string // plan, extract, write
+	Done  int
+	Total int
+	Bytes int64
+}
+
+// Result is the outcome of a run.
+type Result struct {
+	Manifest *manifest.Manifest
+	Commit   gitstore.Hash // new memory commit (the old one when UpToDate)
+	Previous gitstore.Hash
+	UpToDate bool // memory already described the target; nothing was written
+}
+
+// ErrCorruptMemory is returned when existing memory cannot be read; a
+// rebuild recovers from it.
+var ErrCorruptMemory = errors.New("memory is corrupt")
+
+// Memory is a memory commit as read from the ref.
+type Memory struct {
+	Commit   gitstore.Hash
+	Tree     gitstore.Hash
+	Manifest *manifest.Manifest
+}
+
+// ReadMemory reads the memory commit a ref points at. It returns nil (and
+// no error) when the ref does not exist.
+func ReadMemory(repo *gitstore.Repo, ref string) (*Memory, error) {
+	h, err := repo.ReadRef(ref)
+	if err != nil || h.IsZero() {
+		return nil, err
+	}
+	c, err := repo.Commit(h)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrCorruptMemory, ref, err)
+	}
+	m := &Memory{Commit: h, Tree: c.TreeHash}
+	mh, _, ok, err := repo.Lookup(c.TreeHash, memory.ManifestPath)
+	if err != nil || !ok {
+		return m, fmt.Errorf("%w: %s has no %s", ErrCorruptMemory, ref, memory.ManifestPath)
+	}
+	b, err := repo.BlobBytes(mh, manifest.MaxSize)
+	if err != nil {
+		return m, fmt.Errorf("%w: %v", ErrCorruptMemory, err)
+	}
+	man, err := manifest.Decode(b)
+	if err != nil {
+		return m, fmt.Errorf("%w: %v", ErrCorruptMemory, err)
+	}
+	m.Manifest = man
+	return m, nil
+}
+
+// ReadRecord reads and decodes the record of one source path from a memory
+// tree. ok is false when the path has no record.
+func ReadRecord(repo *gitstore.Repo, tree gitstore.Hash, source string) (rec *memory.File, ok bool, err error) {
+	if err := memory.ValidSourcePath(source); err != nil {
+		return nil, false, err
+	}
+	h, isTree, found, err := repo.Lookup(tree, memory.FilePath(source))
+	if err != nil || !found || isTree {
+		return nil, false, err
+	}
+	b, err := repo.BlobBytes(h, memory.MaxCompressedSize)
+	if err != nil {
+		return nil, false, fmt.Errorf("%w: record of %s: %v", ErrCorruptMemory, source, err)
+	}
+	f, err := memory.DecodeFile(b)
+	if err != nil {
+		return nil, false, fmt.Errorf("record of %s: %w", source, err)
+	}
+	return f, true, nil
+}
+
+// ReadSkipped reads the map of gated paths (path -> reason) of a memory tree.
+func ReadSkipped(repo *gitstore.Repo, tree gitstore.Hash) (map[string]string, error) {
+	out := map[string]string{}
+	h, _, ok, err := repo.Lookup(tree, memory.SkippedPath)
+	if err != nil || !ok {
+		return out, err
+	}
+	b, err := repo.BlobBytes(h, memory.MaxCompressedSize)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := memory.Decompress(b)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrCorruptMemory, memory.SkippedPath, err)
+	}
+	return out, nil
+}
+
+// Run extracts memory for the commit named by opt.Rev and moves refs/konteks
+// to it. Only one run per repository proceeds at a time.
+func Run(ctx context.Context, repo *gitstore.Repo, opt Options) (*Result, error) {
+	var lock *gitstore.Lock
+	var err error
+	if opt.NoWait {
+		var holder string
+		lock, holder, err = repo.TryLock("extract")
+		if errors.Is(err, gitstore.ErrLocked) {
+			return nil, fmt.Errorf("another extraction is running (%s)", holder)
+		}
+	} else {
+		lock, err = repo.LockWait("extract", 0, opt.Wait)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
+
+	r := &run{repo: repo, opt: opt, started: time.Now(), timings: map[string]float64{}}
+	if r.opt.Workers <= 0 {
+		r.opt.Workers = runtime.GOMAXPROCS(0)
+	}
+	if r.opt.MaxFileSize <= 0 {
+		r.opt.MaxFileSize = DefaultMaxFileSize
+	}
+	if r.opt.CheckpointEvery <= 0 {
+		r.opt.CheckpointEvery = 10000
+	}
+	if r.opt.CheckpointInterval <= 0 {
+		r.opt.CheckpointInterval = 20 * time.Second
+	}
+	return r.do(ctx)
+}
+
+// run is the state of one extraction.
+type run struct {
+	repo    *gitstore.Repo
+	opt     Options
+	started time.Time
+	timings map[string]float64
+
+	prev      *Memory // memory before the run (nil: none)
+	mode      string  // mode that runs
+	requested string
+	reason    string
+	target    *object.Commit
+
+	gate    *Gate
+	editor  *gitstore.TreeEditor
+	writer  *gitstore.Writer
+	skipped map[string]string
+	totals  manifest.Totals
+	stats   manifest.Run
+
+	// reuse maps a source path to the record known to describe a blob
+	// there; byBlob finds a record for a blob at any path (renames).
+	reuse  map[string]reusable
+	byBlob map[gitstore.Hash]gitstore.Hash
+
+	wip         *Memory // checkpoint being resumed
+	wipBase     gitstore.Hash
+	done        []string // paths finished, for checkpoints
+	lastCkpt    time.Time
+	sinceCk     int
+	checkpoints int
+}
+
+type reusable struct {
+	blob   gitstore.Hash
+	record gitstore.Hash
+}
+
+// item is one path whose state this run decides.
+type item struct {
+	path string
+	blob gitstore.Hash
+	kind gitstore.EntryKind
+	del  bool // removed from the source tree
+}
+
+func (r *run) stage(name string, t0 time.Time) {
+	r.timings[name] += float64(time.Since(t0).Microseconds()) / 1000
+}
+
+func (r *run) do(ctx context.Context) (*Result, error) {
+	t0 := time.Now()
+	prev, err := ReadMemory(r.repo, memory.Ref)
+	corrupt := err != nil && errors.Is(err, ErrCorruptMemory)
+	if err != nil && !corrupt {
+		return nil, err
+	}
+	r.prev = prev
+	r.requested = r.opt.Mode
+	mode := r.opt.Mode
+	switch mode {
+	case "", ModeFull, ModeChanged, ModeResume, ModeRebuild:
+	default:
+		return nil, fmt.Errorf("unknown mode %q (want full, changed, resume or rebuild)", mode)
+	}
+	if corrupt && mode != ModeRebuild {
+		return nil, fmt.Errorf("%w (%v): run `git konteks extract --mode rebuild` to rebuild it; durable memories are kept", ErrCorruptMemory, err)
+	}
+
+	rev := r.opt.Rev
+	if mode == ModeResume {
+		wip, werr := ReadMemory(r.repo, memory.WIPRef)
+		switch {
+		case werr != nil || wip == nil || wip.Manifest == nil || wip.Manifest.Partial == nil:
+			r.reason = "no interrupted run to resume"
+			mode = ""
+		default:
+			r.wip = wip
+			rev = wip.Manifest.Partial.Target
+			mode = ModeFull
+			r.reason = fmt.Sprintf("resuming %s run of %.12s (%d files done)", wip.Manifest.Partial.Mode, rev, wip.Manifest.Partial.Done)
+		}
+	}
+	if mode == "" {
+		mode = ModeChanged
+		if prev == nil {
+			mode = ModeFull
+		}
+	}
+	if mode == ModeChanged && prev == nil {
+		mode, r.reason = ModeFull, "no memory yet"
+	}
+	if prev != nil && prev.Manifest != nil && mode != ModeRebuild && prev.Manifest.RecordVersion != memory.RecordVersion {
+		mode, r.reason = ModeRebuild, fmt.Sprintf("record version changed (%d -> %d)", prev.Manifest.RecordVersion, memory.RecordVersion)
+	}
+	if mode == ModeChanged && prev.Manifest.GateVersion != GateVersion {
+		mode, r.reason = ModeFull, "gate rules changed"
+	}
+
+	target, err := r.repo.Resolve(rev)
+	if err != nil {
+		return nil, err
+	}
+	r.target = target
+	if mode == ModeChanged && prev.Manifest.SourceCommit == target.Hash.String() && r.requested == "" || mode == ModeChanged && prev.Manifest.SourceCommit == target.Hash.String() && r.requested == ModeChanged {
+		return &Result{Manifest: prev.Manifest, Commit: prev.Commit, Previous: prev.Commit, UpToDate: true}, nil
+	}
+
+	r.gate, err = NewGate(r.repo, target.TreeHash, r.opt.MaxFileSize)
+	if err != nil {
+		return nil, err
+	}
+	r.writer = r.repo.NewWriter()
+	r.skipped = map[string]string{}
+	if mode == ModeRebuild || prev == nil {
+		r.editor = r.repo.NewTreeEditor(gitstore.ZeroHash)
+		if prev != nil {
+			if h, isTree, ok, _ := r.repo.Lookup(prev.Tree, memory.DurableDir); ok && isTree {
+				if err := r.editor.Set(memory.DurableDir, filemode.Dir, h); err != nil {
+					return nil, err
+				}
+			}
+		}
+		r.totals = manifest.Totals{}
+	} else {
+		r.editor = r.repo.NewTreeEditor(prev.Tree)
+		r.totals = cloneTotals(prev.Manifest.Totals)
+		if r.skipped, err = ReadSkipped(r.repo, prev.Tree); err != nil {
+			return nil, fmt.Errorf("%w (%v): run `git konteks extract --mode rebuild`", ErrCorruptMemory, err)
+		}
+	}
+	ensureMaps(&r.totals)
+	r.stats.Skipped = map[string]int{}
+
+	var items []item
+	switch mode {
+	case ModeChanged:
+		items, err = r.planChanged()
+		if err == errRegate {
+			mode, r.reason = ModeFull, "ignore or attribute rules changed"
+			items, err = r.planFull()
+		}
+	default:
+		items, err = r.planFull()
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.mode = mode
+	r.stage("plan", t0)
+
+	if err := r.execute(ctx, items); err != nil {
+		return nil, err
+	}
+	return r.commit()
+}
+
+var errRegate = errors.New("rules changed")
+
+// planChanged lists the paths that differ between the memory's source tree
+// and the target tree.
+func (r *run) planChanged() ([]item, error) {
+	from := gitstore.ParseHash(r.prev.Manifest.SourceTree)
+	changes, err := r.repo.DiffTrees(from, r.target.TreeHash)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range changes {
+		if isRuleFile(c.Path) {
+			return nil, errRegate
+		}
+	}
+	r.byBlob = map[gitstore.Hash]gitstore.Hash{}
+	items := make([]item, 0, len(changes))
+	for _, c := range changes {
+		if c.To.IsZero() {
+			items = append(items, item{path: c.Path, blob: c.From, del: true})
+			r.totals.Scanned--
+			if h, _, ok, _ := r.editor.Get(memory.FilePath(c.Path)); ok {
+				r.byBlob[c.From] = h // a rename's new path can reuse it
+			}
+			continue
+		}
+		if c.From.IsZero() {
+			r.totals.Scanned++
+		}
+		items = append(items, item{path: c.Path, blob: c.To, kind: c.ToKind})
+	}
+	return items, nil
+}
+
+// planFull lists every path of the target tree, with the records that can
+// be reused for them: from the previous memory (same path and blob, or same
+// blob at another path) and, when resuming, from the checkpoint.
+func (r *run) planFull() ([]item, error) {
+	r.reuse = map[string]reusable{}
+	r.byBlob = map[gitstore.Hash]gitstore.Hash{}
+	var items []item
+	seen := map[string]bool{}
+	if r.mode != ModeRebuild && r.requested != ModeRebuild && r.prev != nil && r.prev.Manifest != nil {
+		recs := map[string]gitstore.Hash{}
+		if fh, isTree, ok, err := r.repo.Lookup(r.prev.Tree, memory.FilesDir); err != nil {
+			return nil, err
+		} else if ok && isTree {
+			if err := r.repo.WalkTree(fh, nil, func(e gitstore.Entry) error {
+				recs[e.Path] = e.Hash
+				return nil
+			}); err != nil {
+				return nil, err
+			}
+		}
+		src := gitstore.ParseHash(r.prev.Manifest.SourceTree)
+		if err := r.repo.WalkTree(src, nil, func(e gitstore.Entry) error {
+			if rec, ok := recs[e.Path]; ok {
+				r.reuse[e.Path] = reusable{blob: e.Hash, record: rec}
+				r.byBlob[e.Hash] = rec
+			}
+			return nil
+		}); err != nil {
+			// The old source tree may be gone (a history rewrite): then
+			// nothing is reused by blob, which costs time, not correctness.
+			r.reuse = map[string]reusable{}
+			r.byBlob = map[gitstore.Hash]gitstore.Hash{}
+		}
+		// Paths with records or skip entries in the old memory that are
+		// no longer in the tree must be removed: mark them for deletion
+		// unless the walk below sees them.
+		for p := range recs {
+			seen[p] = false
+		}
+		for p := range r.skipped {
+			seen[p] = false
+		}
+	}
+	if r.wip != nil {
+		if err := r.loadCheckpoint(); err != nil {
+			return nil, err
+		}
+	}
+	r.totals.Scanned = 0
+	if err := r.repo.WalkTree(r.target.TreeHash, nil, func(e gitstore.Entry) error {
+		r.totals.Scanned++
+		seen[e.Path] = true
+		items = append(items, item{path: e.Path, blob: e.Hash, kind: e.Kind})
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	var gone []string
+	for p, ok := range seen {
+		if !ok {
+			gone = append(gone, p)
+		}
+	}
+	sort.Strings(gone)
+	for _, p := range gone {
+		items = append(items, item{path: p, del: true})
+	}
+	return items, nil
+}
+
+// loadCheckpoint makes the records finished by an interrupted run reusable.
+func (r *run) loadCheckpoint() error {
+	h, _, ok, err := r.repo.Lookup(r.wip.Tree, memory.WIPDonePath)
+	if err != nil || !ok {
+		return err
+	}
+	b, err := r.repo.BlobBytes(h, memory.MaxCompressedSize)
+	if err != nil {
+		return err
+	}
+	raw, err := memory.Decompress(b)
+	if err != nil {
+		return err
+	}
+	var done map[string]string
+	if err := json.Unmarshal(raw, &done); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	for p, blob := range done {
+		bh := gitstore.ParseHash(blob)
+		if bh.IsZero() || memory.ValidSourcePath(p) != nil {
+			continue
+		}
+		rec, _, ok, err := r.repo.Lookup(r.wip.Tree, memory.FilePath(p))
+		if err != nil || !ok {
+			continue
+		}
+		r.reuse[p] = reusable{blob: bh, record: rec}
+		r.byBlob[bh] = rec
+	}
+	return nil
+}
+
+// outcome is the new state of one path.
+type outcome struct {
+	it     item
+	skip   string        // gate reason, or ""
+	record gitstore.Hash // record blob (new or reused)
+	data   []byte        // encoded record, when new
+	file   *memory.File  // decoded record (for counts), when known
+	err    error
+}
+
+// execute decides every item: gate, reuse or extract, and apply.
+func (r *run) execute(ctx context.Context, items []item) error {
+	t0 := time.Now()
+	var toRead []item
+	total := 0
+	for _, it := range items {
+		if it.del {
+			if err := r.apply(outcome{it: it}); err != nil {
+				return err
+			}
+			continue
+		}
+		total++
+		if reason := r.gate.Path(it.path, it.kind); reason != "" {
+			if err := r.apply(outcome{it: it, skip: reason}); err != nil {
+				return err
+			}
+			continue
+		}
+		if ru, ok := r.reuse[it.path]; ok && ru.blob == it.blob {
+			if err := r.apply(outcome{it: it, record: ru.record}); err != nil {
+				return err
+			}
+			continue
+		}
+		if rec, ok := r.byBlob[it.blob]; ok {
+			if err := r.apply(outcome{it: it, record: rec}); err != nil {
+				return err
+			}
+			continue
+		}
+		toRead = append(toRead, it)
+	}
+	r.stage("gate", t0)
+	done := total - len(toRead)
+	r.progress("extract", done, total)
+
+	t1 := time.Now()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type job struct {
+		it   item
+		blob gitstore.Blob
+	}
+	jobs := make(chan job, r.opt.Workers*4)
+	results := make(chan outcome, r.opt.Workers*4)
+	reader := r.repo.NewBlobReader(len(toRead))
+	defer reader.Close()
+	readErr := make(chan error, 1)
+	go func() {
+		defer close(jobs)
+		ids := make([]gitstore.Hash, len(toRead))
+		for i, it := range toRead {
+			ids[i] = it.blob
+		}
+		i := 0
+		readErr <- reader.ReadBlobs(ctx, ids, r.opt.MaxFileSize, func(b gitstore.Blob) error {
+			j := job{it: toRead[i], blob: b}
+			i++
+			select {
+			case jobs <- j:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+	}()
+	var wg sync.WaitGroup
+	for w := 0; w < r.opt.Workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				results <- r.extractOne(j.it, j.blob)
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(results) }()
+
+	var firstErr error
+	for o := range results {
+		if firstErr != nil {
+			continue
+		}
+		if o.err == nil {
+			o.err = r.apply(o)
+		}
+		if o.err != nil {
+			firstErr = o.err
+			cancel()
+			continue
+		}
+		done++
+		r.progress("extract", done, total)
+		if err := r.maybeCheckpoint(); err != nil {
+			firstErr = err
+			cancel()
+		}
+	}
+	if err := <-readErr; err != nil && firstErr == nil {
+		firstErr = err
+	}
+	r.stage("extract", t1)
+	if firstErr == nil && ctx.Err() != nil {
+		firstErr = ctx.Err()
+	}
+	return firstErr
+}
+
+// extractOne gates a blob's content and sections it. It runs on workers.
+func (r *run) extractOne(it item, b gitstore.Blob) outcome {
+	o := outcome{it: it}
+	switch {
+	case b.Missing:
+		o.skip = SkipMissing
+		return o
+	case b.TooLarge:
+		o.skip = SkipTooLarge
+		return o
+	}
+	r.countRead(int64(len(b.Data)))
+	if reason := r.gate.Content(it.path, b.Data); reason != "" {
+		o.skip = reason
+		return o
+	}
+	f := buildRecord(it.path, it.blob.String(), b.Data)
+	data, err := memory.EncodeFile(f)
+	if err != nil {
+		o.err = fmt.Errorf("%s: %w", it.path, err)
+		return o
+	}
+	o.file, o.data = f, data
+	return o
+}
+
+var readMu sync.Mutex
+
+func (r *run) countRead(n int64) {
+	readMu.Lock()
+	r.stats.BytesRead += n
+	readMu.Unlock()
+}
+
+// apply records one path's new state in the tree being built and in the
+// counts: the old state's contribution is taken out, the new one's added.
+func (r *run) apply(o outcome) error {
+	p := o.it.path
+	if !o.it.del {
+		r.stats.Considered++
+	}
+	recPath := memory.FilePath(p)
+	oldRec, _, hadRec, err := r.editor.Get(recPath)
+	if err != nil {
+		return err
+	}
+	oldSkip, hadSkip := r.skipped[p]
+
+	if o.data != nil {
+		h, err := r.writer.Blob(o.data)
+		if err != nil {
+			return err
+		}
+		o.record = h
+	}
+	// Unchanged: same record, or same skip reason.
+	if hadRec && !o.record.IsZero() && oldRec == o.record {
+		r.stats.Reused++
+		r.markDone(p, o.it.blob)
+		return nil
+	}
+	if hadSkip && o.skip == oldSkip && !hadRec {
+		r.stats.Skipped[o.skip]++
+		return nil
+	}
+	// Take out the old contribution.
+	if hadRec {
+		old, err := r.decodeRecord(oldRec, p)
+		if err != nil {
+			return err
+		}
+		subRecord(&r.totals, old)
+		if err := r.editor.Delete(recPath); err != nil {
+			return err
+		}
+		if o.record.IsZero() {
+			r.stats.Removed++
+		}
+	}
+	if hadSkip {
+		r.totals.Skipped[oldSkip]--
+		if r.totals.Skipped[oldSkip] <= 0 {
+			delete(r.totals.Skipped, oldSkip)
+		}
+		delete(r.skipped, p)
+	}
+	switch {
+	case o.it.del:
+	case o.skip != "":
+		r.skipped[p] = o.skip
+		r.totals.Skipped[o.skip]++
+		r.stats.Skipped[o.skip]++
+	case !o.record.IsZero():
+		f := o.file
+		if f == nil {
+			if f, err = r.decodeRecord(o.record, p); err != nil {
+				return err
+			}
+			r.stats.Reused++
+		} else {
+			r.stats.Extracted++
+			r.sinceCk++
+		}
+		addRecord(&r.totals, f)
+		if err := r.editor.Set(recPath, filemode.Regular, o.record); err != nil {
+			return err
+		}
+		r.markDone(p, o.it.blob)
+	}
+	return nil
+}
+
+func (r *run) markDone(p string, blob gitstore.Hash) {
+	if r.opt.CheckpointEvery > 0 {
+		r.done = append(r.done, p+"\x00"+blob.String())
+	}
+}
+
+func (r *run) decodeRecord(h gitstore.Hash, p string) (*memory.File, error) {
+	b, err := r.repo.BlobBytes(h, memory.MaxCompressedSize)
+	if err != nil {
+		// Not yet flushed: it is still in the writer's batch.
+		return nil, fmt.Errorf("%w: record of %s: %v; run `git konteks extract --mode rebuild`", ErrCorruptMemory, p, err)
+	}
+	f, err := memory.DecodeFile(b)
+	if err != nil {
+		return nil, fmt.Errorf("%w: record of %s: %v; run `git konteks extract --mode rebuild`", ErrCorruptMemory, p, err)
+	}
+	return f, nil
+}
+
+func ensureMaps(t *manifest.Totals) {
+	if t.Skipped == nil {
+		t.Skipped = map[string]int{}
+	}
+	if t.SectionsByKind == nil {
+		t.SectionsByKind = map[string]int{}
+	}
+	if t.Parsers == nil {
+		t.Parsers = map[string]int{}
+	}
+	if t.Fallbacks == nil {
+		t.Fallbacks = map[string]int{}
+	}
+}
+
+func cloneTotals(t manifest.Totals) manifest.Totals {
+	c := t
+	cp := func(m map[string]int) map[string]int {
+		out := make(map[string]int, len(m))
+		for k, v := range m {
+			out[k] = v
+		}
+		return out
+	}
+	c.Skipped, c.SectionsByKind, c.Parsers, c.Fallbacks = cp(t.Skipped), cp(t.SectionsByKind), cp(t.Parsers), cp(t.Fallbacks)
+	return c
+}
+
+func bump(m map[string]int, k string, d int) {
+	if k == "" {
+		return
+	}
+	m[k] += d
+	if m[k] <= 0 {
+		delete(m, k)
+	}
+}
+
+func addRecord(t *manifest.Totals, f *memory.File) { recordDelta(t, f, 1) }
+func subRecord(t *manifest.Totals, f *memory.File) { recordDelta(t, f, -1) }
+func recordDelta(t *manifest.Totals, f *memory.File, d int) {
+	t.Included += d
+	t.Bytes += int64(d) * f.Size
+	t.Sections += d * len(f.Sections)
+	bump(t.Parsers, f.Parser, d)
+	if f.Fallback != "" {
+		bump(t.Fallbacks, f.Fallback, d)
+	}
+	for _, s := range f.Sections {
+		bump(t.SectionsByKind, s.Kind, d)
+	}
+}
+
+func (r *run) progress(stage string, done, total int) {
+	if r.opt.Progress != nil {
+		r.opt.Progress(Progress{Stage: stage, Done: done, Total: total, Bytes: r.stats.BytesRead})
+	}
+}

@@ -1,0 +1,366 @@
+package extract
+
+import (
+	"bytes"
+	"path"
+	"strings"
+	"sync"
+
+	"github.com/go-enry/go-enry/v2"
+	"github.com/go-git/go-git/v5/plumbing/format/gitattributes"
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/konteks/git-konteks/gitstore"
+)
+
+// GateVersion versions the built-in gate rules. A change forces the next
+// run to re-gate every path (not to re-extract kept files).
+const GateVersion = 1
+
+// DefaultMaxFileSize is the largest file that is remembered.
+const DefaultMaxFileSize = 10 << 20
+
+// Skip reasons, as counted in the manifest.
+const (
+	SkipIgnored   = "ignored"     // .gitignore / .konteksignore
+	SkipInternal  = "internal"    // .git, .konteks
+	SkipSecret    = "secret-file" // .env, keys, certificates
+	SkipSecretTxt = "secret"      // content holds a private key or token
+	SkipLockfile  = "lockfile"
+	SkipVendored  = "vendored"
+	SkipGenerated = "generated"
+	SkipMinified  = "minified"
+	SkipBinary    = "binary"
+	SkipTooLarge  = "too-large"
+	SkipEmpty     = "empty"
+	SkipSymlink   = "symlink"
+	SkipSubmodule = "submodule"
+	SkipMissing   = "missing" // blob absent (partial clone)
+	SkipLFS       = "lfs-pointer"
+)
+
+// Rule files read from the source tree.
+const (
+	gitignoreFile     = ".gitignore"
+	konteksignoreFile = ".konteksignore"
+	gitattributesFile = ".gitattributes"
+)
+
+// isRuleFile reports whether p is a file whose change alters gating.
+func isRuleFile(p string) bool {
+	switch path.Base(p) {
+	case gitignoreFile, konteksignoreFile, gitattributesFile:
+		return true
+	}
+	return false
+}
+
+// Gate decides which paths of one source tree are remembered. Path rules
+// come first (no blob read); content rules run on the bytes.
+type Gate struct {
+	repo    *gitstore.Repo
+	maxSize int64
+
+	mu   sync.Mutex
+	dirs map[string]*dirRules
+}
+
+type dirRules struct {
+	tree    *object.Tree // nil when the directory does not exist
+	ignored bool         // the directory itself is ignored
+	ignore  []gitignore.Pattern
+	attrs   []gitattributes.MatchAttribute
+	im      gitignore.Matcher
+	am      gitattributes.Matcher
+}
+
+// NewGate prepares a gate over the source tree root.
+func NewGate(repo *gitstore.Repo, root gitstore.Hash, maxSize int64) (*Gate, error) {
+	t, err := repo.Tree(root)
+	if err != nil {
+		return nil, err
+	}
+	if maxSize <= 0 {
+		maxSize = DefaultMaxFileSize
+	}
+	g := &Gate{repo: repo, maxSize: maxSize, dirs: map[string]*dirRules{}}
+	g.dirs[""] = g.load(nil, "", t)
+	return g, nil
+}
+
+func splitDir(p string) []string {
+	if p == "" {
+		return nil
+	}
+	return strings.Split(p, "/")
+}
+
+// load reads the rule files of directory dir (tree t) on top of parent's rules.
+func (g *Gate) load(parent *dirRules, dir string, t *object.Tree) *dirRules {
+	d := &dirRules{tree: t}
+	if parent != nil {
+		d.ignore, d.attrs = parent.ignore, parent.attrs
+	}
+	if t != nil {
+		domain := splitDir(dir)
+		read := func(name string) []byte {
+			e, err := t.FindEntry(name)
+			if err != nil || !e.Mode.IsFile() {
+				return nil
+			}
+			b, err := g.repo.BlobBytes(e.Hash, 1<<20)
+			if err != nil {
+				return nil
+			}
+			return b
+		}
+		// Later patterns win, so a .konteksignore can re-include (with !)
+		// what the .gitignore of the same directory excludes.
+		var own []gitignore.Pattern
+		for _, name := range []string{gitignoreFile, konteksignoreFile} {
+			for _, line := range strings.Split(string(read(name)), "\n") {
+				line = strings.TrimRight(line, "\r")
+				if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+					continue
+				}
+				own = append(own, gitignore.ParsePattern(line, domain))
+			}
+		}
+		if len(own) > 0 {
+			d.ignore = append(append([]gitignore.Pattern(nil), d.ignore...), own...)
+		}
+		if b := read(gitattributesFile); b != nil {
+			if as, err := gitattributes.ReadAttributes(bytes.NewReader(b), domain, dir == ""); err == nil && len(as) > 0 {
+				d.attrs = append(append([]gitattributes.MatchAttribute(nil), d.attrs...), as...)
+			}
+		}
+	}
+	d.im = gitignore.NewMatcher(d.ignore)
+	d.am = gitattributes.NewMatcher(d.attrs)
+	return d
+}
+
+// rules returns the rules in force inside directory dir.
+func (g *Gate) rules(dir string) *dirRules {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.rulesLocked(dir)
+}
+
+func (g *Gate) rulesLocked(dir string) *dirRules {
+	if d, ok := g.dirs[dir]; ok {
+		return d
+	}
+	parentDir, name := "", dir
+	if i := strings.LastIndexByte(dir, '/'); i >= 0 {
+		parentDir, name = dir[:i], dir[i+1:]
+	}
+	parent := g.rulesLocked(parentDir)
+	var t *object.Tree
+	if parent.tree != nil {
+		if e, err := parent.tree.FindEntry(name); err == nil && !e.Mode.IsFile() {
+			t, _ = g.repo.Tree(e.Hash)
+		}
+	}
+	d := g.load(parent, dir, t)
+	// Git cannot re-include a file whose parent directory is excluded.
+	d.ignored = parent.ignored || (len(parent.ignore) > 0 && parent.im.Match(splitDir(dir), true))
+	g.dirs[dir] = d
+	return d
+}
+
+// Path applies every rule that needs no content. It returns the skip
+// reason, or "" when the file goes on to be read.
+func (g *Gate) Path(p string, kind gitstore.EntryKind) string {
+	switch kind {
+	case gitstore.KindSymlink:
+		return SkipSymlink
+	case gitstore.KindGitlink:
+		return SkipSubmodule
+	}
+	parts := strings.Split(p, "/")
+	for _, c := range parts {
+		if c == ".git" || c == ".konteks" {
+			return SkipInternal
+		}
+	}
+	dir := path.Dir(p)
+	if dir == "." {
+		dir = ""
+	}
+	d := g.rules(dir)
+	if d.ignored || (len(d.ignore) > 0 && d.im.Match(parts, false)) {
+		return SkipIgnored
+	}
+	base := parts[len(parts)-1]
+	if isSecretName(base) {
+		return SkipSecret
+	}
+	if lockfiles[base] {
+		return SkipLockfile
+	}
+	vendored, generated := attrFlags(d, parts)
+	if vendored == flagSet || (vendored == flagUnknown && isVendored(p)) {
+		return SkipVendored
+	}
+	if generated == flagSet {
+		return SkipGenerated
+	}
+	if binaryExt[strings.ToLower(path.Ext(base))] {
+		return SkipBinary
+	}
+	return ""
+}
+
+// Content applies the rules that need the file's bytes.
+func (g *Gate) Content(p string, data []byte) string {
+	if len(data) == 0 {
+		return SkipEmpty
+	}
+	if isLFSPointer(data) {
+		return SkipLFS
+	}
+	head := data
+	if len(head) > 8000 {
+		head = head[:8000]
+	}
+	if bytes.IndexByte(head, 0) >= 0 {
+		return SkipBinary
+	}
+	if isMinified(p, data) {
+		return SkipMinified
+	}
+	dir := path.Dir(p)
+	if dir == "." {
+		dir = ""
+	}
+	_, generated := attrFlags(g.rules(dir), strings.Split(p, "/"))
+	if generated == flagUnknown && enry.IsGenerated(p, data) {
+		return SkipGenerated
+	}
+	if containsSecret(data) {
+		return SkipSecretTxt
+	}
+	return ""
+}
+
+type flag uint8
+
+const (
+	flagUnknown flag = iota
+	flagSet
+	flagUnset
+)
+
+// attrFlags reads linguist-vendored and linguist-generated for a path.
+func attrFlags(d *dirRules, parts []string) (vendored, generated flag) {
+	if len(d.attrs) == 0 {
+		return flagUnknown, flagUnknown
+	}
+	m, ok := d.am.Match(parts, []string{"linguist-vendored", "linguist-generated"})
+	if !ok {
+		return flagUnknown, flagUnknown
+	}
+	conv := func(name string) flag {
+		a, ok := m[name]
+		switch {
+		case !ok:
+			return flagUnknown
+		case a.IsSet() || (a.IsValueSet() && (a.Value() == "true" || a.Value() == "1")):
+			return flagSet
+		case a.IsUnset() || (a.IsValueSet() && (a.Value() == "false" || a.Value() == "0")):
+			return flagUnset
+		}
+		return flagUnknown
+	}
+	return conv("linguist-vendored"), conv("linguist-generated")
+}
+
+// isVendored uses linguist's vendor rules (via go-enry), except that a
+// project's own test data stays in: linguist files testdata/ under vendored
+// code for language statistics, but test scripts and fixtures are often
+// what an agent needs to find. A .konteksignore line removes them.
+func isVendored(p string) bool {
+	if !enry.IsVendor(p) {
+		return false
+	}
+	if !strings.Contains(p, "testdata/") {
+		return true
+	}
+	return enry.IsVendor(strings.ReplaceAll(p, "testdata/", "tdata/"))
+}
+
+var lockfiles = map[string]bool{
+	"package-lock.json": true, "npm-shrinkwrap.json": true, "yarn.lock": true,
+	"pnpm-lock.yaml": true, "bun.lockb": true, "bun.lock": true, "deno.lock": true,
+	"Cargo.lock": true, "go.sum": true, "go.work.sum": true, "Gemfile.lock": true,
+	"composer.lock": true, "poetry.lock": true, "Pipfile.lock": true, "uv.lock": true,
+	"pdm.lock": true, "mix.lock": true, "pubspec.lock": true, "Podfile.lock": true,
+	"packages.lock.json": true, "flake.lock": true, "gradle.lockfile": true,
+	"Package.resolved": true, "shard.lock": true,
+}
+
+// binaryExt lists extensions that are never text, so their blobs are not
+// even read.
+var binaryExt = map[string]bool{}
+
+func init() {
+	for _, e := range strings.Fields(`.png .jpg .jpeg .gif .bmp .ico .icns .webp .tif .tiff .psd .heic
+		.mp3 .wav .ogg .flac .aac .m4a .mp4 .webm .mov .avi .mkv .wmv
+		.zip .gz .tgz .bz2 .xz .zst .7z .rar .tar .jar .war .ear .whl .egg .apk .ipa .deb .rpm .dmg .iso
+		.exe .dll .so .dylib .a .o .obj .lib .class .pyc .pyo .wasm .bin .dat .db .sqlite .sqlite3
+		.woff .woff2 .ttf .otf .eot .pdf .doc .docx .xls .xlsx .ppt .pptx .odt .ods
+		.syso .pack .idx .parquet .avro .onnx .pt .pth .h5 .npy .npz .pkl`) {
+		binaryExt[e] = true
+	}
+}
+
+// isSecretName matches environment, key and certificate files by name.
+func isSecretName(base string) bool {
+	b := strings.ToLower(base)
+	if b == ".env" || strings.HasPrefix(b, ".env.") {
+		// Templates are meant to be committed and document configuration.
+		for _, ok := range []string{".example", ".sample", ".template", ".dist", ".defaults"} {
+			if strings.HasSuffix(b, ok) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, pre := range []string{"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"} {
+		if strings.HasPrefix(b, pre) {
+			return true
+		}
+	}
+	switch b {
+	case ".netrc", ".pgpass", ".htpasswd", ".npmrc", ".pypirc", "credentials", ".git-credentials":
+		return true
+	}
+	switch path.Ext(b) {
+	case ".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".ppk", ".crt", ".cer", ".der", ".csr", ".kdbx", ".gpg", ".asc", ".p8":
+		return true
+	}
+	return false
+}
+
+func isLFSPointer(data []byte) bool {
+	return len(data) < 1024 && bytes.HasPrefix(data, []byte("version https://git-lfs.github.com/spec/"))
+}
+
+// isMinified flags JavaScript/CSS bundles: long average lines.
+func isMinified(p string, data []byte) bool {
+	switch strings.ToLower(path.Ext(p)) {
+	case ".js", ".mjs", ".cjs", ".css", ".map":
+	default:
+		return false
+	}
+	if strings.Contains(p, ".min.") {
+		return true
+	}
+	if len(data) < 4096 {
+		return false
+	}
+	lines := bytes.Count(data, []byte{'\n'}) + 1
+	return len(data)/lines > 500
+}

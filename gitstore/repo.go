@@ -1,0 +1,312 @@
+// Package gitstore owns every contact with git objects and refs: finding the
+// repository, resolving revisions, walking and diffing trees, streaming
+// blobs, writing memory trees and commits, and moving refs by
+// compare-and-swap. It knows nothing about sections or records.
+package gitstore
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
+)
+
+// Hash is a git object id.
+type Hash = plumbing.Hash
+
+// ZeroHash is the all-zero object id, used for "no object".
+var ZeroHash = plumbing.ZeroHash
+
+// ParseHash parses a full hex object id; anything else gives the zero hash.
+func ParseHash(s string) Hash {
+	if len(s) != 40 || strings.Trim(s, "0123456789abcdef") != "" {
+		return ZeroHash
+	}
+	return plumbing.NewHash(s)
+}
+
+// ErrNotRepository is returned when no git repository is found.
+var ErrNotRepository = errors.New("not a git repository (or any parent up to the root)")
+
+// Repo is an open repository: go-git for objects and refs, plus the git CLI
+// where it is installed (for the fast blob reader and lock-respecting ref
+// updates).
+type Repo struct {
+	GitDir    string // the repository's git dir (a worktree's own dir for linked worktrees)
+	CommonDir string // the shared git dir: objects, refs, and konteks state live here
+	WorkTree  string // top of the work tree, "" for a bare repository or a bare GIT_DIR
+	Bare      bool
+
+	git     *git.Repository
+	storage *filesystem.Storage
+	gitCLI  string // path of the git binary, "" when absent
+
+	mu       sync.Mutex
+	partial  *bool
+	identity *Signature
+}
+
+// Open finds the repository containing dir (or named by $GIT_DIR) and opens it.
+func Open(dir string) (*Repo, error) {
+	gitDir, err := findGitDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	common := gitDir
+	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+		c := strings.TrimSpace(string(b))
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(gitDir, c)
+		}
+		common = filepath.Clean(c)
+	}
+	var fs = dotgit.NewRepositoryFilesystem(osfs.New(gitDir), osfs.New(common))
+	st := filesystem.NewStorageWithOptions(fs, cache.NewObjectLRU(64<<20), filesystem.Options{})
+	repo, err := git.Open(st, nil)
+	if err != nil {
+		return nil, fmt.Errorf("open repository %s: %w", gitDir, err)
+	}
+	r := &Repo{GitDir: gitDir, CommonDir: common, git: repo, storage: st}
+	if cfg, err := repo.Config(); err == nil {
+		r.Bare = cfg.Core.IsBare
+	}
+	r.WorkTree = workTreeOf(gitDir, r.Bare)
+	if os.Getenv("KONTEKS_NO_GIT_CLI") == "" {
+		if p, err := exec.LookPath("git"); err == nil {
+			r.gitCLI = p
+		}
+	}
+	return r, nil
+}
+
+// findGitDir resolves the git dir the way git does: $GIT_DIR first, then a
+// walk up from dir looking for a .git directory or gitfile, or a bare
+// repository.
+func findGitDir(dir string) (string, error) {
+	if env := os.Getenv("GIT_DIR"); env != "" {
+		p, err := filepath.Abs(env)
+		if err != nil {
+			return "", err
+		}
+		if !isGitDir(p) {
+			return "", fmt.Errorf("GIT_DIR=%s: %w", env, ErrNotRepository)
+		}
+		return p, nil
+	}
+	d, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for {
+		dotgitPath := filepath.Join(d, ".git")
+		if fi, err := os.Stat(dotgitPath); err == nil {
+			if fi.IsDir() {
+				return dotgitPath, nil
+			}
+			b, err := os.ReadFile(dotgitPath)
+			if err != nil {
+				return "", err
+			}
+			line := strings.TrimSpace(string(b))
+			if !strings.HasPrefix(line, "gitdir:") {
+				return "", fmt.Errorf("%s: not a gitfile", dotgitPath)
+			}
+			p := strings.TrimSpace(strings.TrimPrefix(line, "gitdir:"))
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(d, p)
+			}
+			return filepath.Clean(p), nil
+		}
+		if isGitDir(d) {
+			return d, nil // bare repository
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", ErrNotRepository
+		}
+		d = parent
+	}
+}
+
+// workTreeOf finds the top of the work tree belonging to gitDir.
+func workTreeOf(gitDir string, bare bool) string {
+	if wt := os.Getenv("GIT_WORK_TREE"); wt != "" {
+		p, _ := filepath.Abs(wt)
+		return p
+	}
+	if bare {
+		return ""
+	}
+	// A linked worktree's git dir records its .git file in "gitdir".
+	if b, err := os.ReadFile(filepath.Join(gitDir, "gitdir")); err == nil {
+		return filepath.Dir(strings.TrimSpace(string(b)))
+	}
+	if filepath.Base(gitDir) == ".git" {
+		return filepath.Dir(gitDir)
+	}
+	return ""
+}
+
+func isGitDir(p string) bool {
+	if _, err := os.Stat(filepath.Join(p, "HEAD")); err != nil {
+		return false
+	}
+	if _, err := os.Stat(filepath.Join(p, "objects")); err == nil {
+		return true
+	}
+	_, err := os.Stat(filepath.Join(p, "commondir"))
+	return err == nil
+}
+
+// StateDir is $GIT_COMMON_DIR/konteks: local, never pushed state (locks,
+// logs, the search index). It is created on demand.
+func (r *Repo) StateDir() (string, error) {
+	d := filepath.Join(r.CommonDir, "konteks")
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		return "", fmt.Errorf("create state dir: %w", err)
+	}
+	return d, nil
+}
+
+// HasCLI reports whether the git command line tool is available.
+func (r *Repo) HasCLI() bool { return r.gitCLI != "" }
+
+// Resolve turns a revision (HEAD, a branch, a tag, an abbreviated id,
+// HEAD~2, ...) into the commit it names.
+func (r *Repo) Resolve(rev string) (*object.Commit, error) {
+	if rev == "" {
+		rev = "HEAD"
+	}
+	h, err := r.git.ResolveRevision(plumbing.Revision(rev))
+	if err != nil {
+		if rev == "HEAD" {
+			return nil, fmt.Errorf("resolve HEAD: the repository has no commits yet (commit something first): %w", err)
+		}
+		return nil, fmt.Errorf("resolve %q: %w", rev, err)
+	}
+	c, err := r.git.CommitObject(*h)
+	if err != nil {
+		// An annotated tag resolves to the tag object on some paths.
+		if t, terr := r.git.TagObject(*h); terr == nil {
+			return t.Commit()
+		}
+		return nil, fmt.Errorf("read commit %s: %w", h, err)
+	}
+	return c, nil
+}
+
+// Commit reads a commit object.
+func (r *Repo) Commit(h Hash) (*object.Commit, error) {
+	c, err := r.git.CommitObject(h)
+	if err != nil {
+		return nil, fmt.Errorf("read commit %s: %w", h, err)
+	}
+	return c, nil
+}
+
+// Tree reads a tree object.
+func (r *Repo) Tree(h Hash) (*object.Tree, error) {
+	t, err := r.git.TreeObject(h)
+	if err != nil {
+		return nil, fmt.Errorf("read tree %s: %w", h, err)
+	}
+	return t, nil
+}
+
+// IsAncestor reports whether commit a is an ancestor of (or equal to) b.
+func (r *Repo) IsAncestor(a, b Hash) (bool, error) {
+	if a == b {
+		return true, nil
+	}
+	ca, err := r.Commit(a)
+	if err != nil {
+		return false, err
+	}
+	cb, err := r.Commit(b)
+	if err != nil {
+		return false, err
+	}
+	return ca.IsAncestor(cb)
+}
+
+// BlobBytes reads one whole blob through go-git; meant for small objects
+// (rule files, manifests, single records). limit bounds what is read.
+func (r *Repo) BlobBytes(h Hash, limit int64) ([]byte, error) {
+	obj, err := r.storage.EncodedObject(plumbing.BlobObject, h)
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h, err)
+	}
+	if limit > 0 && obj.Size() > limit {
+		return nil, fmt.Errorf("blob %s is %d bytes, over the %d byte limit", h, obj.Size(), limit)
+	}
+	rd, err := obj.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h, err)
+	}
+	defer rd.Close()
+	var buf bytes.Buffer
+	buf.Grow(int(obj.Size()))
+	if _, err := buf.ReadFrom(rd); err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// HasObject reports whether the object database holds h (without any lazy
+// fetch from a promisor remote).
+func (r *Repo) HasObject(h Hash) bool {
+	return r.storage.HasEncodedObject(h) == nil
+}
+
+// IsPartialClone reports whether the repository has a promisor remote, so
+// blobs may be missing by design.
+func (r *Repo) IsPartialClone() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.partial != nil {
+		return *r.partial
+	}
+	p := false
+	if cfg, err := r.git.Config(); err == nil {
+		if v := cfg.Raw.Section("extensions").Option("partialclone"); v != "" {
+			p = true
+		}
+		for _, s := range cfg.Raw.Section("remote").Subsections {
+			if s.Option("promisor") == "true" {
+				p = true
+			}
+		}
+	}
+	r.partial = &p
+	return p
+}
+
+// runGit runs the git CLI in the repository and returns its stdout.
+func (r *Repo) runGit(stdin []byte, args ...string) ([]byte, error) {
+	if r.gitCLI == "" {
+		return nil, errors.New("git command not found")
+	}
+	cmd := exec.Command(r.gitCLI, args...)
+	cmd.Env = append(os.Environ(), "GIT_DIR="+r.GitDir, "GIT_NO_LAZY_FETCH=1")
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return out.Bytes(), fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
+	}
+	return out.Bytes(), nil
+}

@@ -1,0 +1,292 @@
+package gitstore
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage"
+)
+
+// looseLimit is the number of new objects up to which a flush writes loose
+// objects; above it, one packfile. A one-file incremental run writes a
+// handful of objects, where a pack per run would pile up packs; a full run
+// writes thousands, where loose objects would pile up files.
+const looseLimit = 128
+
+// Writer collects new objects in memory and writes them to the repository
+// in one step (Flush), so nothing a ref will name is missing when the ref
+// moves.
+type Writer struct {
+	repo  *Repo
+	objs  map[Hash]rawObject
+	order []Hash
+	bytes int64
+}
+
+type rawObject struct {
+	t    plumbing.ObjectType
+	data []byte
+}
+
+// NewWriter starts an empty batch of objects.
+func (r *Repo) NewWriter() *Writer {
+	return &Writer{repo: r, objs: map[Hash]rawObject{}}
+}
+
+// Pending is the number of objects and bytes not yet flushed.
+func (w *Writer) Pending() (objects int, size int64) { return len(w.order), w.bytes }
+
+func (w *Writer) put(t plumbing.ObjectType, data []byte) (Hash, error) {
+	h := plumbing.ComputeHash(t, data)
+	if _, ok := w.objs[h]; ok {
+		return h, nil
+	}
+	w.objs[h] = rawObject{t: t, data: data}
+	w.order = append(w.order, h)
+	w.bytes += int64(len(data))
+	return h, nil
+}
+
+// Blob adds a blob and returns its id.
+func (w *Writer) Blob(data []byte) (Hash, error) { return w.put(plumbing.BlobObject, data) }
+
+// TreeEntry is one entry of a tree being written.
+type TreeEntry struct {
+	Name string
+	Mode filemode.FileMode
+	Hash Hash
+}
+
+// Tree adds a tree object with the given entries (sorted here in git's
+// order) and returns its id.
+func (w *Writer) Tree(entries []TreeEntry) (Hash, error) {
+	sortTree(entries)
+	var buf bytes.Buffer
+	for _, e := range entries {
+		fmt.Fprintf(&buf, "%o %s", e.Mode, e.Name)
+		buf.WriteByte(0)
+		buf.Write(e.Hash[:])
+	}
+	return w.put(plumbing.TreeObject, buf.Bytes())
+}
+
+// sortTree orders entries the way git does: by name, with a directory
+// compared as if its name ended in "/".
+func sortTree(es []TreeEntry) {
+	key := func(e TreeEntry) string {
+		if e.Mode == filemode.Dir {
+			return e.Name + "/"
+		}
+		return e.Name
+	}
+	sort.Slice(es, func(i, j int) bool { return key(es[i]) < key(es[j]) })
+}
+
+// Signature is a commit author or committer.
+type Signature struct {
+	Name  string
+	Email string
+}
+
+// CommitSpec describes a commit to write.
+type CommitSpec struct {
+	Tree    Hash
+	Parents []Hash
+	Author  Signature
+	Message string
+	When    time.Time
+}
+
+// Commit adds a commit object.
+func (w *Writer) Commit(c CommitSpec) (Hash, error) {
+	when := c.When
+	if when.IsZero() {
+		when = time.Now()
+	}
+	sig := object.Signature{Name: c.Author.Name, Email: c.Author.Email, When: when}
+	oc := &object.Commit{Author: sig, Committer: sig, Message: c.Message, TreeHash: c.Tree, ParentHashes: c.Parents}
+	o := &plumbing.MemoryObject{}
+	if err := oc.Encode(o); err != nil {
+		return ZeroHash, err
+	}
+	rd, _ := o.Reader()
+	data, _ := io.ReadAll(rd)
+	return w.put(plumbing.CommitObject, data)
+}
+
+// Flush writes every pending object to the repository: loose objects for a
+// small batch, one packfile for a large one. Objects the repository already
+// has are not written again.
+func (w *Writer) Flush() error {
+	if len(w.order) == 0 {
+		return nil
+	}
+	var todo []Hash
+	for _, h := range w.order {
+		if !w.repo.HasObject(h) {
+			todo = append(todo, h)
+		}
+	}
+	var err error
+	if len(todo) <= looseLimit {
+		for _, h := range todo {
+			raw := w.objs[h]
+			o := &plumbing.MemoryObject{}
+			o.SetType(raw.t)
+			o.Write(raw.data)
+			if _, err = w.repo.storage.SetEncodedObject(o); err != nil {
+				break
+			}
+		}
+	} else {
+		err = w.writePack(todo)
+	}
+	if err != nil {
+		return fmt.Errorf("write objects: %w", err)
+	}
+	w.objs = map[Hash]rawObject{}
+	w.order, w.bytes = nil, 0
+	return nil
+}
+
+func (w *Writer) writePack(hashes []Hash) error {
+	pw, err := w.repo.storage.PackfileWriter()
+	if err != nil {
+		return err
+	}
+	if err := w.writePackStream(pw, hashes); err != nil {
+		pw.Close()
+		return err
+	}
+	return pw.Close()
+}
+
+// ReadRef returns the commit a ref points at, or the zero hash when the ref
+// does not exist.
+func (r *Repo) ReadRef(name string) (Hash, error) {
+	ref, err := r.storage.Reference(plumbing.ReferenceName(name))
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return ZeroHash, nil
+	}
+	if err != nil {
+		return ZeroHash, fmt.Errorf("read %s: %w", name, err)
+	}
+	if ref.Type() == plumbing.SymbolicReference {
+		return r.ReadRef(ref.Target().String())
+	}
+	return ref.Hash(), nil
+}
+
+// ErrRefMoved is returned by UpdateRef when the ref no longer holds the
+// expected old value.
+var ErrRefMoved = errors.New("ref moved concurrently")
+
+// UpdateRef moves name from old to new by compare-and-swap (old zero:
+// the ref must not exist; new zero: delete it). It uses `git update-ref`
+// when available, which honours git's own lock files.
+func (r *Repo) UpdateRef(name string, newH, old Hash, reason string) error {
+	if r.gitCLI != "" {
+		var args []string
+		if newH.IsZero() {
+			args = []string{"update-ref", "-m", reason, "-d", name, old.String()}
+		} else {
+			args = []string{"update-ref", "-m", reason, name, newH.String(), old.String()}
+		}
+		if _, err := r.runGit(nil, args...); err != nil {
+			if cur, rerr := r.ReadRef(name); rerr == nil && cur != old {
+				return fmt.Errorf("update %s: %w (expected %s, found %s)", name, ErrRefMoved, short(old), short(cur))
+			}
+			return fmt.Errorf("update %s: %w", name, err)
+		}
+		return nil
+	}
+	rn := plumbing.ReferenceName(name)
+	if newH.IsZero() {
+		cur, err := r.ReadRef(name)
+		if err != nil {
+			return err
+		}
+		if cur != old {
+			return fmt.Errorf("update %s: %w", name, ErrRefMoved)
+		}
+		return r.storage.RemoveReference(rn)
+	}
+	var oldRef *plumbing.Reference
+	if !old.IsZero() {
+		oldRef = plumbing.NewHashReference(rn, old)
+	} else if cur, err := r.ReadRef(name); err != nil {
+		return err
+	} else if !cur.IsZero() {
+		return fmt.Errorf("update %s: %w", name, ErrRefMoved)
+	}
+	if err := r.storage.CheckAndSetReference(plumbing.NewHashReference(rn, newH), oldRef); err != nil {
+		if errors.Is(err, storage.ErrReferenceHasChanged) {
+			return fmt.Errorf("update %s: %w", name, ErrRefMoved)
+		}
+		return fmt.Errorf("update %s: %w", name, err)
+	}
+	return nil
+}
+
+// parseIdent parses "Name <email> 1700000000 +0000".
+func parseIdent(id string) Signature {
+	lt, gt := strings.IndexByte(id, '<'), strings.IndexByte(id, '>')
+	if lt < 0 || gt < lt {
+		return Signature{}
+	}
+	return Signature{Name: strings.TrimSpace(id[:lt]), Email: id[lt+1 : gt]}
+}
+
+func short(h Hash) string {
+	if h.IsZero() {
+		return "nothing"
+	}
+	return h.String()[:12]
+}
+
+// Identity is the author of memory commits: the user's git identity
+// (GIT_AUTHOR_*, then user.name/user.email from git config), or a clear
+// fallback naming the tool when none is configured.
+func (r *Repo) Identity() Signature {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.identity != nil {
+		return *r.identity
+	}
+	var s Signature
+	if r.gitCLI != "" {
+		// git's own answer: environment, config files, includes.
+		if out, err := r.runGit(nil, "var", "GIT_AUTHOR_IDENT"); err == nil {
+			s = parseIdent(strings.TrimSpace(string(out)))
+		}
+	}
+	if s.Name == "" || s.Email == "" {
+		s.Name, s.Email = os.Getenv("GIT_AUTHOR_NAME"), os.Getenv("GIT_AUTHOR_EMAIL")
+		if cfg, err := r.git.ConfigScoped(config.GlobalScope); err == nil {
+			if s.Name == "" {
+				s.Name = cfg.User.Name
+			}
+			if s.Email == "" {
+				s.Email = cfg.User.Email
+			}
+		}
+	}
+	if s.Name == "" {
+		s.Name = "git-konteks"
+	}
+	if s.Email == "" {
+		s.Email = "git-konteks@localhost"
+	}
+	r.identity = &s
+	return s
+}

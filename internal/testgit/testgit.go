@@ -1,0 +1,139 @@
+// Package testgit builds real git repositories in temporary directories
+// for tests. Every git command runs with a fixed identity and without the
+// machine's global or system config, so tests never depend on it.
+package testgit
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Env is the environment tests run git (and git-konteks) with.
+func Env() []string {
+	env := []string{}
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "GIT_") || k == "KONTEKS_NO_GIT_CLI" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env,
+		"GIT_AUTHOR_NAME=Test Author", "GIT_AUTHOR_EMAIL=author@example.invalid",
+		"GIT_COMMITTER_NAME=Test Author", "GIT_COMMITTER_EMAIL=author@example.invalid",
+		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_DATE=2026-01-02T03:04:05Z", "GIT_COMMITTER_DATE=2026-01-02T03:04:05Z",
+	)
+}
+
+// Repo is a repository under test.
+type Repo struct {
+	T   testing.TB
+	Dir string
+}
+
+// New makes an empty repository with branch main.
+func New(t testing.TB) *Repo {
+	t.Helper()
+	r := &Repo{T: t, Dir: t.TempDir()}
+	r.Git("init", "-q", "-b", "main")
+	return r
+}
+
+// At wraps an existing directory (a clone, a worktree).
+func At(t testing.TB, dir string) *Repo { return &Repo{T: t, Dir: dir} }
+
+// Git runs git in the repository and returns its trimmed stdout.
+func (r *Repo) Git(args ...string) string {
+	r.T.Helper()
+	out, err := r.TryGit(args...)
+	if err != nil {
+		r.T.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// TryGit is Git without failing the test.
+func (r *Repo) TryGit(args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = r.Dir
+	cmd.Env = Env()
+	out, err := cmd.CombinedOutput()
+	return strings.TrimSpace(string(out)), err
+}
+
+// GitStdin runs git with stdin.
+func (r *Repo) GitStdin(stdin string, args ...string) string {
+	r.T.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = r.Dir
+	cmd.Env = Env()
+	cmd.Stdin = strings.NewReader(stdin)
+	out, err := cmd.Output()
+	if err != nil {
+		r.T.Fatalf("git %s: %v", strings.Join(args, " "), err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// Write writes a file (creating directories) in the work tree.
+func (r *Repo) Write(path, content string) {
+	r.T.Helper()
+	p := filepath.Join(r.Dir, filepath.FromSlash(path))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		r.T.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		r.T.Fatal(err)
+	}
+}
+
+// WriteFiles writes several files.
+func (r *Repo) WriteFiles(files map[string]string) {
+	r.T.Helper()
+	for p, c := range files {
+		r.Write(p, c)
+	}
+}
+
+// Remove deletes a work tree file.
+func (r *Repo) Remove(path string) {
+	r.T.Helper()
+	if err := os.RemoveAll(filepath.Join(r.Dir, filepath.FromSlash(path))); err != nil {
+		r.T.Fatal(err)
+	}
+}
+
+// Commit stages everything and commits; it returns the new HEAD.
+func (r *Repo) Commit(msg string) string {
+	r.T.Helper()
+	r.Git("add", "-A")
+	r.Git("commit", "-q", "--allow-empty", "-m", msg)
+	return r.Git("rev-parse", "HEAD")
+}
+
+// CopyTree copies a fixture directory (e.g. testdata/...) into the work tree.
+func (r *Repo) CopyTree(src string) {
+	r.T.Helper()
+	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		dst := filepath.Join(r.Dir, rel)
+		if info.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, b, info.Mode().Perm())
+	})
+	if err != nil {
+		r.T.Fatal(err)
+	}
+}

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Extraction benchmark on a large real tree: commits SRC (default: the Go
+# toolchain's own $(go env GOROOT)/src) into a temporary repository, then
+# measures a full extraction (files/s, MB/s, peak RSS), a one-file `changed`
+# run (wall time including process start), and the packed size of the
+# memory ref next to the size of the source text.
+#   usage: scripts/bench-extract.sh [SRC_DIR] [BINARY]
+set -euo pipefail
+src=${1:-$(go env GOROOT)/src}
+bin=${2:-$(pwd)/bin/git-konteks}
+runs=${BENCH_RUNS:-5}
+work=$(mktemp -d "${TMPDIR:-/tmp}/konteks-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.invalid
+export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.invalid
+export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+
+echo "source: $src"
+git init -q "$work/repo"
+cp -r "$src/." "$work/repo/"
+cd "$work/repo"
+git add -A >/dev/null 2>&1
+git commit -qm "import source" >/dev/null
+git gc -q >/dev/null 2>&1 || true
+files=$(git ls-tree -r HEAD | wc -l)
+bytes=$(git ls-tree -r -l HEAD | awk '$4 ~ /^[0-9]+$/ {s+=$4} END {print s+0}')
+printf 'tree: %d files, %.1f MB\n' "$files" "$(echo "$bytes/1000000" | bc -l)"
+
+now() { date +%s.%N; }
+# Full extraction, with peak RSS from /usr/bin/time when present.
+t0=$(now)
+if [ -x /usr/bin/time ]; then
+  /usr/bin/time -f '%M' -o "$work/rss" "$bin" extract --mode full --quiet
+  rss_kb=$(tail -1 "$work/rss")
+else
+  "$bin" extract --mode full --quiet
+  rss_kb=0
+fi
+t1=$(now)
+full=$(echo "$t1 - $t0" | bc -l)
+"$bin" manifest --json > "$work/manifest.json"
+included=$(python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); print(m["totals"]["included"], m["totals"]["bytes"], m["totals"]["sections"], m["run"]["bytes_read"])' "$work/manifest.json")
+read -r inc incbytes sections readbytes <<<"$included"
+printf 'full extraction: %.2fs  %.0f files/s (of %d scanned)  %.1f MB/s read (%.1f MB)  %d included, %d sections  peak RSS %.0f MB\n' \
+  "$full" "$(echo "$files/$full" | bc -l)" "$files" "$(echo "$readbytes/1000000/$full" | bc -l)" "$(echo "$readbytes/1000000" | bc -l)" "$inc" "$sections" "$(echo "$rss_kb/1024" | bc -l)"
+
+# One-file changed runs: edit one file, commit, extract; median of $runs.
+target=$(git ls-files '*.go' | grep -v -e testdata -e vendor | awk 'NR==200')
+times=()
+for i in $(seq 1 "$runs"); do
+  echo "// bench edit $i" >> "$target"
+  git commit -qam "edit $i"
+  t0=$(now); "$bin" extract --quiet; t1=$(now)
+  times+=("$(echo "($t1 - $t0)*1000" | bc -l)")
+done
+sorted=$(printf '%s\n' "${times[@]}" | sort -n)
+median=$(echo "$sorted" | sed -n "$(( (runs+1)/2 ))p")
+printf 'one-file changed run (incl. process start): median %.1f ms, min %.1f ms, max %.1f ms over %d runs\n' \
+  "$median" "$(echo "$sorted" | head -1)" "$(echo "$sorted" | tail -1)" "$runs"
+
+# A no-op run (memory already current).
+t0=$(now); "$bin" extract --quiet; t1=$(now)
+printf 'up-to-date check: %.1f ms\n' "$(echo "($t1 - $t0)*1000" | bc -l)"
+
+# Size of the memory ref, packed alone, against the source text it holds.
+refsize=$(git rev-list --objects refs/konteks | git pack-objects -q --stdout | wc -c)
+printf 'memory ref packed: %.1f MB for %.1f MB of included source (%.2fx)\n' \
+  "$(echo "$refsize/1000000" | bc -l)" "$(echo "$incbytes/1000000" | bc -l)" "$(echo "$refsize/$incbytes" | bc -l)"

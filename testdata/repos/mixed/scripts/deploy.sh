@@ -1,0 +1,5 @@
+#!/bin/sh
+# Deploy the app.
+set -e
+go build -o app ./cmd/app
+scp app server:/srv/app
