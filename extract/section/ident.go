@@ -133,7 +133,8 @@ interface is lambda len let long loop match mod module mut new nil none not
 null object of or package pass private protected pub public raise ref return
 self short static str string struct super switch this throw throws trait true
 try type typeof uint uint32 uint64 undefined unsafe use val var void where
-while with yield ok fmt args arg argv kwargs params param tmp val value values`)
+while with yield ok fmt args arg argv kwargs params param tmp val value values
+printf sprintf fprintf errorf println print printf sprint`)
 
 func wordSet(list string) map[string]struct{} {
 	m := make(map[string]struct{}, 256)

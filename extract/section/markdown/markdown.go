@@ -16,11 +16,13 @@ package markdown
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	gmtext "github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 
 	"github.com/konteks/git-konteks/extract/section"
 	"github.com/konteks/git-konteks/extract/section/text"
@@ -105,10 +107,17 @@ func Split(in section.Input) (res section.Result) {
 		return res
 	}
 
-	base := lines.Start(bodyLine)
-	body := src[base:]
+	body := src[lines.Start(bodyLine):]
+	// lineOf maps an offset in the parsed text to a line of the file.
+	lineOf := func(off int) int { return lines.Line(lines.Start(bodyLine) + off) }
+	if tamed, ok := tame(body); ok {
+		body = tamed
+		tl := section.Lines(body)
+		lineOf = func(off int) int { return bodyLine - 1 + tl.Line(off) }
+	}
 	doc := blockParser.Parse(gmtext.NewReader(body))
 	var hs []heading
+	var raws [][]byte
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
 		h, ok := n.(*ast.Heading)
 		if !ok {
@@ -121,17 +130,22 @@ func Split(in section.Input) (res section.Result) {
 		if pos < 0 {
 			continue
 		}
-		line := lines.Line(base + pos)
+		line := lineOf(pos)
 		if len(hs) > 0 && line <= hs[len(hs)-1].line {
 			continue // cannot happen for block nodes; keep ranges ordered
 		}
-		hs = append(hs, heading{line: line, level: h.Level, name: headingText(h, body)})
+		hs = append(hs, heading{line: line, level: h.Level})
+		raws = append(raws, rawHeading(h, body))
+	}
+	for i, name := range headingNames(raws) {
+		hs[i].name = name
 	}
 
 	firstHeading := total + 1
 	if len(hs) > 0 {
 		firstHeading = hs[0].line
 	}
+	res.Sections = slices.Grow(res.Sections, len(hs)+1)
 	if from, to := lines.TrimBlank(src, bodyLine, firstHeading-1); from <= to {
 		add(memory.Section{
 			Anchor:    "preamble",
@@ -179,6 +193,99 @@ func Split(in section.Input) (res section.Result) {
 	return res
 }
 
+// Nesting limits of tame.
+const (
+	maxMarkers = 32  // container markers (>, -, 1.) at the start of a line
+	maxIndent  = 256 // columns of leading whitespace and markers
+)
+
+// tame bounds how deeply a line can nest block containers. goldmark's cost
+// grows with the square of the nesting depth, so a line of 50,000 "> " or
+// "- " (or thousands of ever deeper indented list items) would take
+// seconds. Only top-level headings matter here and none can sit at such a
+// depth, so each line whose container prefix is longer than maxMarkers
+// markers or maxIndent columns loses the excess of its prefix. Lines are
+// never added or removed, so heading line numbers are unchanged. It
+// returns the tamed copy, or false when no line needed it (the common
+// case, which allocates nothing).
+func tame(body []byte) ([]byte, bool) {
+	var out []byte
+	last := 0 // end of the part of body already handled
+	for start := 0; start < len(body); {
+		end := bytes.IndexByte(body[start:], '\n')
+		if end < 0 {
+			end = len(body)
+		} else {
+			end += start
+		}
+		if cut, over := prefixCut(body[start:end]); over {
+			if out == nil {
+				out = make([]byte, 0, len(body))
+			}
+			out = append(out, body[last:start+cut.keep]...)
+			last = start + cut.skip
+		}
+		start = end + 1
+	}
+	if out == nil {
+		return body, false
+	}
+	return append(out, body[last:]...), true
+}
+
+type cut struct{ keep, skip int }
+
+// prefixCut measures a line's container prefix and, when it is too deep,
+// says which part of it to keep (line[:keep]) and where the rest of the
+// line resumes (line[skip:]).
+func prefixCut(line []byte) (cut, bool) {
+	markers, cols, keep := 0, 0, -1
+	i := 0
+	for i < len(line) {
+		c := line[i]
+		n := 0 // length of a marker at i
+		switch {
+		case c == ' ':
+			cols++
+			i++
+		case c == '\t':
+			cols += 4
+			i++
+		case c == '>':
+			n = 1
+		case (c == '-' || c == '*' || c == '+') && i+1 < len(line) && (line[i+1] == ' ' || line[i+1] == '\t'):
+			n = 1
+		case c >= '0' && c <= '9':
+			j := i
+			for j < len(line) && j-i < 9 && line[j] >= '0' && line[j] <= '9' {
+				j++
+			}
+			if j < len(line) && (line[j] == '.' || line[j] == ')') && j+1 < len(line) && (line[j+1] == ' ' || line[j+1] == '\t') {
+				n = j + 1 - i
+			}
+		}
+		if c == ' ' || c == '\t' {
+			if keep < 0 && cols > maxIndent {
+				keep = i - 1
+			}
+			continue
+		}
+		if n == 0 {
+			break
+		}
+		markers++
+		cols += n
+		i += n
+		if keep < 0 && (markers > maxMarkers || cols > maxIndent) {
+			keep = i - n
+		}
+	}
+	if keep < 0 {
+		return cut{}, false
+	}
+	return cut{keep: keep, skip: i}, true
+}
+
 // frontMatter finds a YAML (--- ... --- or ...) or TOML (+++ ... +++)
 // front matter block opening on line 1 and returns its last line and
 // language, or 0 when there is none (including when it is never closed).
@@ -216,10 +323,8 @@ func fmLine(src []byte, lines *section.LineIndex, n int) string {
 	return string(bytes.TrimRight(src[s:e], " \t\r"))
 }
 
-// headingText returns a heading's text without its markup: code spans,
-// emphasis and links become their text, images their alt text, raw HTML
-// is dropped.
-func headingText(h *ast.Heading, src []byte) string {
+// rawHeading returns a heading's source text, its lines joined by spaces.
+func rawHeading(h *ast.Heading, src []byte) []byte {
 	var raw []byte
 	segs := h.Lines()
 	for i := 0; i < segs.Len(); i++ {
@@ -229,42 +334,80 @@ func headingText(h *ast.Heading, src []byte) string {
 		}
 		raw = append(raw, bytes.TrimRight(seg.Value(src), "\r\n")...)
 	}
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return Untitled
+	return bytes.TrimSpace(raw)
+}
+
+// headingNames turns raw heading texts into names without markup: code
+// spans, emphasis and links become their text, images their alt text, raw
+// HTML is dropped. Texts with markup characters are parsed inline together,
+// in one document of one ATX heading per line, so that markup is resolved
+// exactly as a renderer would at the cost of a single parse.
+func headingNames(raws [][]byte) []string {
+	names := make([]string, len(raws))
+	var doc []byte
+	var marked []int
+	for i, raw := range raws {
+		switch {
+		case len(raw) == 0:
+			names[i] = Untitled
+		case !bytes.ContainsAny(raw, "\\`*_[]<>!&"):
+			names[i] = strings.Join(strings.Fields(string(raw)), " ")
+		default:
+			marked = append(marked, i)
+			doc = append(doc, "# "...)
+			doc = append(doc, bytes.ReplaceAll(raw, []byte("\n"), []byte(" "))...)
+			doc = append(doc, '\n')
+		}
 	}
-	// Parse the text again as a one-line heading with inline parsers, so
-	// the inline markup is resolved exactly as a renderer would.
-	line := append([]byte("# "), raw...)
-	doc := inlineParser.Parse(gmtext.NewReader(line))
+	if len(marked) == 0 {
+		return names
+	}
+	root := inlineParser.Parse(gmtext.NewReader(doc))
+	k := 0
+	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
+		if h, ok := n.(*ast.Heading); ok && k < len(marked) {
+			names[marked[k]] = plainText(h, doc)
+			k++
+		}
+	}
+	for _, i := range marked[k:] {
+		// Cannot happen (every line is a heading); keep the raw text.
+		names[i] = strings.Join(strings.Fields(string(raws[i])), " ")
+	}
+	for i, n := range names {
+		if n == "" {
+			names[i] = Untitled
+		}
+	}
+	return names
+}
+
+func plainText(h *ast.Heading, src []byte) string {
 	var b strings.Builder
-	if hn, ok := doc.FirstChild().(*ast.Heading); ok {
-		_ = ast.Walk(hn, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-			if !entering {
-				return ast.WalkContinue, nil
-			}
-			switch t := n.(type) {
-			case *ast.Text:
-				b.Write(t.Segment.Value(line))
-				if t.SoftLineBreak() || t.HardLineBreak() {
-					b.WriteByte(' ')
-				}
-			case *ast.String:
-				b.Write(t.Value)
-			case *ast.AutoLink:
-				b.Write(t.Label(line))
-				return ast.WalkSkipChildren, nil
-			case *ast.RawHTML:
-				return ast.WalkSkipChildren, nil
-			}
+	_ = ast.Walk(h, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
 			return ast.WalkContinue, nil
-		})
-	} else {
-		b.Write(raw)
-	}
-	name := strings.Join(strings.Fields(b.String()), " ")
-	if name == "" {
-		return Untitled
-	}
-	return name
+		}
+		switch t := n.(type) {
+		case *ast.Text:
+			v := t.Segment.Value(src)
+			if _, code := t.Parent().(*ast.CodeSpan); !code {
+				// As a renderer would: \# is #, &amp; is &.
+				v = util.ResolveEntityNames(util.ResolveNumericReferences(util.UnescapePunctuations(v)))
+			}
+			b.Write(v)
+			if t.SoftLineBreak() || t.HardLineBreak() {
+				b.WriteByte(' ')
+			}
+		case *ast.String:
+			b.Write(t.Value)
+		case *ast.AutoLink:
+			b.Write(t.Label(src))
+			return ast.WalkSkipChildren, nil
+		case *ast.RawHTML:
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	return strings.Join(strings.Fields(b.String()), " ")
 }
