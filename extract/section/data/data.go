@@ -17,6 +17,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/konteks/git-konteks/extract/section"
@@ -97,6 +98,12 @@ func (b *builder) value(prefix string, from, to int, content, doc string) {
 		EndLine:   to,
 		Content:   content,
 	})
+}
+
+// grow makes room for n more sections (memory.Section is large; growing
+// the slice step by step would copy it over and over).
+func (b *builder) grow(n int) {
+	b.res.Sections = slices.Grow(b.res.Sections, n)
 }
 
 func (b *builder) add(s memory.Section) {

@@ -46,6 +46,7 @@ func SplitJSON(in section.Input) (section.Result, error) {
 		return b.res, jsonError(err, lines)
 	}
 
+	b.grow(len(spans))
 	for i, sp := range spans {
 		from, to := lines.Line(sp.start), lines.Line(sp.end-1)
 		// Own whole lines unless a neighbour shares the first or last

@@ -78,6 +78,7 @@ func SplitTOML(in section.Input) (res section.Result, err error) {
 		}
 		return b.res, lineError("toml", line, err)
 	}
+	b.grow(len(groups))
 	for _, g := range groups {
 		b.key("", g.key, g.from, g.to, lines.Text(src, g.from, g.to), commentBlock(src, lines, g.from, "#"))
 	}

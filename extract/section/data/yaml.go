@@ -70,6 +70,13 @@ func SplitYAML(in section.Input) (res section.Result, err error) {
 		return lines.Count()
 	}
 
+	keys := 0
+	for _, doc := range docs {
+		if len(doc.Content) > 0 {
+			keys += max(1, len(doc.Content[0].Content)/2)
+		}
+	}
+	b.grow(keys)
 	for i, doc := range docs {
 		if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
 			continue
