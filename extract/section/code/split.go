@@ -211,7 +211,7 @@ func (s *splitter) collect(root *sitter.Node) {
 				continue
 			}
 			r := g.caps[c.Index]
-			sp := span{int(c.Node.StartByte()), int(c.Node.EndByte())}
+			sp := s.trim(int(c.Node.StartByte()), int(c.Node.EndByte()))
 			switch r.role {
 			case "def":
 				defNode = c.Node
@@ -287,6 +287,21 @@ func (s *splitter) collect(root *sitter.Node) {
 		}
 		s.defs = kept
 	}
+}
+
+// trim narrows a node's range to its text without surrounding blanks
+// (some grammars, Lua's, put leading whitespace into nodes).
+func (s *splitter) trim(lo, hi int) span {
+	if hi > len(s.src) {
+		hi = len(s.src)
+	}
+	for lo < hi && isSpace(s.src[lo]) {
+		lo++
+	}
+	for hi > lo && isSpace(s.src[hi-1]) {
+		hi--
+	}
+	return span{lo, hi}
 }
 
 func (s *splitter) predicatesHold(m *sitter.QueryMatch) bool {
@@ -475,7 +490,12 @@ func (s *splitter) attachDoc(d *def) {
 	d.lo = lo
 	switch {
 	case d.docNode.hi > d.docNode.lo:
-		d.doc = docstringText(src[d.docNode.lo:d.docNode.hi])
+		raw := src[d.docNode.lo:d.docNode.hi]
+		if isCommentStart(raw) {
+			d.doc = commentText(raw)
+		} else {
+			d.doc = docstringText(raw)
+		}
 	case attrDoc != "":
 		d.doc = attrDoc
 	}
@@ -686,6 +706,13 @@ func (s *splitter) signature(d *def) string {
 	if d.outer >= 0 && d.outer < lo {
 		lo = d.outer
 	}
+	// A doc comment the grammar puts inside the node is not signature.
+	if d.docNode.lo == lo && d.docNode.hi > lo && d.docNode.hi < hi {
+		lo = d.docNode.hi
+		for lo < hi && isSpace(src[lo]) {
+			lo++
+		}
+	}
 	if d.body > lo && d.body <= hi {
 		hi = d.body
 	} else if nl := bytes.IndexByte(src[lo:hi], '\n'); nl >= 0 {
@@ -711,7 +738,7 @@ func (s *splitter) signature(d *def) string {
 		raw = append(buf, src[at:hi]...)
 	}
 	sig := collapseSpace(raw)
-	sig = strings.TrimRight(sig, " {:=;")
+	sig = strings.TrimRight(sig, " {(:=;")
 	sig = strings.TrimSuffix(sig, " do")
 	sig = strings.TrimSuffix(sig, " where")
 	return clip(strings.TrimSpace(sig), maxSignature)

@@ -131,6 +131,22 @@ func commentText(raw []byte) string {
 	return t
 }
 
+// isCommentStart reports whether raw begins with a comment marker.
+func isCommentStart(raw []byte) bool {
+	t := strings.TrimSpace(string(raw[:min(len(raw), 8)]))
+	for _, m := range blockOpen {
+		if strings.HasPrefix(t, m) {
+			return true
+		}
+	}
+	for _, m := range lineMarks {
+		if strings.HasPrefix(t, m) {
+			return true
+		}
+	}
+	return false
+}
+
 // docstringText is a string literal used as documentation (Python
 // docstring, Elixir @doc heredoc) without quotes, prefix and common
 // indentation.
