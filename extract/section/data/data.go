@@ -61,13 +61,15 @@ func isShorthand(key string) bool {
 type builder struct {
 	res     section.Result
 	lang    string
+	lines   int // line count of the file (at least 1)
 	anchors section.AnchorSet
 }
 
-func newBuilder(kind string, in section.Input) *builder {
+func newBuilder(kind string, in section.Input, lines *section.LineIndex) *builder {
 	return &builder{
-		res:  section.Result{Kind: kind, Language: in.Language, Parser: "structural"},
-		lang: in.Language,
+		res:   section.Result{Kind: kind, Language: in.Language, Parser: "structural"},
+		lang:  in.Language,
+		lines: max(lines.Count(), 1),
 	}
 }
 
@@ -107,6 +109,10 @@ func (b *builder) grow(n int) {
 }
 
 func (b *builder) add(s memory.Section) {
+	// Parsers may count lines differently from the line index (yaml.v3
+	// breaks lines at a lone CR too); keep every range inside the file.
+	s.StartLine = min(max(s.StartLine, 1), b.lines)
+	s.EndLine = min(max(s.EndLine, s.StartLine), b.lines)
 	s.Kind = b.res.Kind
 	s.Parser = "structural"
 	s.Language = b.lang

@@ -149,7 +149,7 @@ func TestFixtures(t *testing.T) {
 
 func TestContent(t *testing.T) {
 	res, _ := run(t, SplitJSON, read(t, "package.json"))
-	if got := res.Sections[2].Content; got != "  \"scripts\": {\n    \"build\": \"tsc -p .\",\n    \"test\": \"vitest run\"\n  },"{
+	if got := res.Sections[2].Content; got != "  \"scripts\": {\n    \"build\": \"tsc -p .\",\n    \"test\": \"vitest run\"\n  }," {
 		t.Errorf("scripts content %q", got)
 	}
 	// Minified: each key gets its own span of the shared line.
@@ -227,6 +227,7 @@ func TestShapes(t *testing.T) {
 		{"yaml multi kinds", SplitYAML, "a: 1\n---\n- x\n", "doc0:$.a|doc1:$"},
 		{"yaml aliases", SplitYAML, "base: &b {x: 1}\nother: *b\n<<: *b\n", `$.base|$.other|$["<<"]`},
 		{"yaml bom crlf", SplitYAML, "\uFEFFa: 1\r\nb:\r\n  - 2\r\n", "$.a|$.b"},
+		{"yaml odd breaks", SplitYAML, "a: x\ry\nb: \"p\u2028q\"\nc: 1\n", "$.a|$.b|$.c"},
 		{"yaml indented doc", SplitYAML, "  a: 1\n  b: 2\n", "$.a|$.b"},
 		{"toml empty", SplitTOML, "\n", ""},
 		{"toml quoted keys", SplitTOML, "\"my key\" = 1\n'lit' = 2\n[\"a b\".c]\nx = 1\n", `$["my key"]|$.lit|$["a b"]`},

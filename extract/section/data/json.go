@@ -25,12 +25,12 @@ type jsonSpan struct {
 // encoding/json's iterative scanner, which refuses nesting deeper than
 // 10,000 levels with an error instead of recursing.
 func SplitJSON(in section.Input) (section.Result, error) {
-	b := newBuilder("json", in)
 	src := section.StripBOM(in.Content)
+	lines := section.Lines(src)
+	b := newBuilder("json", in, lines)
 	if len(bytes.TrimSpace(src)) == 0 {
 		return b.res, nil
 	}
-	lines := section.Lines(src)
 	spans, err := scanJSON(src)
 	jsonc := false
 	if err != nil {

@@ -20,15 +20,15 @@ import (
 // go-toml's parser refuses arrays and inline tables nested deeper than
 // 10,000 levels, so nesting cannot exhaust the stack.
 func SplitTOML(in section.Input) (res section.Result, err error) {
-	b := newBuilder("toml", in)
+	src := section.StripBOM(in.Content)
+	lines := section.Lines(src)
+	b := newBuilder("toml", in, lines)
 	defer func() {
 		if r := recover(); r != nil {
 			res, err = b.res, recovered("toml", r)
 			res.Sections = nil
 		}
 	}()
-	src := section.StripBOM(in.Content)
-	lines := section.Lines(src)
 
 	type group struct {
 		key      string

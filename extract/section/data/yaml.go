@@ -27,18 +27,18 @@ func DocPrefix(i int) string { return "doc" + strconv.Itoa(i) + ":" }
 // the next key (or the document's end), less trailing blank lines and
 // comments at the key's own indentation (those belong to the next key).
 func SplitYAML(in section.Input) (res section.Result, err error) {
-	b := newBuilder("yaml", in)
+	src := section.StripBOM(in.Content)
+	lines := section.Lines(src)
+	b := newBuilder("yaml", in, lines)
 	defer func() {
 		if r := recover(); r != nil {
 			res, err = b.res, recovered("yaml", r)
 			res.Sections = nil
 		}
 	}()
-	src := section.StripBOM(in.Content)
-	lines := section.Lines(src)
 
 	var docs []*yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(src))
+	dec := yaml.NewDecoder(bytes.NewReader(yamlBreaks(src)))
 	for {
 		n := new(yaml.Node)
 		err := dec.Decode(n)
@@ -114,6 +114,39 @@ func SplitYAML(in section.Input) (res section.Result, err error) {
 		}
 	}
 	return b.res, nil
+}
+
+// yamlBreaks returns src with the line breaks YAML knows but the line
+// index does not (a lone CR, NEL, U+2028, U+2029) turned into spaces of the
+// same byte length, so that yaml.v3's line numbers match the file's. It
+// returns src itself when there are none.
+func yamlBreaks(src []byte) []byte {
+	var out []byte
+	for i := 0; i < len(src); i++ {
+		n := 0
+		switch {
+		case src[i] == '\r' && (i+1 == len(src) || src[i+1] != '\n'):
+			n = 1
+		case src[i] == 0xC2 && i+1 < len(src) && src[i+1] == 0x85:
+			n = 2
+		case src[i] == 0xE2 && i+2 < len(src) && src[i+1] == 0x80 && (src[i+2] == 0xA8 || src[i+2] == 0xA9):
+			n = 3
+		}
+		if n == 0 {
+			continue
+		}
+		if out == nil {
+			out = bytes.Clone(src)
+		}
+		for j := i; j < i+n; j++ {
+			out[j] = ' '
+		}
+		i += n - 1
+	}
+	if out == nil {
+		return src
+	}
+	return out
 }
 
 // trimYAML narrows from..to so it does not end in blank lines or in

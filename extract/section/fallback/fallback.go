@@ -82,15 +82,20 @@ func Split(in section.Input, reason string) section.Result {
 		if indent > MaxIndent || len(text) == 0 {
 			continue
 		}
+		for len(stack) > 0 && stack[len(stack)-1].indent >= indent && !keepsContainer(text) {
+			stack = stack[:len(stack)-1]
+		}
 		d, ok := match(text, indent)
+		if !ok && len(stack) > 0 {
+			// Inside a class body, "name(args) {" is a method (JS, TS,
+			// Dart, Java constructors, C++ inline members).
+			d, ok = memberMatch(text)
+		}
 		if !ok {
 			continue
 		}
 		d.line = n
 		d.indent = indent
-		for len(stack) > 0 && stack[len(stack)-1].indent >= indent {
-			stack = stack[:len(stack)-1]
-		}
 		if d.qname == "" {
 			d.qname = d.name
 			if len(stack) > 0 {
@@ -290,7 +295,7 @@ var (
 	// Rust impl blocks: impl Foo, impl<T> Trait for Foo<T>.
 	reImpl = regexp.MustCompile(`^(?:unsafe\s+)?impl(?:\s*<[^{]*?>)?\s+([^{]+?)\s*(?:where\b.*)?\{?$`)
 	// Rust, Kotlin, Swift, Zig, JS and friends: fn / fun / func / function.
-	reFn = regexp.MustCompile(`^` + mods + `(?:extern\s+"[^"]*"\s+)?(?:function|func|fun|fn)\b\s*\*?\s*&?(?:<[^>]*>\s*)?(?:[\w.]+\.)?([A-Za-z_$][\w$]*(?:(?:\.|::?)[A-Za-z_$][\w$]*)*)`)
+	reFn = regexp.MustCompile(`^` + mods + `(?:extern\s+"[^"]*"\s+)?(?:function|func|fun|fn)\b\s*\*?\s*&?(?:<[^>]*>\s*)?([A-Za-z_$][\w$]*(?:(?:\.|::?)[A-Za-z_$][\w$]*)*)`)
 	// JS/TS: const name = (...) => / function / async x =>.
 	reArrow = regexp.MustCompile(`^(?:export\s+)?(?:const|let|var)\s+([\w$]+)\s*(?::[^=]+)?=\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*(?::[^=]+)?=>|[\w$]+\s*=>)`)
 	// Perl sub, Tcl/Nim proc.
@@ -363,7 +368,7 @@ func match(t []byte, indent int) (decl, bool) {
 		return decl{symbol: containerSymbol[kw], name: nm, signature: sig, container: true}, true
 	}
 	if m := reFn.FindSubmatch(t); m != nil {
-		return decl{symbol: "function", name: string(m[1]), signature: sig}, true
+		return qualify(decl{symbol: "function", name: string(m[1]), signature: sig}), true
 	}
 	if m := reArrow.FindSubmatch(t); m != nil {
 		return decl{symbol: "function", name: string(m[1]), signature: sig}, true
@@ -403,6 +408,48 @@ func match(t []byte, indent int) (decl, bool) {
 		}
 	}
 	return decl{}, false
+}
+
+// reMember is a method in a class body: name(args) {, async name() {,
+// static *gen() {, get size(): number {.
+var reMember = regexp.MustCompile(`^(?:(?:async|static|get|set|public|private|protected|override|readonly)\s+|\*\s*)*([A-Za-z_$][\w$]*)\s*(?:<[^>]*>)?\([^)]*\)\s*(?::\s*[^{=]+)?\{$`)
+
+func memberMatch(t []byte) (decl, bool) {
+	m := reMember.FindSubmatch(t)
+	if m == nil || notType[string(m[1])] || controlWords[string(m[1])] {
+		return decl{}, false
+	}
+	return decl{symbol: "function", name: string(m[1]), signature: signature(t)}, true
+}
+
+var controlWords = map[string]bool{"catch": true, "function": true, "constructor": false, "super": true}
+
+// keepsContainer reports a line that does not end the enclosing container
+// even at its indentation: comments, preprocessor lines and C++ access
+// labels ("public:").
+func keepsContainer(t []byte) bool {
+	if isComment(t) || t[0] == '#' {
+		return true
+	}
+	switch string(t) {
+	case "public:", "private:", "protected:":
+		return true
+	}
+	return false
+}
+
+// qualify splits a dotted or colon-qualified name (Lua "M.g", "M:g",
+// Kotlin extension "String.pad", C++ "Foo::bar") into its last part as the
+// name and the whole, dot-separated, as the qualified name.
+func qualify(d decl) decl {
+	q := strings.NewReplacer("::", ".", ":", ".").Replace(d.name)
+	if i := strings.LastIndexByte(q, '.'); i > 0 && i < len(q)-1 {
+		d.name, d.qname = q[i+1:], q
+		if d.symbol == "function" {
+			d.symbol = "method"
+		}
+	}
+	return d
 }
 
 // beforeParen reports that nothing before the first '(' makes the line an
