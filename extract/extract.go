@@ -513,7 +513,14 @@ func (r *run) execute(ctx context.Context, items []item) error {
 			continue
 		}
 		if rec, ok := r.byBlob[it.blob]; ok {
-			if err := r.apply(outcome{it: it, record: rec}); err != nil {
+			// Same content at another path (a rename or copy): reuse the
+			// record without reading or parsing the blob, but re-derive
+			// what depends on the path.
+			o, err := r.repath(it, rec)
+			if err != nil {
+				return err
+			}
+			if err := r.apply(o); err != nil {
 				return err
 			}
 			continue
@@ -594,6 +601,26 @@ func (r *run) execute(ctx context.Context, items []item) error {
 		firstErr = ctx.Err()
 	}
 	return firstErr
+}
+
+// repath makes the outcome of reusing record rec (made for the same blob
+// at another path) at it.path.
+func (r *run) repath(it item, rec gitstore.Hash) (outcome, error) {
+	f, err := r.decodeRecord(rec, it.path)
+	if err != nil {
+		return outcome{}, err
+	}
+	if r.gate.Path(it.path, it.kind) != "" {
+		return outcome{}, nil // not reached: callers gate first
+	}
+	repathRecord(f, it.path)
+	data, err := memory.EncodeFile(f)
+	if err != nil {
+		return outcome{}, err
+	}
+	r.stats.Reused++
+	r.stats.Extracted-- // apply counts a new record as extracted
+	return outcome{it: it, file: f, data: data}, nil
 }
 
 // extractOne gates a blob's content and sections it. It runs on workers.

@@ -200,6 +200,9 @@ func (g *Gate) Path(p string, kind gitstore.EntryKind) string {
 	if lockfiles[base] {
 		return SkipLockfile
 	}
+	if strings.Contains(base, ".min.") && isMinified(p, nil) {
+		return SkipMinified
+	}
 	vendored, generated := attrFlags(d, parts)
 	if vendored == flagSet || (vendored == flagUnknown && isVendored(p)) {
 		return SkipVendored
@@ -355,7 +358,7 @@ func isMinified(p string, data []byte) bool {
 	default:
 		return false
 	}
-	if strings.Contains(p, ".min.") {
+	if strings.Contains(path.Base(p), ".min.") {
 		return true
 	}
 	if len(data) < 4096 {

@@ -84,6 +84,16 @@ func buildRecord(p string, blob string, data []byte) *memory.File {
 	return f
 }
 
+// repathRecord re-derives the parts of a record that depend on its path,
+// for a record reused at a new path (rename or copy).
+func repathRecord(f *memory.File, p string) {
+	for i := range f.Sections {
+		if f.Sections[i].Symbol == "file" {
+			f.Sections[i].Name = path.Base(p)
+		}
+	}
+}
+
 // splitSections picks the sectioner for a file shape. This version keeps
 // every file whole; the per-shape sectioners plug in here.
 func splitSections(in section.Input, kind string) section.Result {

@@ -16,8 +16,10 @@ import (
 
 	"github.com/go-git/go-billy/v5/osfs"
 	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
+	format "github.com/go-git/go-git/v5/plumbing/format/config"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
@@ -74,7 +76,7 @@ func Open(dir string) (*Repo, error) {
 	}
 	var fs = dotgit.NewRepositoryFilesystem(osfs.New(gitDir), osfs.New(common))
 	st := filesystem.NewStorageWithOptions(fs, cache.NewObjectLRU(64<<20), filesystem.Options{})
-	repo, err := git.Open(st, nil)
+	repo, err := git.Open(extStorage{st}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("open repository %s: %w", gitDir, err)
 	}
@@ -89,6 +91,47 @@ func Open(dir string) (*Repo, error) {
 		}
 	}
 	return r, nil
+}
+
+// safeExtensions are repository extensions that do not change how gitstore
+// reads or writes: partial clones (missing blobs are counted, never
+// fetched), per-worktree config, precious objects (nothing here deletes
+// objects). go-git v5 refuses to open a repository that names any of them.
+var safeExtensions = map[string]bool{"partialclone": true, "worktreeconfig": true, "preciousobjects": true, "noop": true}
+
+// extStorage hides the safe extensions from go-git's check and keeps the
+// others, so an unsupported one (sha256 objects, reftable) still fails with
+// go-git's clear error.
+type extStorage struct{ *filesystem.Storage }
+
+func (s extStorage) Config() (*config.Config, error) {
+	cfg, err := s.Storage.Config()
+	if err != nil || cfg.Raw == nil || !cfg.Raw.HasSection("extensions") {
+		return cfg, err
+	}
+	sec := cfg.Raw.Section("extensions")
+	var keep []*format.Option
+	for _, o := range sec.Options {
+		if !safeExtensions[strings.ToLower(o.Key)] {
+			keep = append(keep, o)
+		}
+	}
+	if len(keep) == len(sec.Options) {
+		return cfg, nil
+	}
+	c := *cfg
+	raw := *cfg.Raw
+	raw.Sections = nil
+	for _, x := range cfg.Raw.Sections {
+		if x.IsName("extensions") {
+			y := *x
+			y.Options = keep
+			x = &y
+		}
+		raw.Sections = append(raw.Sections, x)
+	}
+	c.Raw = &raw
+	return &c, nil
 }
 
 // findGitDir resolves the git dir the way git does: $GIT_DIR first, then a
@@ -279,7 +322,7 @@ func (r *Repo) IsPartialClone() bool {
 		return *r.partial
 	}
 	p := false
-	if cfg, err := r.git.Config(); err == nil {
+	if cfg, err := r.storage.Config(); err == nil {
 		if v := cfg.Raw.Section("extensions").Option("partialclone"); v != "" {
 			p = true
 		}

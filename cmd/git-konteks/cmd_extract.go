@@ -76,7 +76,7 @@ func runExtract(c *cli.Context) error {
 	}
 	switch {
 	case asJSON:
-		return printJSON(c, extractJSON{
+		return printJSON(c, extractOutput{
 			Commit: res.Commit.String(), Previous: hashOrEmpty(res.Previous.String()),
 			UpToDate: res.UpToDate, Manifest: res.Manifest,
 		})
@@ -87,7 +87,7 @@ func runExtract(c *cli.Context) error {
 	return nil
 }
 
-type extractJSON struct {
+type extractOutput struct {
 	Commit   string             `json:"commit"`
 	Previous string             `json:"previous,omitempty"`
 	UpToDate bool               `json:"up_to_date"`

@@ -71,7 +71,7 @@ func runStatus(c *cli.Context) error {
 			st.Hint = "HEAD has moved past memory: run `git konteks extract`"
 		}
 	}
-	if st.Interrupted != "" && st.Hint == "" {
+	if st.Interrupted != "" && merr == nil {
 		st.Hint = "an extraction was interrupted: run `git konteks extract --mode resume`"
 	}
 	if c.Bool("json") {

@@ -118,3 +118,10 @@ func memoryFiles(t testing.TB, r *testgit.Repo) []string {
 	}
 	return paths
 }
+
+func execGit(dir string, env []string, args ...string) *exec.Cmd {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(testgit.Env(), env...)
+	return cmd
+}

@@ -1,0 +1,56 @@
+# git konteks — build, install, test, benchmark.
+#   make run      build, install, and extract memory for this repository
+#   make test     every test (gofmt, go vet, go test -race)
+#   make bench    Go benchmarks + extraction of a large real tree
+#   make fuzz     fuzz every sectioner for FUZZTIME each
+
+GO        ?= go
+VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -s -w -X main.version=$(VERSION)
+# Install where `git konteks` will find it: /usr/local/bin when writable,
+# else ~/.local/bin. Override with `make install PREFIX=...`.
+PREFIX    ?= $(shell test -w /usr/local/bin && echo /usr/local || echo $(HOME)/.local)
+BINDIR    := $(PREFIX)/bin
+BENCH_SRC ?= $(shell $(GO) env GOROOT)/src
+FUZZTIME  ?= 30s
+
+.PHONY: all build install run test vet fmt-check bench bench-go bench-extract fuzz clean
+
+all: build
+
+build:
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/git-konteks ./cmd/git-konteks
+
+install: build
+	mkdir -p $(BINDIR)
+	install -m 0755 bin/git-konteks $(BINDIR)/git-konteks
+	@case ":$$PATH:" in *":$(BINDIR):"*) ;; *) echo "note: add $(BINDIR) to PATH so that 'git konteks' finds git-konteks";; esac
+
+# The main job on this repository: install, then extract its memory.
+run: install
+	$(BINDIR)/git-konteks extract
+	$(BINDIR)/git-konteks status
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+test: fmt-check vet
+	$(GO) test -race -count=1 -timeout 20m ./...
+
+bench: bench-go bench-extract
+
+bench-go:
+	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./...
+
+bench-extract: build
+	scripts/bench-extract.sh $(BENCH_SRC) $(CURDIR)/bin/git-konteks
+
+fuzz:
+	scripts/fuzz.sh $(FUZZTIME)
+
+clean:
+	rm -rf bin

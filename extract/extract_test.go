@@ -1,0 +1,116 @@
+package extract
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/internal/testgit"
+	"github.com/konteks/git-konteks/memory"
+)
+
+// TestRefMovedDuringRunKeepsTheirDurable: a `remember` that lands while an
+// extraction runs must survive; the extraction commits on top of it.
+func TestRefMovedDuringRunKeepsTheirDurable(t *testing.T) {
+	r := testgit.New(t)
+	for i := 0; i < 50; i++ {
+		r.Write("f"+strings.Repeat("x", i%5)+string(rune('a'+i%26))+".txt", strings.Repeat("line\n", i+1))
+	}
+	r.Commit("files")
+	repo, err := gitstore.Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), repo, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	r.Write("new.txt", "new\n")
+	r.Commit("more")
+
+	var once sync.Once
+	var theirs gitstore.Hash
+	opt := Options{Mode: ModeFull, Progress: func(Progress) {
+		once.Do(func() {
+			// Another writer adds a durable memory to refs/konteks now.
+			tip, _ := repo.ReadRef(memory.Ref)
+			c, _ := repo.Commit(tip)
+			w := repo.NewWriter()
+			b, _ := w.Blob([]byte("a durable memory\n"))
+			ed := repo.NewTreeEditor(c.TreeHash)
+			ed.Set("durable/memories/aa/one", filemode.Regular, b)
+			tree, _ := ed.Write(w)
+			theirs, _ = w.Commit(gitstore.CommitSpec{Tree: tree, Parents: []gitstore.Hash{tip}, Author: gitstore.Signature{Name: "o", Email: "o@example.invalid"}, Message: "remember\n"})
+			w.Flush()
+			if err := repo.UpdateRef(memory.Ref, theirs, tip, "remember"); err != nil {
+				t.Error(err)
+			}
+		})
+	}}
+	res, err := Run(context.Background(), repo, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if parent := r.Git("rev-parse", res.Commit.String()+"^"); parent != theirs.String() {
+		t.Fatalf("extraction commit's parent %s, want the concurrent commit %s", parent, theirs)
+	}
+	if got := r.Git("cat-file", "-p", "refs/konteks:durable/memories/aa/one"); got != "a durable memory" {
+		t.Fatalf("durable memory lost: %q", got)
+	}
+	if res.Manifest.Totals.Included != 51 {
+		t.Fatalf("included %d", res.Manifest.Totals.Included)
+	}
+}
+
+func TestContainsSecret(t *testing.T) {
+	yes := []string{
+		"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH PRIVATE KEY-----",
+		"-----BEGIN RSA PRIVATE KEY-----\r\nProc-Type: 4,ENCRYPTED\r\nDEK-Info: AES-128-CBC,ABC\r\n\r\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gunVTLw\r\n",
+		"key = AKIAZ7XQ4PLMNB2WS3ED",
+		"token: ghp_0123456789abcdefghijklmnopqrstuvwxyz",
+		"slack xoxb-123456789012-abcdefghij",
+		"stripe sk_live_0123456789abcdefghijklmn",
+		"openai sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ",
+	}
+	no := []string{
+		`if block.Type == "RSA PRIVATE KEY" {`,
+		"// -----BEGIN PRIVATE KEY----- marks a PKCS#8 key\nfunc parse() {}",
+		"aws key AKIAIOSFODNN7EXAMPLE from the documentation",
+		"the task-list and disk-usage flags",
+		"ghp_short",
+	}
+	for _, s := range yes {
+		if !containsSecret([]byte(s)) {
+			t.Errorf("missed secret: %q", s)
+		}
+	}
+	for _, s := range no {
+		if containsSecret([]byte(s)) {
+			t.Errorf("false positive: %q", s)
+		}
+	}
+}
+
+func TestDetectLanguageAndKind(t *testing.T) {
+	cases := []struct{ path, content, lang, kind string }{
+		{"main.go", "package main", "Go", "code"},
+		{"lib/x.h", "#include <stdio.h>\nint f(void);", "C", "code"},
+		{"README.md", "# hi", "Markdown", "markdown"},
+		{"a/b.json", "{}", "JSON", "json"},
+		{"ci.yml", "a: 1", "YAML", "yaml"},
+		{"Cargo.toml", "[package]", "TOML", "toml"},
+		{"bin/tool", "#!/usr/bin/env python3\nprint(1)", "Python", "code"},
+		{"Makefile", "all:\n\techo", "Makefile", "code"},
+		{"notes.txt", "hello", "Text", "text"},
+		{"LICENSE", "MIT", "Text", "text"},
+	}
+	for _, c := range cases {
+		lang := detectLanguage(c.path, []byte(c.content))
+		if lang != c.lang || fileKind(lang) != c.kind {
+			t.Errorf("%s: got %q/%s, want %q/%s", c.path, lang, fileKind(lang), c.lang, c.kind)
+		}
+	}
+}
