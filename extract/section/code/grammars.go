@@ -51,17 +51,11 @@ type grammar struct {
 	exts     []string // file extensions (with dot) used when the linguist name is missing
 	get      func() *sitter.Language
 
-	// wrappers are node types that wrap a definition and belong to it:
-	// decorators, export, template<...>. true means the wrapper is taken
-	// only when the definition is its sole named child (Go's
-	// type_declaration around one type_spec, not around a group).
-	wrappers map[string]bool
-	// attrs are node types that, standing right above a definition, are
-	// glued to it like doc comments (Rust #[derive], Elixir @doc).
-	attrs map[string]bool
-	// docstring: Python-style documentation string as the first statement
-	// of the body.
-	docstring bool
+	// maxDepth, when not 0, is the deepest level below the root where a
+	// query match may start: all of the grammar's definitions and their doc
+	// comments sit at most that deep (Go: source_file > type_declaration >
+	// type_spec), so function bodies need not be walked.
+	maxDepth uint32
 
 	once    sync.Once
 	lang    *sitter.Language
@@ -89,23 +83,15 @@ type predicate struct {
 }
 
 var grammars = []*grammar{
-	{key: "go", language: "Go", exts: []string{".go"}, get: golang.GetLanguage,
-		wrappers: map[string]bool{"type_declaration": true, "var_declaration": true, "const_declaration": true}},
-	{key: "python", language: "Python", exts: []string{".py", ".pyi", ".pyw"}, get: python.GetLanguage,
-		wrappers: map[string]bool{"decorated_definition": false}, docstring: true},
-	{key: "javascript", language: "JavaScript", aliases: []string{"JSX"}, exts: []string{".js", ".mjs", ".cjs", ".jsx"}, get: javascript.GetLanguage,
-		wrappers: map[string]bool{"export_statement": false}},
-	{key: "typescript", language: "TypeScript", exts: []string{".ts", ".mts", ".cts"}, get: typescript.GetLanguage,
-		wrappers: map[string]bool{"export_statement": false, "ambient_declaration": false}},
-	{key: "tsx", queryKey: "typescript", language: "TSX", exts: []string{".tsx"}, get: tsx.GetLanguage,
-		wrappers: map[string]bool{"export_statement": false, "ambient_declaration": false}},
+	{key: "go", language: "Go", exts: []string{".go"}, get: golang.GetLanguage, maxDepth: 2},
+	{key: "python", language: "Python", exts: []string{".py", ".pyi", ".pyw"}, get: python.GetLanguage},
+	{key: "javascript", language: "JavaScript", aliases: []string{"JSX"}, exts: []string{".js", ".mjs", ".cjs", ".jsx"}, get: javascript.GetLanguage},
+	{key: "typescript", language: "TypeScript", exts: []string{".ts", ".mts", ".cts"}, get: typescript.GetLanguage},
+	{key: "tsx", queryKey: "typescript", language: "TSX", exts: []string{".tsx"}, get: tsx.GetLanguage},
 	{key: "java", language: "Java", exts: []string{".java"}, get: java.GetLanguage},
-	{key: "rust", language: "Rust", exts: []string{".rs"}, get: rust.GetLanguage,
-		attrs: map[string]bool{"attribute_item": true}},
-	{key: "c", language: "C", exts: []string{".c", ".h"}, get: c.GetLanguage,
-		wrappers: map[string]bool{"declaration": true, "type_definition": true}},
-	{key: "cpp", language: "C++", exts: []string{".cc", ".cpp", ".cxx", ".c++", ".hh", ".hpp", ".hxx", ".h++", ".ipp", ".tpp"}, get: cpp.GetLanguage,
-		wrappers: map[string]bool{"template_declaration": false, "declaration": true, "type_definition": true}},
+	{key: "rust", language: "Rust", exts: []string{".rs"}, get: rust.GetLanguage},
+	{key: "c", language: "C", exts: []string{".c", ".h"}, get: c.GetLanguage},
+	{key: "cpp", language: "C++", exts: []string{".cc", ".cpp", ".cxx", ".c++", ".hh", ".hpp", ".hxx", ".h++", ".ipp", ".tpp"}, get: cpp.GetLanguage},
 	{key: "csharp", language: "C#", exts: []string{".cs"}, get: csharp.GetLanguage},
 	{key: "ruby", language: "Ruby", exts: []string{".rb", ".rake", ".gemspec"}, get: ruby.GetLanguage},
 	{key: "php", language: "PHP", exts: []string{".php", ".phtml"}, get: php.GetLanguage},
@@ -118,7 +104,7 @@ var grammars = []*grammar{
 	{key: "ocaml", language: "OCaml", exts: []string{".ml"}, get: ocaml.GetLanguage},
 	{key: "protobuf", language: "Protocol Buffer", exts: []string{".proto"}, get: protobuf.GetLanguage},
 	{key: "sql", language: "SQL", exts: []string{".sql"}, get: sql.GetLanguage},
-	{key: "hcl", language: "HCL", exts: []string{".hcl", ".tf", ".tfvars", ".nomad"}, get: hcl.GetLanguage},
+	{key: "hcl", language: "HCL", exts: []string{".hcl", ".tf", ".tfvars", ".nomad"}, get: hcl.GetLanguage, maxDepth: 2},
 }
 
 var (

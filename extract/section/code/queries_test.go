@@ -1,8 +1,11 @@
 package code
 
 import (
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/konteks/git-konteks/extract/section"
 )
 
 // TestQueriesCompile compiles every grammar's query and keeps an eye on
@@ -60,5 +63,22 @@ func TestLanguages(t *testing.T) {
 		if got := LanguageFor(c.path, c.lang); got != c.key {
 			t.Errorf("LanguageFor(%q, %q) = %q, want %q", c.path, c.lang, got, c.key)
 		}
+	}
+}
+
+// TestMaxStartDepth: the start-depth limit reaches the C cursor (the
+// binding's layout is what depth.go expects) and keeps every section.
+func TestMaxStartDepth(t *testing.T) {
+	if !cursorLayoutOK {
+		t.Fatal("sitter.QueryCursor layout changed: the query start-depth limit is off; check depth.go")
+	}
+	src := []byte("package p\n\nfunc F() {\n\ttype inner struct{}\n\tvar g = func() {}\n\t_ = g\n}\n\ntype T struct{}\n")
+	res := mustSplit(t, section.Input{Path: "p.go", Language: "Go", Content: src})
+	var got []string
+	for _, s := range res.Sections {
+		got = append(got, s.Anchor)
+	}
+	if strings.Join(got, " ") != "preamble func:F struct:T" {
+		t.Errorf("sections %v", got)
 	}
 }

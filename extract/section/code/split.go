@@ -54,6 +54,13 @@ const (
 	Marker = "..."
 )
 
+var (
+	// parseTimeout is ParseTimeout; tests shorten it.
+	parseTimeout = ParseTimeout
+	// testHook, when set, runs inside Split (tests inject a panic).
+	testHook func()
+)
+
 // Fallback reasons returned by Split with ok=false.
 const (
 	ReasonNoGrammar  = "no-grammar"
@@ -75,6 +82,9 @@ func Split(in section.Input) (res section.Result, ok bool, reason string) {
 			res, ok, reason = section.Result{}, false, ReasonPanic
 		}
 	}()
+	if testHook != nil {
+		testHook()
+	}
 	key := LanguageFor(in.Path, in.Language)
 	if key == "" {
 		return section.Result{}, false, ReasonNoGrammar
@@ -93,7 +103,7 @@ func Split(in section.Input) (res section.Result, ok bool, reason string) {
 	src := bytes.TrimPrefix(in.Content, []byte("\xef\xbb\xbf"))
 
 	p := g.parsers.Get().(*sitter.Parser)
-	p.SetOperationLimit(int(ParseTimeout / time.Microsecond))
+	p.SetOperationLimit(int(parseTimeout / time.Microsecond))
 	tree, err := p.ParseCtx(context.Background(), nil, src)
 	if err != nil || tree == nil {
 		// A halted parse resumes on the next call unless reset.
@@ -189,6 +199,9 @@ func (s *splitter) collect(root *sitter.Node) {
 	g := s.g
 	qc := sitter.NewQueryCursor()
 	defer qc.Close()
+	if g.maxDepth > 0 {
+		setMaxStartDepth(qc, g.maxDepth)
+	}
 	qc.Exec(g.query, root)
 	seen := map[span]int{}
 	var names []string
@@ -469,13 +482,11 @@ func (s *splitter) attachDoc(d *def) {
 		}
 		// Only blanks and at most one line break between it and the
 		// definition (or the comment glued before).
-		gap := src[c.hi:lo]
-		if bytes.Count(gap, []byte{'\n'}) > 1 || len(bytes.TrimSpace(gap)) != 0 {
+		if !blankGap(src[c.hi:lo]) {
 			break
 		}
 		// A comment trailing code on its line documents that code.
-		ls := s.lineStartOf(c.lo)
-		if len(bytes.TrimSpace(src[ls:c.lo])) != 0 {
+		if !blankBefore(src, c.lo) {
 			break
 		}
 		lo = c.lo
@@ -523,24 +534,22 @@ func (s *splitter) wholeLines(lo, hi int) (int, int) {
 	for hi > lo && isSpace(src[hi-1]) {
 		hi--
 	}
-	ls := s.lineStartOf(lo)
-	if isBlank(src[ls:lo]) {
-		lo = ls
+	if blankBefore(src, lo) {
+		lo = s.lineStartOf(lo)
 	}
-	le := hi
-	for le < len(src) && src[le] != '\n' {
-		le++
-	}
-	rest := src[hi:le]
-	if t := bytes.TrimLeft(rest, " \t;,"); len(t) > 0 && t[0] != '\r' {
+	// Only blanks, ';' or ',' (and a trailing comment) after hi: take the
+	// rest of the line. Scans stop at the first other byte, so a 1 MB
+	// minified line costs no more than a short one.
+	le := s.lineEnd(hi)
+	p := skipTrail(src, hi, le)
+	if p < le {
 		// A comment trailing the definition's last line belongs to it.
-		at := le - len(t)
-		if k := sort.Search(len(s.comments), func(i int) bool { return s.comments[i].lo >= at }); k < len(s.comments) &&
-			s.comments[k].lo == at && !s.attrs[k] && s.comments[k].hi <= le {
-			rest = src[s.comments[k].hi:le]
+		if k := sort.Search(len(s.comments), func(i int) bool { return s.comments[i].lo >= p }); k < len(s.comments) &&
+			s.comments[k].lo == p && !s.attrs[k] && s.comments[k].hi <= le {
+			p = skipTrail(src, s.comments[k].hi, le)
 		}
 	}
-	if len(bytes.Trim(rest, " \t\r;,")) == 0 {
+	if p >= le {
 		hi = le
 		// Keep a CR that ends the line out of the range.
 		for hi > lo && src[hi-1] == '\r' {
@@ -621,8 +630,7 @@ func (s *splitter) content(d *def, kids []int) string {
 			continue
 		}
 		b.Write(src[at:c.lo])
-		ls := s.lineStartOf(c.lo)
-		if ls == c.lo {
+		if c.lo == 0 || src[c.lo-1] == '\n' {
 			// Indentation of the member's first code line.
 			j := c.lo
 			for j < c.hi && (src[j] == ' ' || src[j] == '\t') {
@@ -764,6 +772,53 @@ func (s *splitter) lineOf(off int) int {
 
 func (s *splitter) lineStartOf(off int) int { return s.lines[s.lineOf(off)] }
 
+// lineEnd is the offset of the '\n' ending off's line, or len(src).
+func (s *splitter) lineEnd(off int) int {
+	if l := s.lineOf(off); l+1 < len(s.lines) {
+		return s.lines[l+1] - 1
+	}
+	return len(s.src)
+}
+
+// blankBefore reports whether only blanks stand between the start of
+// off's line and off.
+func blankBefore(src []byte, off int) bool {
+	for i := off - 1; i >= 0 && src[i] != '\n'; i-- {
+		if !isSpace(src[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// blankGap reports whether gap is blanks with at most one line break.
+func blankGap(gap []byte) bool {
+	nl := 0
+	for _, c := range gap {
+		if c == '\n' {
+			if nl++; nl > 1 {
+				return false
+			}
+		} else if !isSpace(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// skipTrail skips blanks, ';' and ',' from p up to le.
+func skipTrail(src []byte, p, le int) int {
+	for p < le {
+		switch src[p] {
+		case ' ', '\t', '\r', '\f', '\v', ';', ',':
+			p++
+		default:
+			return p
+		}
+	}
+	return p
+}
+
 func sortSpans(sp []span, attrs []bool) {
 	if sort.SliceIsSorted(sp, func(i, j int) bool { return sp[i].lo < sp[j].lo }) {
 		return
@@ -788,15 +843,6 @@ func isSpace(c byte) bool {
 
 func notSpace(r rune) bool {
 	return !(r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' || r == '\v')
-}
-
-func isBlank(b []byte) bool {
-	for _, c := range b {
-		if !isSpace(c) {
-			return false
-		}
-	}
-	return true
 }
 
 // cleanText strips carriage returns and makes the text valid UTF-8.

@@ -1,0 +1,88 @@
+package code
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/konteks/git-konteks/extract/section"
+)
+
+// goroot is the Go tree the benchmark reads real code from.
+func goroot() string {
+	if r := runtime.GOROOT(); r != "" {
+		if _, err := os.Stat(r); err == nil {
+			return r
+		}
+	}
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// netHTTPFiles reads the Go files of $GOROOT/src/net/http (not its
+// subdirectories); nil when absent.
+func netHTTPFiles(tb testing.TB) []section.Input {
+	root := goroot()
+	if root == "" {
+		return nil
+	}
+	paths, _ := filepath.Glob(filepath.Join(root, "src", "net", "http", "*.go"))
+	var ins []section.Input
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		ins = append(ins, section.Input{Path: "net/http/" + filepath.Base(p), Language: "Go", Content: b})
+	}
+	return ins
+}
+
+// BenchmarkSplitGo sections the real Go files of net/http; MB/s is
+// source bytes through parse + query + sections, on one goroutine.
+func BenchmarkSplitGo(b *testing.B) {
+	ins := netHTTPFiles(b)
+	if len(ins) == 0 {
+		b.Skip("no $GOROOT/src/net/http")
+	}
+	var total int64
+	for _, in := range ins {
+		total += int64(len(in.Content))
+	}
+	if _, ok, reason := Split(ins[0]); !ok { // compile the query outside the timing
+		b.Fatal(reason)
+	}
+	b.SetBytes(total)
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, in := range ins {
+			if _, ok, reason := Split(in); !ok {
+				b.Fatalf("%s: %s", in.Path, reason)
+			}
+		}
+	}
+	b.StopTimer()
+	// MB per CPU-second of the whole process (GC included): what one
+	// core does, whatever else the machine is running.
+	if cpu := (cpuTime() - cpu0).Seconds(); cpu > 0 {
+		b.ReportMetric(float64(total)*float64(b.N)/cpu/1e6, "MB/cpu-s")
+	}
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
