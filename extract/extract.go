@@ -21,6 +21,7 @@ import (
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/manifest"
 	"github.com/konteks/git-konteks/memory"
+	"github.com/konteks/git-konteks/memref"
 )
 
 // Modes of extraction.
@@ -69,83 +70,22 @@ type Result struct {
 
 // ErrCorruptMemory is returned when existing memory cannot be read; a
 // rebuild recovers from it.
-var ErrCorruptMemory = errors.New("memory is corrupt")
+var ErrCorruptMemory = memref.ErrCorrupt
 
 // Memory is a memory commit as read from the ref.
-type Memory struct {
-	Commit   gitstore.Hash
-	Tree     gitstore.Hash
-	Manifest *manifest.Manifest
+type Memory = memref.Memory
+
+// ReadMemory reads the memory commit a ref points at (nil when none).
+func ReadMemory(repo *gitstore.Repo, ref string) (*Memory, error) { return memref.Read(repo, ref) }
+
+// ReadRecord reads the record of one source path from a memory tree.
+func ReadRecord(repo *gitstore.Repo, tree gitstore.Hash, source string) (*memory.File, bool, error) {
+	return memref.Record(repo, tree, source)
 }
 
-// ReadMemory reads the memory commit a ref points at. It returns nil (and
-// no error) when the ref does not exist.
-func ReadMemory(repo *gitstore.Repo, ref string) (*Memory, error) {
-	h, err := repo.ReadRef(ref)
-	if err != nil || h.IsZero() {
-		return nil, err
-	}
-	c, err := repo.Commit(h)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrCorruptMemory, ref, err)
-	}
-	m := &Memory{Commit: h, Tree: c.TreeHash}
-	mh, _, ok, err := repo.Lookup(c.TreeHash, memory.ManifestPath)
-	if err != nil || !ok {
-		return m, fmt.Errorf("%w: %s has no %s", ErrCorruptMemory, ref, memory.ManifestPath)
-	}
-	b, err := repo.BlobBytes(mh, manifest.MaxSize)
-	if err != nil {
-		return m, fmt.Errorf("%w: %v", ErrCorruptMemory, err)
-	}
-	man, err := manifest.Decode(b)
-	if err != nil {
-		return m, fmt.Errorf("%w: %v", ErrCorruptMemory, err)
-	}
-	m.Manifest = man
-	return m, nil
-}
-
-// ReadRecord reads and decodes the record of one source path from a memory
-// tree. ok is false when the path has no record.
-func ReadRecord(repo *gitstore.Repo, tree gitstore.Hash, source string) (rec *memory.File, ok bool, err error) {
-	if err := memory.ValidSourcePath(source); err != nil {
-		return nil, false, err
-	}
-	h, isTree, found, err := repo.Lookup(tree, memory.FilePath(source))
-	if err != nil || !found || isTree {
-		return nil, false, err
-	}
-	b, err := repo.BlobBytes(h, memory.MaxCompressedSize)
-	if err != nil {
-		return nil, false, fmt.Errorf("%w: record of %s: %v", ErrCorruptMemory, source, err)
-	}
-	f, err := memory.DecodeFile(b)
-	if err != nil {
-		return nil, false, fmt.Errorf("record of %s: %w", source, err)
-	}
-	return f, true, nil
-}
-
-// ReadSkipped reads the map of gated paths (path -> reason) of a memory tree.
+// ReadSkipped reads the skip list (path -> gate reason) of a memory tree.
 func ReadSkipped(repo *gitstore.Repo, tree gitstore.Hash) (map[string]string, error) {
-	out := map[string]string{}
-	h, _, ok, err := repo.Lookup(tree, memory.SkippedPath)
-	if err != nil || !ok {
-		return out, err
-	}
-	b, err := repo.BlobBytes(h, memory.MaxCompressedSize)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := memory.Decompress(b)
-	if err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal(raw, &out); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrCorruptMemory, memory.SkippedPath, err)
-	}
-	return out, nil
+	return memref.Skipped(repo, tree)
 }
 
 // Run extracts memory for the commit named by opt.Rev and moves refs/konteks
@@ -206,7 +146,7 @@ type run struct {
 	// reuse maps a source path to the record known to describe a blob
 	// there; byBlob finds a record for a blob at any path (renames).
 	reuse  map[string]reusable
-	byBlob map[gitstore.Hash]gitstore.Hash
+	byBlob map[gitstore.Hash]reusable // blob -> a path and record made for it
 
 	wip         *Memory // checkpoint being resumed
 	wipBase     gitstore.Hash
@@ -219,6 +159,7 @@ type run struct {
 type reusable struct {
 	blob   gitstore.Hash
 	record gitstore.Hash
+	path   string // the path the record was made for
 }
 
 // item is one path whose state this run decides.
@@ -355,14 +296,14 @@ func (r *run) planChanged() ([]item, error) {
 			return nil, errRegate
 		}
 	}
-	r.byBlob = map[gitstore.Hash]gitstore.Hash{}
+	r.byBlob = map[gitstore.Hash]reusable{}
 	items := make([]item, 0, len(changes))
 	for _, c := range changes {
 		if c.To.IsZero() {
 			items = append(items, item{path: c.Path, blob: c.From, del: true})
 			r.totals.Scanned--
 			if h, _, ok, _ := r.editor.Get(memory.FilePath(c.Path)); ok {
-				r.byBlob[c.From] = h // a rename's new path can reuse it
+				r.byBlob[c.From] = reusable{blob: c.From, record: h, path: c.Path} // a rename's new path can reuse it
 			}
 			continue
 		}
@@ -379,7 +320,7 @@ func (r *run) planChanged() ([]item, error) {
 // blob at another path) and, when resuming, from the checkpoint.
 func (r *run) planFull() ([]item, error) {
 	r.reuse = map[string]reusable{}
-	r.byBlob = map[gitstore.Hash]gitstore.Hash{}
+	r.byBlob = map[gitstore.Hash]reusable{}
 	var items []item
 	seen := map[string]bool{}
 	if r.mode != ModeRebuild && r.requested != ModeRebuild && r.prev != nil && r.prev.Manifest != nil {
@@ -397,15 +338,16 @@ func (r *run) planFull() ([]item, error) {
 		src := gitstore.ParseHash(r.prev.Manifest.SourceTree)
 		if err := r.repo.WalkTree(src, nil, func(e gitstore.Entry) error {
 			if rec, ok := recs[e.Path]; ok {
-				r.reuse[e.Path] = reusable{blob: e.Hash, record: rec}
-				r.byBlob[e.Hash] = rec
+				ru := reusable{blob: e.Hash, record: rec, path: e.Path}
+				r.reuse[e.Path] = ru
+				r.byBlob[e.Hash] = ru
 			}
 			return nil
 		}); err != nil {
 			// The old source tree may be gone (a history rewrite): then
 			// nothing is reused by blob, which costs time, not correctness.
 			r.reuse = map[string]reusable{}
-			r.byBlob = map[gitstore.Hash]gitstore.Hash{}
+			r.byBlob = map[gitstore.Hash]reusable{}
 		}
 		// Paths with records or skip entries in the old memory that are
 		// no longer in the tree must be removed: mark them for deletion
@@ -471,8 +413,9 @@ func (r *run) loadCheckpoint() error {
 		if err != nil || !ok {
 			continue
 		}
-		r.reuse[p] = reusable{blob: bh, record: rec}
-		r.byBlob[bh] = rec
+		ru := reusable{blob: bh, record: rec, path: p}
+		r.reuse[p] = ru
+		r.byBlob[bh] = ru
 	}
 	return nil
 }
@@ -512,11 +455,11 @@ func (r *run) execute(ctx context.Context, items []item) error {
 			}
 			continue
 		}
-		if rec, ok := r.byBlob[it.blob]; ok {
+		if ru, ok := r.byBlob[it.blob]; ok && sameShape(ru.path, it.path) {
 			// Same content at another path (a rename or copy): reuse the
 			// record without reading or parsing the blob, but re-derive
 			// what depends on the path.
-			o, err := r.repath(it, rec)
+			o, err := r.repath(it, ru.record)
 			if err != nil {
 				return err
 			}
@@ -742,14 +685,9 @@ func (r *run) markDone(p string, blob gitstore.Hash) {
 }
 
 func (r *run) decodeRecord(h gitstore.Hash, p string) (*memory.File, error) {
-	b, err := r.repo.BlobBytes(h, memory.MaxCompressedSize)
+	f, err := memref.DecodeRecord(r.repo, h, p)
 	if err != nil {
-		// Not yet flushed: it is still in the writer's batch.
-		return nil, fmt.Errorf("%w: record of %s: %v; run `git konteks extract --mode rebuild`", ErrCorruptMemory, p, err)
-	}
-	f, err := memory.DecodeFile(b)
-	if err != nil {
-		return nil, fmt.Errorf("%w: record of %s: %v; run `git konteks extract --mode rebuild`", ErrCorruptMemory, p, err)
+		return nil, fmt.Errorf("%w; run `git konteks extract --mode rebuild`", err)
 	}
 	return f, nil
 }
@@ -763,6 +701,9 @@ func ensureMaps(t *manifest.Totals) {
 	}
 	if t.Parsers == nil {
 		t.Parsers = map[string]int{}
+	}
+	if t.SectionsByParser == nil {
+		t.SectionsByParser = map[string]int{}
 	}
 	if t.Fallbacks == nil {
 		t.Fallbacks = map[string]int{}
@@ -779,6 +720,7 @@ func cloneTotals(t manifest.Totals) manifest.Totals {
 		return out
 	}
 	c.Skipped, c.SectionsByKind, c.Parsers, c.Fallbacks = cp(t.Skipped), cp(t.SectionsByKind), cp(t.Parsers), cp(t.Fallbacks)
+	c.SectionsByParser = cp(t.SectionsByParser)
 	return c
 }
 
@@ -804,6 +746,7 @@ func recordDelta(t *manifest.Totals, f *memory.File, d int) {
 	}
 	for _, s := range f.Sections {
 		bump(t.SectionsByKind, s.Kind, d)
+		bump(t.SectionsByParser, s.Parser, d)
 	}
 }
 

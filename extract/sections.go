@@ -3,11 +3,15 @@ package extract
 import (
 	"bytes"
 	"path"
-	"strings"
 
 	"github.com/go-enry/go-enry/v2"
 
 	"github.com/konteks/git-konteks/extract/section"
+	"github.com/konteks/git-konteks/extract/section/code"
+	"github.com/konteks/git-konteks/extract/section/data"
+	"github.com/konteks/git-konteks/extract/section/fallback"
+	"github.com/konteks/git-konteks/extract/section/markdown"
+	"github.com/konteks/git-konteks/extract/section/text"
 	"github.com/konteks/git-konteks/memory"
 )
 
@@ -68,58 +72,95 @@ func fileKind(lang string) string {
 func buildRecord(p string, blob string, data []byte) *memory.File {
 	lang := detectLanguage(p, data)
 	in := section.Input{Path: p, Language: lang, Content: data}
-	res := splitSections(in, fileKind(lang))
-	f := &memory.File{
+	res := splitSections(in)
+	return &memory.File{
 		Version:  memory.RecordVersion,
 		Blob:     blob,
 		Size:     int64(len(data)),
 		Lines:    countLines(data),
 		Kind:     res.Kind,
-		Language: lang,
+		Language: res.Language,
 		Parser:   res.Parser,
 		Fallback: res.Fallback,
 		Topics:   res.Topics,
 		Sections: res.Sections,
 	}
-	return f
 }
 
-// repathRecord re-derives the parts of a record that depend on its path,
-// for a record reused at a new path (rename or copy).
-func repathRecord(f *memory.File, p string) {
-	for i := range f.Sections {
-		if f.Sections[i].Symbol == "file" {
-			f.Sections[i].Name = path.Base(p)
+// Fallback reasons for structured files that do not parse.
+const (
+	reasonBadJSON = "json-error"
+	reasonBadYAML = "yaml-error"
+	reasonBadTOML = "toml-error"
+)
+
+// splitSections picks the sectioner for a file by its shape: tree-sitter
+// where a grammar fits the language, declaration lines for other code (or
+// when the parse fails), structure for Markdown and JSON/YAML/TOML, and one
+// file-level section for everything else. Every result goes through
+// section.Finish.
+func splitSections(in section.Input) section.Result {
+	var res section.Result
+	kind := fileKind(in.Language)
+	switch {
+	case code.LanguageFor(in.Path, in.Language) != "":
+		r, ok, reason := code.Split(in)
+		if ok {
+			res = r
+		} else {
+			res = fallback.Split(in, reason)
 		}
+	case kind == "code":
+		res = fallback.Split(in, code.ReasonNoGrammar)
+	case kind == "markdown":
+		res = markdown.Split(in)
+	case kind == "json":
+		res = structured(in, data.SplitJSON, reasonBadJSON)
+	case kind == "yaml":
+		res = structured(in, data.SplitYAML, reasonBadYAML)
+	case kind == "toml":
+		res = structured(in, data.SplitTOML, reasonBadTOML)
+	default:
+		res = text.Split(in)
 	}
+	section.Finish(&res, in)
+	return res
 }
 
-// splitSections picks the sectioner for a file shape. This version keeps
-// every file whole; the per-shape sectioners plug in here.
-func splitSections(in section.Input, kind string) section.Result {
-	return wholeFile(in, kind)
-}
-
-// wholeFile makes one section of the entire file.
-func wholeFile(in section.Input, kind string) section.Result {
-	text := strings.ToValidUTF8(string(bytes.TrimPrefix(in.Content, []byte("\xef\xbb\xbf"))), "\uFFFD")
-	text = strings.ReplaceAll(text, "\r\n", "\n")
-	res := section.Result{Kind: kind, Language: in.Language, Parser: "whole"}
-	if strings.TrimSpace(text) == "" {
+// structured runs a data sectioner; a file that does not parse is kept
+// whole as text, with the reason recorded.
+func structured(in section.Input, split func(section.Input) (section.Result, error), reason string) section.Result {
+	res, err := split(in)
+	if err == nil {
 		return res
 	}
-	res.Sections = []memory.Section{{
-		Anchor:    "file",
-		Kind:      kind,
-		Symbol:    "file",
-		Language:  in.Language,
-		Parser:    "whole",
-		Name:      path.Base(in.Path),
-		StartLine: 1,
-		EndLine:   countLines(in.Content),
-		Content:   text,
-	}}
+	res = text.Split(in)
+	res.Fallback = reason
 	return res
+}
+
+// repathRecord re-derives the parts of a record that depend on its path
+// (topics, retrieval-text hashes), for a record reused at a new path by a
+// rename or copy. Sectioning itself does not depend on the path as long as
+// the extension is the same, which reuse requires (see sameShape).
+func repathRecord(f *memory.File, p string) {
+	res := section.Result{Kind: f.Kind, Language: f.Language, Parser: f.Parser, Fallback: f.Fallback, Sections: f.Sections}
+	for i := range res.Sections {
+		s := &res.Sections[i]
+		s.Topics, s.LexHash, s.EmbHash, s.Chunks = nil, "", "", nil
+	}
+	section.Finish(&res, section.Input{Path: p, Language: f.Language})
+	f.Topics, f.Sections = res.Topics, res.Sections
+}
+
+// sameShape reports whether a record made for path a can serve path b:
+// the sectioner is chosen by name and extension, so those must agree.
+func sameShape(a, b string) bool {
+	ea, eb := path.Ext(a), path.Ext(b)
+	if ea != eb {
+		return false
+	}
+	return ea != "" || path.Base(a) == path.Base(b)
 }
 
 // countLines counts lines the way editors number them: a final line

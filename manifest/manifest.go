@@ -52,9 +52,11 @@ type Totals struct {
 	Skipped        map[string]int `json:"skipped"`  // by gate reason
 	Sections       int            `json:"sections"`
 	SectionsByKind map[string]int `json:"sections_by_kind,omitempty"`
-	Parsers        map[string]int `json:"parsers,omitempty"`   // files by parser
-	Fallbacks      map[string]int `json:"fallbacks,omitempty"` // fallback files by reason
-	Bytes          int64          `json:"bytes"`               // source bytes included
+	// SectionsByParser counts sections by the parser that made them.
+	SectionsByParser map[string]int `json:"sections_by_parser,omitempty"`
+	Parsers          map[string]int `json:"parsers,omitempty"`   // files by parser
+	Fallbacks        map[string]int `json:"fallbacks,omitempty"` // fallback files by reason
+	Bytes            int64          `json:"bytes"`               // source bytes included
 }
 
 // Run counts what one run did.

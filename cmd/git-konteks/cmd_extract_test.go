@@ -93,7 +93,7 @@ func TestExtractFullThenChanged(t *testing.T) {
 		t.Fatalf("memory commit parent %s, want %s", parent, rep.Commit)
 	}
 	rec := show(t, r.Dir, "internal/store/store.go")
-	if !strings.Contains(rec.Sections[0].Content, "guarded by a mutex") || rec.Blob != r.Git("rev-parse", "HEAD:internal/store/store.go") {
+	if !strings.Contains(rec.text(), "guarded by a mutex") || rec.Blob != r.Git("rev-parse", "HEAD:internal/store/store.go") {
 		t.Fatalf("edited record is stale: %+v", rec)
 	}
 	if _, errOut, err := tryRun(r.Dir, nil, "show", "CHANGELOG.txt"); err == nil || !strings.Contains(errOut, "not in memory") {
@@ -112,7 +112,7 @@ func TestExtractReadsObjectsNotWorkTree(t *testing.T) {
 	r.Write("README.md", "# dirty work tree\n")
 	r.Write("untracked.go", "package x\n")
 	extractJSON(t, r.Dir)
-	if rec := show(t, r.Dir, "README.md"); strings.Contains(rec.Sections[0].Content, "dirty") {
+	if rec := show(t, r.Dir, "README.md"); strings.Contains(rec.text(), "dirty") || !strings.Contains(rec.text(), "Mixed fixture") {
 		t.Fatal("memory holds work tree content")
 	}
 	for _, p := range memoryFiles(t, r) {

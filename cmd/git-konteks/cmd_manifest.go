@@ -57,7 +57,8 @@ func runManifest(c *cli.Context) error {
 	fmt.Fprintf(w, "included:       %d files, %.1f MB\n", t.Included, float64(t.Bytes)/1e6)
 	fmt.Fprintf(w, "skipped:        %d%s\n", sumMap(t.Skipped), formatCounts(t.Skipped))
 	fmt.Fprintf(w, "sections:       %d%s\n", t.Sections, formatCounts(t.SectionsByKind))
-	fmt.Fprintf(w, "parsers:        %s\n", trimParens(formatCounts(t.Parsers)))
+	fmt.Fprintf(w, "by parser:      %s\n", trimParens(formatCounts(t.SectionsByParser)))
+	fmt.Fprintf(w, "files parsed:   %s\n", trimParens(formatCounts(t.Parsers)))
 	if len(t.Fallbacks) > 0 {
 		fmt.Fprintf(w, "fallbacks:      %s\n", trimParens(formatCounts(t.Fallbacks)))
 	}

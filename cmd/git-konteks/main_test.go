@@ -96,6 +96,16 @@ type showReport struct {
 	} `json:"sections"`
 }
 
+// text joins the content of every section.
+func (r showReport) text() string {
+	var b strings.Builder
+	for _, s := range r.Sections {
+		b.WriteString(s.Content)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
 func show(t testing.TB, dir, path string) showReport {
 	t.Helper()
 	var rep showReport
