@@ -148,6 +148,11 @@ func (r *run) manifest() *manifest.Manifest {
 // so a crash at any point leaves the previous memory intact.
 func (r *run) commit() (*Result, error) {
 	t0 := time.Now()
+	if err := r.embedStage(); err != nil {
+		return nil, err
+	}
+	r.stage("embed", t0)
+	t0 = time.Now()
 	if len(r.skipped) == 0 {
 		if err := r.editor.Delete(memory.SkippedPath); err != nil {
 			return nil, err
