@@ -376,6 +376,63 @@ func checkInvariants(t *testing.T, src []byte, res section.Result) {
 			}
 		}
 	}
+	// Line ownership: a definition owns the lines of its range not inside
+	// a member's range, the preamble its non-blank lines outside every
+	// definition. No line may have two owners.
+	owner := map[int]string{}
+	srcLines := strings.Split(strings.ReplaceAll(strings.TrimPrefix(string(src), "\ufeff"), "\r", ""), "\n")
+	for i, a := range defs {
+		for l := a.StartLine; l <= a.EndLine; l++ {
+			member := false
+			for j, b := range defs {
+				if j != i && b.StartLine >= a.StartLine && b.EndLine <= a.EndLine && l >= b.StartLine && l <= b.EndLine &&
+					!(b.StartLine == a.StartLine && b.EndLine == a.EndLine) {
+					member = true
+					break
+				}
+			}
+			if member {
+				continue
+			}
+			if o, ok := owner[l]; ok {
+				t.Errorf("line %d indexed twice: %s and %s", l, o, a.Anchor)
+			}
+			owner[l] = a.Anchor
+		}
+	}
+	for _, s := range res.Sections {
+		if s.Symbol != "preamble" {
+			continue
+		}
+		for l := s.StartLine; l <= s.EndLine && l <= len(srcLines); l++ {
+			if strings.TrimSpace(srcLines[l-1]) == "" {
+				continue
+			}
+			if _, inDef := owner[l]; inDef {
+				continue // a definition's line: its own section has it
+			}
+			owner[l] = s.Anchor
+			if !strings.Contains(s.Content, strings.TrimRight(srcLines[l-1], " \t")) {
+				t.Errorf("preamble lacks line %d %q", l, srcLines[l-1])
+			}
+		}
+	}
+	for l, text := range srcLines {
+		if strings.TrimSpace(text) != "" {
+			if _, ok := owner[l+1]; !ok {
+				inside := false
+				for _, d := range defs {
+					if l+1 >= d.StartLine && l+1 <= d.EndLine {
+						inside = true
+					}
+				}
+				if !inside {
+					t.Errorf("line %d %q in no section", l+1, text)
+				}
+			}
+		}
+	}
+
 	// Every non-blank byte once: count non-space bytes.
 	var total int
 	for _, s := range res.Sections {

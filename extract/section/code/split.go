@@ -59,6 +59,8 @@ var (
 	parseTimeout = ParseTimeout
 	// testHook, when set, runs inside Split (tests inject a panic).
 	testHook func()
+	// repanic lets the fuzz target see a panic with its stack.
+	repanic bool
 )
 
 // Fallback reasons returned by Split with ok=false.
@@ -79,6 +81,9 @@ const (
 func Split(in section.Input) (res section.Result, ok bool, reason string) {
 	defer func() {
 		if r := recover(); r != nil {
+			if repanic {
+				panic(r)
+			}
 			res, ok, reason = section.Result{}, false, ReasonPanic
 		}
 	}()
