@@ -35,11 +35,14 @@ func SplitTOML(in section.Input) (res section.Result, err error) {
 		from, to int
 	}
 	var groups []group
-	table := "" // top-level key of the current [table], "" at the root
+	table, inTable := "", false // top-level key of the current [table]
 	var p unstable.Parser
 	p.Reset(src)
 	for p.NextExpression() {
 		e := p.Expression()
+		if e.Kind != unstable.Table && e.Kind != unstable.ArrayTable && e.Kind != unstable.KeyValue {
+			continue
+		}
 		it := e.Key()
 		if !it.Next() {
 			continue
@@ -50,16 +53,14 @@ func SplitTOML(in section.Input) (res section.Result, err error) {
 		to := from
 		switch e.Kind {
 		case unstable.Table, unstable.ArrayTable:
-			table = key
+			table, inTable = key, true
 		case unstable.KeyValue:
-			if table != "" {
+			if inTable {
 				key = table
 			}
 			if e.Raw.Length > 0 {
 				to = lines.Line(int(e.Raw.Offset + e.Raw.Length - 1))
 			}
-		default:
-			continue
 		}
 		if n := len(groups); n > 0 && groups[n-1].key == key {
 			groups[n-1].to = max(groups[n-1].to, to)

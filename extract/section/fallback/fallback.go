@@ -85,6 +85,9 @@ func Split(in section.Input, reason string) section.Result {
 		for len(stack) > 0 && stack[len(stack)-1].indent >= indent && !keepsContainer(text) {
 			stack = stack[:len(stack)-1]
 		}
+		if !candidate(text, indent, len(stack) > 0) {
+			continue
+		}
 		d, ok := match(text, indent)
 		if !ok && len(stack) > 0 {
 			// Inside a class body, "name(args) {" is a method (JS, TS,
@@ -331,6 +334,39 @@ var notType = map[string]bool{
 	"const": true, "elif": true, "until": true, "unless": true, "when": true, "not": true,
 	"and": true, "or": true, "in": true, "is": true, "then": true, "local": true, "defer": true,
 	"go": true, "select": true,
+}
+
+// starters are the first words of lines that the keyword patterns of
+// match can recognise.
+var starters = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`func type typealias def defp defmacro defmacrop async defmodule
+		impl unsafe class interface trait struct enum object protocol record union module mod
+		namespace extension actor fn fun function sub proc method const let var export default
+		public private protected internal static final abstract sealed open override virtual
+		extern inline partial readonly synchronized native data case value inner annotation
+		fileprivate mutating suspend operator infix tailrec local pub declare new create CREATE Create`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// candidate is a cheap test that lets most lines of a body skip the
+// regular expressions of match: only lines whose first word can start a
+// declaration, or that have the shape of a C-style definition, a shell
+// function or a class member, go on.
+func candidate(t []byte, indent int, inContainer bool) bool {
+	if starters[firstWord(t)] || t[0] == '@' {
+		return true
+	}
+	paren := bytes.IndexByte(t, '(')
+	if paren < 0 {
+		return false
+	}
+	last := t[len(t)-1]
+	return bytes.Contains(t, []byte("()")) ||
+		indent == 0 && last != ';' && last != ',' ||
+		inContainer && last == '{'
 }
 
 // match recognises a declaration in a line's text (after indentation).
