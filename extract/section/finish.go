@@ -92,8 +92,12 @@ func Finish(res *Result, in Input) {
 			for j := range s.Chunks {
 				c := &s.Chunks[j]
 				// Chunks are consecutive, so walk the content once.
-				for line < c.StartLine {
+				for line < c.StartLine && rest != "" {
 					k := strings.IndexByte(rest, '\n')
+					if k < 0 {
+						rest = ""
+						break
+					}
 					rest = rest[k+1:]
 					line++
 				}
@@ -300,7 +304,7 @@ func cleanTopics(in []string) []string {
 	out := in[:0]
 	seen := map[string]bool{}
 	for _, t := range in {
-		t = strings.ToLower(oneLine(t))
+		t = strings.ToLower(oneLine(cleanString(t)))
 		if t == "" || seen[t] {
 			continue
 		}

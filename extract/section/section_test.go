@@ -143,6 +143,14 @@ func TestFinishNormalises(t *testing.T) {
 	}
 }
 
+func TestFinishKeepsGivenTopics(t *testing.T) {
+	res := finished(t, "a.go", memory.Section{Anchor: "x", StartLine: 1, EndLine: 1, Content: "x",
+		Topics: []string{"Alpha", "alpha", "be\xfft\r", " "}})
+	if got := strings.Join(res.Sections[0].Topics, "|"); got != "alpha|be\uFFFDt" {
+		t.Errorf("topics %q", got)
+	}
+}
+
 func TestFinishDedupesAnchors(t *testing.T) {
 	res := finished(t, "a.go",
 		memory.Section{Anchor: "New", StartLine: 1, EndLine: 1, Content: "x"},

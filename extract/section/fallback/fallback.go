@@ -120,6 +120,7 @@ func Split(in section.Input, reason string) section.Result {
 		decls = append(decls, d)
 	}
 
+	res.Sections = make([]memory.Section, 0, len(decls)+1)
 	if len(decls) == 0 {
 		if from, to := lines.TrimBlank(src, 1, total); from <= to {
 			add(memory.Section{Anchor: "file", Symbol: "file", StartLine: 1, EndLine: total,
