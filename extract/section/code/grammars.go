@@ -146,6 +146,9 @@ func Languages() []string {
 // name without a grammar here ("Objective-C", "Markdown") gives "".
 func LanguageFor(p, language string) string {
 	ext := strings.ToLower(path.Ext(p))
+	if ext == ".mli" {
+		return "" // OCaml interfaces need the interface grammar, which is not bundled
+	}
 	if ext == ".tsx" && (language == "" || language == "TypeScript" || language == "TSX") {
 		return "tsx"
 	}

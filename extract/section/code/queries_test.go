@@ -59,6 +59,7 @@ func TestLanguages(t *testing.T) {
 		{"README.md", "", ""},
 		{"Rakefile", "", "ruby"},
 		{"lib.mli", "", ""},
+		{"lib.mli", "OCaml", ""},
 	} {
 		if got := LanguageFor(c.path, c.lang); got != c.key {
 			t.Errorf("LanguageFor(%q, %q) = %q, want %q", c.path, c.lang, got, c.key)

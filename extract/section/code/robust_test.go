@@ -71,6 +71,16 @@ func TestDocsAndSignatures(t *testing.T) {
 	}
 }
 
+// TestDirectivesAreNoDoc: //go: directives stay in the content, not the doc.
+func TestDirectivesAreNoDoc(t *testing.T) {
+	src := []byte("package p\n\n// F is fast.\n//\n//go:noinline\nfunc F() {}\n")
+	res := mustSplit(t, section.Input{Path: "p.go", Language: "Go", Content: src})
+	f := byAnchor(res.Sections)["func:F"]
+	if f.Doc != "F is fast." || f.StartLine != 3 || !strings.Contains(f.Content, "//go:noinline") {
+		t.Errorf("doc %q start %d content %q", f.Doc, f.StartLine, f.Content)
+	}
+}
+
 // TestContainerContent: a class keeps its header and fields; each method
 // is cut out and leaves one indented marker line.
 func TestContainerContent(t *testing.T) {

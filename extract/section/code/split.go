@@ -290,16 +290,13 @@ func (s *splitter) collect(root *sitter.Node) {
 	// Nodes another pattern covers already (a C struct inside its
 	// typedef) are no definitions of their own.
 	if len(skip) > 0 {
+		drop := make(map[span]bool, len(skip))
+		for _, k := range skip {
+			drop[k] = true
+		}
 		kept := s.defs[:0]
 		for _, d := range s.defs {
-			drop := false
-			for _, k := range skip {
-				if k == d.node {
-					drop = true
-					break
-				}
-			}
-			if !drop {
+			if !drop[d.node] {
 				kept = append(kept, d)
 			}
 		}
@@ -499,7 +496,7 @@ func (s *splitter) attachDoc(d *def) {
 			if t := attrDocText(src[c.lo:c.hi]); t != "" && attrDoc == "" {
 				attrDoc = t
 			}
-		} else {
+		} else if !isDirective(src[c.lo:c.hi]) {
 			docs = append(docs, c)
 		}
 	}

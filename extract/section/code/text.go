@@ -131,6 +131,17 @@ func commentText(raw []byte) string {
 	return t
 }
 
+// isDirective reports whether a comment is a tool directive (//go:noinline,
+// //nolint, // +build, //export), which stays in the content but is no doc.
+func isDirective(raw []byte) bool {
+	for _, p := range []string{"//go:", "//nolint", "// +build", "//export ", "//line ", "# noqa", "# type:", "# pylint:"} {
+		if bytes.HasPrefix(raw, []byte(p)) {
+			return true
+		}
+	}
+	return false
+}
+
 // isCommentStart reports whether raw begins with a comment marker.
 func isCommentStart(raw []byte) bool {
 	t := strings.TrimSpace(string(raw[:min(len(raw), 8)]))
