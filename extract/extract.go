@@ -209,11 +209,11 @@ func (r *run) do(ctx context.Context) (*Result, error) {
 	}
 	if mode == "" {
 		mode = ModeChanged
-		if prev == nil {
+		if !prev.Derived() {
 			mode = ModeFull
 		}
 	}
-	if mode == ModeChanged && prev == nil {
+	if mode == ModeChanged && !prev.Derived() {
 		mode, r.reason = ModeFull, "no memory yet"
 	}
 	if prev != nil && prev.Manifest != nil && mode != ModeRebuild && prev.Manifest.RecordVersion != memory.RecordVersion {
@@ -228,7 +228,7 @@ func (r *run) do(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	r.target = target
-	if mode == ModeChanged && prev.Manifest.SourceCommit == target.Hash.String() && r.requested == "" || mode == ModeChanged && prev.Manifest.SourceCommit == target.Hash.String() && r.requested == ModeChanged {
+	if mode == ModeChanged && prev.Manifest.SourceCommit == target.Hash.String() {
 		return &Result{Manifest: prev.Manifest, Commit: prev.Commit, Previous: prev.Commit, UpToDate: true}, nil
 	}
 
@@ -238,7 +238,7 @@ func (r *run) do(ctx context.Context) (*Result, error) {
 	}
 	r.writer = r.repo.NewWriter()
 	r.skipped = map[string]string{}
-	if mode == ModeRebuild || prev == nil {
+	if mode == ModeRebuild || !prev.Derived() {
 		r.editor = r.repo.NewTreeEditor(gitstore.ZeroHash)
 		if prev != nil {
 			if h, isTree, ok, _ := r.repo.Lookup(prev.Tree, memory.DurableDir); ok && isTree {
@@ -259,11 +259,18 @@ func (r *run) do(ctx context.Context) (*Result, error) {
 	r.stats.Skipped = map[string]int{}
 
 	var items []item
+	r.mode = mode
 	switch mode {
 	case ModeChanged:
 		items, err = r.planChanged()
-		if err == errRegate {
+		switch err {
+		case errRegate:
 			mode, r.reason = ModeFull, "ignore or attribute rules changed"
+			r.mode = mode
+			items, err = r.planFull()
+		case errSourceMissing:
+			mode, r.reason = ModeFull, "the commit memory describes is not in this repository"
+			r.mode = mode
 			items, err = r.planFull()
 		}
 	default:
@@ -281,12 +288,19 @@ func (r *run) do(ctx context.Context) (*Result, error) {
 	return r.commit()
 }
 
-var errRegate = errors.New("rules changed")
+var (
+	errRegate        = errors.New("rules changed")
+	errSourceMissing = errors.New("source tree missing")
+)
 
 // planChanged lists the paths that differ between the memory's source tree
 // and the target tree.
 func (r *run) planChanged() ([]item, error) {
 	from := gitstore.ParseHash(r.prev.Manifest.SourceTree)
+	if _, err := r.repo.Tree(from); err != nil {
+		// Memory fetched from a clone whose source commit is not here.
+		return nil, errSourceMissing
+	}
 	changes, err := r.repo.DiffTrees(from, r.target.TreeHash)
 	if err != nil {
 		return nil, err
@@ -323,7 +337,7 @@ func (r *run) planFull() ([]item, error) {
 	r.byBlob = map[gitstore.Hash]reusable{}
 	var items []item
 	seen := map[string]bool{}
-	if r.mode != ModeRebuild && r.requested != ModeRebuild && r.prev != nil && r.prev.Manifest != nil {
+	if r.mode != ModeRebuild && r.prev.Derived() {
 		recs := map[string]gitstore.Hash{}
 		if fh, isTree, ok, err := r.repo.Lookup(r.prev.Tree, memory.FilesDir); err != nil {
 			return nil, err

@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/secret"
 )
 
 // GateVersion versions the built-in gate rules. A change forces the next
@@ -242,7 +243,9 @@ func (g *Gate) Content(p string, data []byte) string {
 	if generated == flagUnknown && enry.IsGenerated(p, data) {
 		return SkipGenerated
 	}
-	if containsSecret(data) {
+	// A file with a credential is not stored at all: better to lose a file
+	// than to push a credential to every clone.
+	if secret.Contains(data) {
 		return SkipSecretTxt
 	}
 	return ""

@@ -353,3 +353,36 @@ func (r *Repo) runGit(stdin []byte, args ...string) ([]byte, error) {
 	}
 	return out.Bytes(), nil
 }
+
+// GitPath asks git where a file of the repository lives, honouring
+// core.hooksPath and worktree layout (`git rev-parse --git-path`).
+func (r *Repo) GitPath(name string) (string, error) {
+	out, err := r.runGitDir(name)
+	if err != nil {
+		return "", err
+	}
+	return out, nil
+}
+
+func (r *Repo) runGitDir(name string) (string, error) {
+	if r.gitCLI == "" {
+		return "", errors.New("git command not found")
+	}
+	cmd := exec.Command(r.gitCLI, "rev-parse", "--git-path", name)
+	cmd.Env = append(os.Environ(), "GIT_DIR="+r.GitDir)
+	if r.WorkTree != "" {
+		cmd.Dir = r.WorkTree
+		cmd.Env = append(cmd.Env, "GIT_WORK_TREE="+r.WorkTree)
+	} else {
+		cmd.Dir = r.GitDir
+	}
+	out, err := cmd.Output()
+	if err != nil {
+		return "", err
+	}
+	p := strings.TrimSpace(string(out))
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(cmd.Dir, p)
+	}
+	return filepath.Clean(p), nil
+}

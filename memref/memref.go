@@ -18,12 +18,16 @@ import (
 // --mode rebuild` recovers from it.
 var ErrCorrupt = errors.New("memory is corrupt")
 
-// Memory is a memory commit as read from a ref.
+// Memory is a memory commit as read from a ref. Manifest is nil when the
+// memory holds only durable entries (saved before any extraction).
 type Memory struct {
 	Commit   gitstore.Hash
 	Tree     gitstore.Hash
 	Manifest *manifest.Manifest
 }
+
+// Derived reports whether the memory holds extracted (derived) memory.
+func (m *Memory) Derived() bool { return m != nil && m.Manifest != nil }
 
 // Read reads the memory commit a ref points at. It returns nil (and no
 // error) when the ref does not exist. On a corrupt manifest it returns the
@@ -44,7 +48,14 @@ func ReadCommit(repo *gitstore.Repo, h gitstore.Hash) (*Memory, error) {
 	}
 	m := &Memory{Commit: h, Tree: c.TreeHash}
 	mh, _, ok, err := repo.Lookup(c.TreeHash, memory.ManifestPath)
-	if err != nil || !ok {
+	if err != nil {
+		return m, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	if !ok {
+		// Durable entries saved before the first extraction.
+		if _, isTree, dok, _ := repo.Lookup(c.TreeHash, memory.DurableDir); dok && isTree {
+			return m, nil
+		}
 		return m, fmt.Errorf("%w: memory commit %.12s has no %s", ErrCorrupt, h, memory.ManifestPath)
 	}
 	b, err := repo.BlobBytes(mh, manifest.MaxSize)
@@ -176,4 +187,68 @@ func DiffRecords(repo *gitstore.Repo, from, to gitstore.Hash) ([]Change, error) 
 // IsCorrupt reports whether err says memory is corrupt.
 func IsCorrupt(err error) bool {
 	return errors.Is(err, ErrCorrupt) || errors.Is(err, memory.ErrCorrupt) || strings.Contains(fmt.Sprint(err), "corrupt")
+}
+
+// Update applies edit to the current memory tree and commits the result on
+// top of refs/konteks by compare-and-swap, retrying from the new tip when
+// another writer moved the ref meanwhile (edit must be safe to run again).
+// It creates the ref when there is no memory yet. It returns the new
+// memory commit; a zero hash means edit changed nothing.
+func Update(repo *gitstore.Repo, message string, edit func(ed *gitstore.TreeEditor, w *gitstore.Writer, tip *Memory) error) (gitstore.Hash, error) {
+	for attempt := 0; ; attempt++ {
+		tipHash, err := repo.ReadRef(memory.Ref)
+		if err != nil {
+			return gitstore.ZeroHash, err
+		}
+		var tip *Memory
+		base := gitstore.ZeroHash
+		if !tipHash.IsZero() {
+			c, err := repo.Commit(tipHash)
+			if err != nil {
+				return gitstore.ZeroHash, fmt.Errorf("%w: %v", ErrCorrupt, err)
+			}
+			tip = &Memory{Commit: tipHash, Tree: c.TreeHash}
+			if m, err := ReadCommit(repo, tipHash); err == nil {
+				tip = m
+			}
+			base = c.TreeHash
+		}
+		w := repo.NewWriter()
+		ed := repo.NewTreeEditor(base)
+		if err := edit(ed, w, tip); err != nil {
+			return gitstore.ZeroHash, err
+		}
+		tree, err := ed.Write(w)
+		if err != nil {
+			return gitstore.ZeroHash, err
+		}
+		if tree == base {
+			return gitstore.ZeroHash, nil
+		}
+		var parents []gitstore.Hash
+		if !tipHash.IsZero() {
+			parents = []gitstore.Hash{tipHash}
+		}
+		c, err := w.Commit(gitstore.CommitSpec{Tree: tree, Parents: parents, Author: repo.Identity(), Message: message})
+		if err != nil {
+			return gitstore.ZeroHash, err
+		}
+		if err := w.Flush(); err != nil {
+			return gitstore.ZeroHash, err
+		}
+		err = repo.UpdateRef(memory.Ref, c, tipHash, firstLine(message))
+		if err == nil {
+			return c, nil
+		}
+		if !errors.Is(err, gitstore.ErrRefMoved) || attempt >= 20 {
+			return gitstore.ZeroHash, err
+		}
+	}
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }

@@ -30,7 +30,7 @@ func runManifest(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if mem == nil {
+	if !mem.Derived() {
 		return errors.New("no memory yet: run `git konteks extract`")
 	}
 	m := mem.Manifest

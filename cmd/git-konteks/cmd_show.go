@@ -41,7 +41,7 @@ func runShow(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if mem == nil {
+	if !mem.Derived() {
 		return errors.New("no memory yet: run `git konteks extract`")
 	}
 	var rec *memory.File

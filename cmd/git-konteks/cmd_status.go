@@ -55,6 +55,9 @@ func runStatus(c *cli.Context) error {
 		}
 	case mem == nil:
 		st.Hint = "no memory yet: run `git konteks extract`"
+	case !mem.Derived():
+		st.Memory = mem.Commit.String()
+		st.Hint = "only durable memories so far: run `git konteks extract`"
 	default:
 		m := mem.Manifest
 		st.Memory = mem.Commit.String()
@@ -78,9 +81,11 @@ func runStatus(c *cli.Context) error {
 		return printJSON(c, st)
 	}
 	w := c.App.Writer
-	if st.Memory == "" || merr != nil {
+	if st.Memory == "" || merr != nil || !mem.Derived() {
 		if merr != nil {
 			fmt.Fprintf(w, "memory:  unreadable (%v)\n", merr)
+		} else if st.Memory != "" {
+			fmt.Fprintf(w, "memory:  %s (durable memories only)\n", shortHash(st.Memory))
 		} else {
 			fmt.Fprintln(w, "memory:  none")
 		}

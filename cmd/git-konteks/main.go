@@ -32,7 +32,7 @@ func main() {
 		}
 	}
 	app := newApp()
-	err := app.Run(os.Args)
+	err := app.Run(permuteArgs(app, os.Args))
 	pprof.StopCPUProfile()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "git-konteks: %v\n", err)
@@ -65,10 +65,18 @@ func newApp() *cli.App {
 			return nil
 		},
 		Commands: []*cli.Command{
+			initCommand(),
 			extractCommand(),
 			statusCommand(),
 			showCommand(),
 			manifestCommand(),
+			rememberCommand(),
+			diaryCommand(),
+			memoriesCommand(),
+			fetchCommand(),
+			pushCommand(),
+			syncCommand(),
+			hooksCommand(),
 		},
 	}
 }

@@ -1,13 +1,14 @@
-package extract
+// Package secret recognises credentials in text: private key blocks with
+// key material and tokens in well-known formats. File content and durable
+// memories pass the same filter, so no credential reaches memory.
+package secret
 
 import (
 	"bytes"
 	"regexp"
 )
 
-// Secret detection. A file whose content matches is not stored at all (the
-// issue's rule: better to lose a file than to push a credential to every
-// clone). Each pattern has a cheap literal prefilter so ordinary files cost
+// Each pattern has a cheap literal prefilter so ordinary files cost
 // one pass of bytes.Index per literal.
 var secretPatterns = []struct {
 	lits []string // any of these must occur before the regexp runs
@@ -30,10 +31,10 @@ var secretPatterns = []struct {
 // exampleMarkers are substrings of documented placeholder credentials.
 var exampleMarkers = [][]byte{[]byte("EXAMPLE"), []byte("example"), []byte("xxxxxxxx"), []byte("XXXXXXXX")}
 
-// containsSecret reports whether data holds a private key or a token in a
+// Contains reports whether data holds a private key or a token in a
 // well-known format. The regexps run only on a window around each hit of a
 // pattern's literals, never over a whole file.
-func containsSecret(data []byte) bool {
+func Contains(data []byte) bool {
 	for _, p := range secretPatterns {
 		for _, l := range p.lits {
 			lit := []byte(l)
@@ -62,7 +63,3 @@ func isPlaceholder(m []byte) bool {
 	}
 	return false
 }
-
-// ContainsSecret is containsSecret for other packages (durable memories
-// pass the same filter as file content).
-func ContainsSecret(b []byte) bool { return containsSecret(b) }

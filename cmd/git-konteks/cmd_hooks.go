@@ -1,0 +1,116 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/konteks/git-konteks/hooks"
+)
+
+func hooksCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "hooks",
+		Usage: "install, remove or inspect the git hooks that keep memory current",
+		Description: "The hooks (post-commit, post-merge, post-rewrite, post-checkout on branch switches)\n" +
+			"record a request and start one background extraction, so git never waits for memory.\n" +
+			"Existing hooks are kept: they run first, and uninstall restores them exactly.\n" +
+			"The background runner logs to $GIT_COMMON_DIR/konteks/log.",
+		Subcommands: []*cli.Command{
+			{Name: "install", Usage: "install the hooks (core.hooksPath is respected)", Flags: []cli.Flag{jsonFlag}, Action: runHooksInstall},
+			{Name: "uninstall", Usage: "remove the hooks and restore the ones they chained to", Flags: []cli.Flag{jsonFlag}, Action: runHooksUninstall},
+			{Name: "status", Usage: "show which hooks are installed", Flags: []cli.Flag{jsonFlag}, Action: runHooksStatus},
+			{Name: "run", Hidden: true, Usage: "what the hooks run (records the request, catches memory up)", Action: runHooksRun, SkipFlagParsing: true},
+		},
+		Action: runHooksStatus,
+	}
+}
+
+func executable() string {
+	p, err := os.Executable()
+	if err != nil {
+		return "git-konteks"
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p = r
+	}
+	return p
+}
+
+func runHooksInstall(c *cli.Context) error {
+	repo, err := openRepo()
+	if err != nil {
+		return err
+	}
+	st, err := hooks.Install(repo, executable())
+	if err != nil {
+		return err
+	}
+	return printHooks(c, st)
+}
+
+func runHooksUninstall(c *cli.Context) error {
+	repo, err := openRepo()
+	if err != nil {
+		return err
+	}
+	st, err := hooks.Uninstall(repo)
+	if err != nil {
+		return err
+	}
+	return printHooks(c, st)
+}
+
+func runHooksStatus(c *cli.Context) error {
+	repo, err := openRepo()
+	if err != nil {
+		return err
+	}
+	st, err := hooks.Status(repo)
+	if err != nil {
+		return err
+	}
+	return printHooks(c, st)
+}
+
+func printHooks(c *cli.Context, st []hooks.State) error {
+	if c.Bool("json") {
+		return printJSON(c, st)
+	}
+	for _, s := range st {
+		state := "not installed"
+		switch {
+		case s.Installed && s.Chained:
+			state = "installed (runs your previous hook first)"
+		case s.Installed:
+			state = "installed"
+		case s.Foreign:
+			state = "not installed (another hook is there)"
+		}
+		fmt.Fprintf(c.App.Writer, "%-14s %s  %s\n", s.Name, state, s.Path)
+	}
+	return nil
+}
+
+// runHooksRun is what a hook starts in the background. It detaches from
+// the terminal's session, records the request and serves it. It always
+// exits 0: memory must never fail a git command.
+func runHooksRun(c *cli.Context) error {
+	args := c.Args().Slice()
+	if len(args) == 0 || !hooks.Wanted(args[0], args[1:]) {
+		return nil
+	}
+	syscall.Setsid()
+	repo, err := openRepo()
+	if err != nil {
+		return nil
+	}
+	if err := hooks.Request(repo, args[0]); err != nil {
+		return nil
+	}
+	hooks.Serve(repo, version)
+	return nil
+}

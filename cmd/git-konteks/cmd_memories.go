@@ -1,0 +1,181 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/konteks/git-konteks/durable"
+	"github.com/konteks/git-konteks/memory"
+	"github.com/konteks/git-konteks/memref"
+)
+
+func memoriesCommand() *cli.Command {
+	list := &cli.Command{
+		Name:  "list",
+		Usage: "list live durable memories (and diary entries with --diary)",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "kind", Usage: "only this `KIND`"},
+			&cli.BoolFlag{Name: "diary", Usage: "list diary entries instead"},
+			&cli.BoolFlag{Name: "all", Usage: "include forgotten and superseded entries"},
+			jsonFlag,
+		},
+		Action: runMemoriesList,
+	}
+	return &cli.Command{
+		Name:  "memories",
+		Usage: "list, show and forget durable memories",
+		Subcommands: []*cli.Command{
+			list,
+			{
+				Name: "show", Usage: "show one entry", ArgsUsage: "ID",
+				Flags:  []cli.Flag{jsonFlag},
+				Action: runMemoriesShow,
+			},
+			{
+				Name: "forget", Usage: "forget an entry (writes a tombstone that travels to other clones)", ArgsUsage: "ID",
+				Flags:  []cli.Flag{&cli.StringFlag{Name: "reason", Usage: "why it no longer holds", Required: true}, jsonFlag},
+				Action: runMemoriesForget,
+			},
+		},
+		Flags:  list.Flags,
+		Action: runMemoriesList,
+	}
+}
+
+func loadDurable() ([]durable.Item, error) {
+	repo, err := openRepo()
+	if err != nil {
+		return nil, err
+	}
+	mem, err := memref.Read(repo, memory.Ref)
+	if mem == nil {
+		return nil, err
+	}
+	items, bad, err := durable.Load(repo, mem.Tree)
+	for _, b := range bad {
+		fmt.Fprintf(os.Stderr, "warning: skipped a broken durable entry: %s\n", b)
+	}
+	return items, err
+}
+
+func runMemoriesList(c *cli.Context) error {
+	items, err := loadDurable()
+	if err != nil {
+		return err
+	}
+	want := durable.TypeMemory
+	if c.Bool("diary") {
+		want = durable.TypeDiary
+	}
+	out := []durable.Item{}
+	for _, it := range items {
+		if it.Type != want || (!c.Bool("all") && it.Status != durable.StatusLive) {
+			continue
+		}
+		if k := c.String("kind"); k != "" && it.Kind != k {
+			continue
+		}
+		out = append(out, it)
+	}
+	if c.Bool("json") {
+		return printJSON(c, out)
+	}
+	w := c.App.Writer
+	if len(out) == 0 {
+		fmt.Fprintln(w, "no durable memories yet: save one with `git konteks remember \"...\"`")
+		return nil
+	}
+	for _, it := range out {
+		label := it.Kind
+		if it.Type == durable.TypeDiary {
+			label = "diary"
+			if it.Subject != "" {
+				label += " (" + it.Subject + ")"
+			}
+		}
+		status := ""
+		if it.Status != durable.StatusLive {
+			status = " [" + it.Status + "]"
+		}
+		fmt.Fprintf(w, "%s  %s  %-10s %s%s\n", it.ID[:12], it.Created.Local().Format("2006-01-02"), label, oneLine(it.Text, 100), status)
+	}
+	return nil
+}
+
+func runMemoriesShow(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return cli.Exit("usage: git konteks memories show ID", 2)
+	}
+	items, err := loadDurable()
+	if err != nil {
+		return err
+	}
+	it, err := durable.Find(items, c.Args().First())
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		return printJSON(c, it)
+	}
+	w := c.App.Writer
+	fmt.Fprintf(w, "id:       %s\ntype:     %s\n", it.ID, it.Type)
+	if it.Kind != "" {
+		fmt.Fprintf(w, "kind:     %s\n", it.Kind)
+	}
+	if it.Subject != "" {
+		fmt.Fprintf(w, "subject:  %s\n", it.Subject)
+	}
+	fmt.Fprintf(w, "status:   %s\n", it.Status)
+	if it.ForgottenBy != "" {
+		fmt.Fprintf(w, "forgotten: %s (%s)\n", it.ForgetReason, it.ForgottenBy)
+	}
+	if it.SupersededBy != "" {
+		fmt.Fprintf(w, "superseded by: %s\n", it.SupersededBy)
+	}
+	fmt.Fprintf(w, "author:   %s\ncreated:  %s\n", it.Author, it.Created.Local().Format("2006-01-02 15:04:05"))
+	if len(it.Tags) > 0 {
+		fmt.Fprintf(w, "tags:     %s\n", strings.Join(it.Tags, ", "))
+	}
+	if len(it.Paths) > 0 {
+		fmt.Fprintf(w, "paths:    %s\n", strings.Join(it.Paths, ", "))
+	}
+	if len(it.Symbols) > 0 {
+		fmt.Fprintf(w, "symbols:  %s\n", strings.Join(it.Symbols, ", "))
+	}
+	fmt.Fprintf(w, "\n%s\n", it.Text)
+	return nil
+}
+
+func runMemoriesForget(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return cli.Exit("usage: git konteks memories forget ID --reason \"why\"", 2)
+	}
+	repo, err := openRepo()
+	if err != nil {
+		return err
+	}
+	t, err := durable.Forget(repo, c.Args().First(), c.String("reason"))
+	if err != nil {
+		if errors.Is(err, durable.ErrRejected) {
+			return cli.Exit("git-konteks: "+err.Error(), 1)
+		}
+		return err
+	}
+	if c.Bool("json") {
+		return printJSON(c, t)
+	}
+	fmt.Fprintf(c.App.Writer, "forgot %s (tombstone %s)\n", t.Forgets, t.ID)
+	return nil
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len([]rune(s)) > n {
+		return string([]rune(s)[:n-1]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/konteks/git-konteks/extract"
+	"github.com/konteks/git-konteks/share"
+)
+
+func syncCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "sync",
+		Usage:     "fetch and merge a remote's memory, bring it to HEAD, and push it back",
+		ArgsUsage: "[REMOTE]",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "no-extract", Usage: "do not run a changed extraction before pushing"},
+			jsonFlag,
+		},
+		Action: runSync,
+	}
+}
+
+type syncJSON struct {
+	Fetch     share.Outcome `json:"fetch"`
+	Extracted bool          `json:"extracted"`
+	Pushed    bool          `json:"pushed"`
+	Merges    int           `json:"merges"`
+}
+
+func runSync(c *cli.Context) error {
+	repo, err := openRepo()
+	if err != nil {
+		return err
+	}
+	remote, err := pickRemote(c, repo)
+	if err != nil {
+		return err
+	}
+	var res syncJSON
+	if res.Fetch, err = share.Fetch(repo, remote); err != nil {
+		return err
+	}
+	if !c.Bool("no-extract") {
+		if _, herr := repo.Resolve("HEAD"); herr == nil {
+			r, err := extract.Run(context.Background(), repo, extract.Options{ToolVersion: version})
+			if err != nil {
+				return err
+			}
+			res.Extracted = !r.UpToDate
+		}
+	}
+	res.Merges, err = share.Push(repo, remote)
+	if err != nil {
+		return err
+	}
+	res.Pushed = true
+	if c.Bool("json") {
+		return printJSON(c, res)
+	}
+	printOutcome(c, res.Fetch)
+	if res.Extracted {
+		fmt.Fprintln(c.App.Writer, "brought memory to HEAD with a changed extraction")
+	}
+	fmt.Fprintf(c.App.Writer, "pushed memory to %s\n", remote)
+	return nil
+}

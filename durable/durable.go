@@ -1,0 +1,420 @@
+// Package durable keeps what agents and people decide to remember: durable
+// memories, diary entries and the tombstones that forget them. Each entry
+// is one small JSON file under durable/ in the memory ref, named by a
+// unique id, so entries are never rewritten, extraction never touches them,
+// and merging two clones' memory is a union that cannot conflict.
+package durable
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/memory"
+	"github.com/konteks/git-konteks/memref"
+	"github.com/konteks/git-konteks/secret"
+)
+
+// Entry types.
+const (
+	TypeMemory    = "memory"
+	TypeDiary     = "diary"
+	TypeTombstone = "tombstone"
+)
+
+// Kinds of durable memory.
+var Kinds = []string{"decision", "constraint", "preference", "insight", "fact", "note"}
+
+// Areas of durable/ by entry type.
+const (
+	memoriesDir = memory.DurableDir + "/memories"
+	diaryDir    = memory.DurableDir + "/diary"
+)
+
+// Limits on what is saved (and accepted from a peer).
+const (
+	MaxText    = 16 << 10
+	MaxEntry   = 64 << 10
+	MaxList    = 50 // tags, paths, symbols
+	minLetters = 12
+)
+
+// Entry is one durable memory, diary entry or tombstone.
+type Entry struct {
+	ID           string    `json:"id"`
+	Type         string    `json:"type"`
+	Kind         string    `json:"kind,omitempty"`
+	Subject      string    `json:"subject,omitempty"`
+	Text         string    `json:"text,omitempty"`
+	Tags         []string  `json:"tags,omitempty"`
+	Paths        []string  `json:"paths,omitempty"`
+	Symbols      []string  `json:"symbols,omitempty"`
+	Supersedes   string    `json:"supersedes,omitempty"`
+	Forgets      string    `json:"forgets,omitempty"`
+	Reason       string    `json:"reason,omitempty"`
+	Author       string    `json:"author"`
+	Created      time.Time `json:"created"`
+	SourceCommit string    `json:"source_commit,omitempty"` // HEAD when it was saved
+}
+
+// Status of an entry after tombstones and supersessions are applied.
+const (
+	StatusLive       = "live"
+	StatusForgotten  = "forgotten"
+	StatusSuperseded = "superseded"
+)
+
+// Item is an entry with its status.
+type Item struct {
+	Entry
+	Status       string `json:"status"`
+	ForgottenBy  string `json:"forgotten_by,omitempty"`
+	ForgetReason string `json:"forget_reason,omitempty"`
+	SupersededBy string `json:"superseded_by,omitempty"`
+	Path         string `json:"-"` // tree path in the memory ref
+}
+
+// newID makes a unique, time-ordered id: 12 hex digits of milliseconds and
+// 8 random hex digits (collisions across clones are negligible).
+func newID(now time.Time) string {
+	var b [4]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err)
+	}
+	return fmt.Sprintf("%012x%s", now.UnixMilli(), hex.EncodeToString(b[:]))
+}
+
+func validID(id string) bool {
+	if len(id) != 20 {
+		return false
+	}
+	for _, c := range id {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// treePath is where an entry lives: sharded by the id's last two digits
+// (random, so shards stay even).
+func treePath(e Entry) string {
+	dir := memoriesDir
+	if e.Type == TypeDiary || (e.Type == TypeTombstone && e.Kind == TypeDiary) {
+		dir = diaryDir
+	}
+	return dir + "/" + e.ID[len(e.ID)-2:] + "/" + e.ID
+}
+
+// Decode parses and validates one entry read from a memory tree.
+func Decode(b []byte) (Entry, error) {
+	var e Entry
+	if len(b) > MaxEntry {
+		return e, fmt.Errorf("durable entry of %d bytes is over the %d limit", len(b), MaxEntry)
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	if err := d.Decode(&e); err != nil {
+		return e, fmt.Errorf("durable entry: %w", err)
+	}
+	if !validID(e.ID) {
+		return e, fmt.Errorf("durable entry: bad id %q", e.ID)
+	}
+	switch e.Type {
+	case TypeMemory, TypeDiary, TypeTombstone:
+	default:
+		return e, fmt.Errorf("durable entry %s: unknown type %q", e.ID, e.Type)
+	}
+	if len(e.Text) > MaxText || len(e.Tags) > MaxList || len(e.Paths) > MaxList || len(e.Symbols) > MaxList {
+		return e, fmt.Errorf("durable entry %s: over size limits", e.ID)
+	}
+	if e.Type == TypeTombstone && !validID(e.Forgets) {
+		return e, fmt.Errorf("durable entry %s: tombstone without a valid target", e.ID)
+	}
+	return e, nil
+}
+
+// Load reads every durable entry of a memory tree. An entry that does not
+// decode is reported in bad (path: error) and left out; a peer's broken
+// entry must not hide the others.
+func Load(repo *gitstore.Repo, tree gitstore.Hash) (items []Item, bad []string, err error) {
+	if tree.IsZero() {
+		return nil, nil, nil
+	}
+	h, isTree, ok, err := repo.Lookup(tree, memory.DurableDir)
+	if err != nil || !ok || !isTree {
+		return nil, nil, err
+	}
+	var entries []Entry
+	var paths []string
+	err = repo.WalkTree(h, nil, func(e gitstore.Entry) error {
+		p := memory.DurableDir + "/" + e.Path
+		if e.Kind != gitstore.KindFile {
+			bad = append(bad, p+": not a file")
+			return nil
+		}
+		b, err := repo.BlobBytes(e.Hash, MaxEntry)
+		if err != nil {
+			bad = append(bad, p+": "+err.Error())
+			return nil
+		}
+		en, err := Decode(b)
+		if err != nil {
+			bad = append(bad, p+": "+err.Error())
+			return nil
+		}
+		if strings.HasPrefix(e.Path, "skills/") {
+			return nil // skills are their own kind of entry
+		}
+		entries = append(entries, en)
+		paths = append(paths, p)
+		return nil
+	})
+	if err != nil {
+		return nil, bad, err
+	}
+	return resolve(entries, paths), bad, nil
+}
+
+// resolve applies tombstones and supersessions and sorts by creation.
+func resolve(entries []Entry, paths []string) []Item {
+	forgot := map[string]Entry{}
+	superseded := map[string]string{}
+	for _, e := range entries {
+		switch {
+		case e.Type == TypeTombstone:
+			if old, ok := forgot[e.Forgets]; !ok || e.Created.Before(old.Created) {
+				forgot[e.Forgets] = e
+			}
+		case e.Supersedes != "":
+			superseded[e.Supersedes] = e.ID
+		}
+	}
+	items := make([]Item, 0, len(entries))
+	for i, e := range entries {
+		it := Item{Entry: e, Status: StatusLive, Path: paths[i]}
+		if t, ok := forgot[e.ID]; ok && e.Type != TypeTombstone {
+			it.Status, it.ForgottenBy, it.ForgetReason = StatusForgotten, t.ID, t.Reason
+		} else if by, ok := superseded[e.ID]; ok && e.Type != TypeTombstone {
+			it.Status, it.SupersededBy = StatusSuperseded, by
+		}
+		items = append(items, it)
+	}
+	sort.SliceStable(items, func(i, j int) bool {
+		if !items[i].Created.Equal(items[j].Created) {
+			return items[i].Created.Before(items[j].Created)
+		}
+		return items[i].ID < items[j].ID
+	})
+	return items
+}
+
+// Find returns the entry whose id starts with prefix (at least 4 digits).
+func Find(items []Item, prefix string) (Item, error) {
+	prefix = strings.ToLower(strings.TrimSpace(prefix))
+	if len(prefix) < 4 {
+		return Item{}, fmt.Errorf("id %q is too short: give at least 4 digits", prefix)
+	}
+	var found []Item
+	for _, it := range items {
+		if strings.HasPrefix(it.ID, prefix) && it.Type != TypeTombstone {
+			found = append(found, it)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return Item{}, fmt.Errorf("no durable memory with id %s", prefix)
+	case 1:
+		return found[0], nil
+	}
+	return Item{}, fmt.Errorf("id %s is ambiguous (%d entries): give more digits", prefix, len(found))
+}
+
+// ErrRejected marks a save refused because of its content.
+var ErrRejected = errors.New("not saved")
+
+// Save validates e, drops an exact duplicate of a live entry (returning
+// it, with saved=false), and commits the new entry to refs/konteks.
+func Save(repo *gitstore.Repo, e Entry) (saved Item, isNew bool, err error) {
+	e.Text = strings.TrimSpace(e.Text)
+	e.Subject = strings.TrimSpace(e.Subject)
+	e.Reason = strings.TrimSpace(e.Reason)
+	if err := check(e); err != nil {
+		return Item{}, false, err
+	}
+	if e.Created.IsZero() {
+		e.Created = time.Now().UTC().Truncate(time.Millisecond)
+	}
+	if e.ID == "" {
+		e.ID = newID(e.Created)
+	}
+	if e.Author == "" {
+		id := repo.Identity()
+		e.Author = id.Name + " <" + id.Email + ">"
+	}
+	if e.SourceCommit == "" {
+		if head, err := repo.Resolve("HEAD"); err == nil {
+			e.SourceCommit = head.Hash.String()
+		}
+	}
+	e.Tags, e.Paths, e.Symbols = dedupe(e.Tags), dedupe(e.Paths), dedupe(e.Symbols)
+	data, err := json.MarshalIndent(e, "", "  ")
+	if err != nil {
+		return Item{}, false, err
+	}
+	data = append(data, '\n')
+
+	var dup *Item
+	var target *Item
+	_, err = memref.Update(repo, message(e), func(ed *gitstore.TreeEditor, w *gitstore.Writer, tip *memref.Memory) error {
+		dup, target = nil, nil
+		var items []Item
+		if tip != nil {
+			var err error
+			if items, _, err = Load(repo, tip.Tree); err != nil {
+				return err
+			}
+		}
+		for i := range items {
+			it := items[i]
+			if it.Status == StatusLive && e.Type != TypeTombstone && it.Type == e.Type && it.Kind == e.Kind && normalize(it.Text) == normalize(e.Text) {
+				dup = &items[i]
+				return nil
+			}
+			if (e.Forgets != "" && it.ID == e.Forgets) || (e.Supersedes != "" && it.ID == e.Supersedes) {
+				target = &items[i]
+			}
+		}
+		if e.Forgets != "" || e.Supersedes != "" {
+			if target == nil {
+				return fmt.Errorf("no durable memory with id %s", e.Forgets+e.Supersedes)
+			}
+			if target.Status == StatusForgotten {
+				return fmt.Errorf("%s is already forgotten", target.ID)
+			}
+		}
+		h, err := w.Blob(data)
+		if err != nil {
+			return err
+		}
+		return ed.Set(treePath(e), filemode.Regular, h)
+	})
+	if err != nil {
+		return Item{}, false, err
+	}
+	if dup != nil {
+		return *dup, false, nil
+	}
+	return Item{Entry: e, Status: StatusLive, Path: treePath(e)}, true, nil
+}
+
+// Forget writes a tombstone for the live entry id (a prefix is enough).
+func Forget(repo *gitstore.Repo, id, reason string) (Item, error) {
+	if strings.TrimSpace(reason) == "" {
+		return Item{}, fmt.Errorf("%w: say why it is forgotten (--reason)", ErrRejected)
+	}
+	tip, err := memref.Read(repo, memory.Ref)
+	if err != nil && tip == nil {
+		return Item{}, err
+	}
+	var items []Item
+	if tip != nil {
+		if items, _, err = Load(repo, tip.Tree); err != nil {
+			return Item{}, err
+		}
+	}
+	it, err := Find(items, id)
+	if err != nil {
+		return Item{}, err
+	}
+	t := Entry{Type: TypeTombstone, Kind: it.Type, Forgets: it.ID, Reason: reason}
+	saved, _, err := Save(repo, t)
+	return saved, err
+}
+
+func check(e Entry) error {
+	switch e.Type {
+	case TypeMemory:
+		ok := e.Kind == ""
+		for _, k := range Kinds {
+			ok = ok || e.Kind == k
+		}
+		if !ok {
+			return fmt.Errorf("%w: unknown kind %q (one of %s)", ErrRejected, e.Kind, strings.Join(Kinds, ", "))
+		}
+	case TypeDiary, TypeTombstone:
+	default:
+		return fmt.Errorf("unknown entry type %q", e.Type)
+	}
+	if e.Type != TypeTombstone {
+		letters := 0
+		for _, r := range e.Text {
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				letters++
+			}
+		}
+		if letters < minLetters || len(strings.Fields(e.Text)) < 2 {
+			return fmt.Errorf("%w: %q is too short to be useful: say what and why in a sentence", ErrRejected, e.Text)
+		}
+	}
+	if len(e.Text) > MaxText {
+		return fmt.Errorf("%w: %d bytes is over the %d byte limit; save the gist and name the file it lives in", ErrRejected, len(e.Text), MaxText)
+	}
+	for _, s := range []string{e.Text, e.Subject, e.Reason, strings.Join(e.Tags, " ")} {
+		if secret.Contains([]byte(s)) {
+			return fmt.Errorf("%w: it looks like it holds a credential (private key or token); memory is shared with every clone", ErrRejected)
+		}
+	}
+	if len(e.Tags) > MaxList || len(e.Paths) > MaxList || len(e.Symbols) > MaxList {
+		return fmt.Errorf("%w: at most %d tags, paths and symbols", ErrRejected, MaxList)
+	}
+	for _, p := range e.Paths {
+		if err := memory.ValidSourcePath(p); err != nil {
+			return fmt.Errorf("%w: --path %s: %v", ErrRejected, p, err)
+		}
+	}
+	return nil
+}
+
+func message(e Entry) string {
+	subject := e.Text
+	switch e.Type {
+	case TypeTombstone:
+		subject = "forget " + e.Forgets + ": " + e.Reason
+	case TypeDiary:
+		subject = "diary: " + e.Text
+	default:
+		if e.Kind != "" {
+			subject = e.Kind + ": " + e.Text
+		}
+	}
+	subject = strings.Join(strings.Fields(subject), " ")
+	if len(subject) > 72 {
+		subject = subject[:69] + "..."
+	}
+	return "konteks: " + subject + "\n\nEntry: " + e.ID + "\n"
+}
+
+func normalize(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+
+func dedupe(xs []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range xs {
+		x = strings.TrimSpace(x)
+		if x != "" && !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}

@@ -1,0 +1,127 @@
+package hooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/konteks/git-konteks/extract"
+	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/share"
+)
+
+// pendingFile records that memory was asked to catch up; the runner
+// removes it before each pass, so a request that arrives during a pass
+// causes exactly one more pass (requests are coalesced).
+const pendingFile = "pending"
+
+// LogFile is the runner's log in the state dir; it is rotated at 1 MiB.
+const LogFile = "log"
+
+// Request records a request for memory to catch up with HEAD. It is all a
+// hook does synchronously, besides starting the runner.
+func Request(repo *gitstore.Repo, hook string) error {
+	dir, err := repo.StateDir()
+	if err != nil {
+		return err
+	}
+	line := fmt.Sprintf("%s %s\n", time.Now().UTC().Format(time.RFC3339Nano), hook)
+	return os.WriteFile(filepath.Join(dir, pendingFile), []byte(line), 0o644)
+}
+
+// Wanted reports whether a hook invocation should trigger a run:
+// post-checkout only for branch switches (third argument "1").
+func Wanted(hook string, args []string) bool {
+	if hook == "post-checkout" {
+		return len(args) >= 3 && args[2] == "1"
+	}
+	return true
+}
+
+// Serve runs passes while requests are pending, unless another runner
+// holds the runner lock (then that runner will see the request). Each pass
+// merges remote memory brought by a plain `git fetch`, then extracts the
+// changes since memory's source commit. Errors are logged, never returned
+// to git.
+func Serve(repo *gitstore.Repo, toolVersion string) {
+	dir, err := repo.StateDir()
+	if err != nil {
+		return
+	}
+	logw := openLog(dir)
+	defer logw.Close()
+	pending := filepath.Join(dir, pendingFile)
+	for {
+		lock, _, err := repo.TryLock("runner")
+		if errors.Is(err, gitstore.ErrLocked) {
+			return // the running runner will pick the request up
+		}
+		if err != nil {
+			fmt.Fprintf(logw, "%s runner: %v\n", stamp(), err)
+			return
+		}
+		for passes := 0; passes < 100; passes++ {
+			if _, err := os.Stat(pending); err != nil {
+				break
+			}
+			os.Remove(pending)
+			pass(repo, toolVersion, logw)
+		}
+		lock.Unlock()
+		// A request may have landed between the last check and the unlock.
+		if _, err := os.Stat(pending); err != nil {
+			return
+		}
+	}
+}
+
+func pass(repo *gitstore.Repo, toolVersion string, logw io.Writer) {
+	t0 := time.Now()
+	if outs, err := share.MergeTracking(repo); err != nil {
+		fmt.Fprintf(logw, "%s merge remote memory: %v\n", stamp(), err)
+	} else {
+		for _, o := range outs {
+			if o.Result != share.UpToDate {
+				fmt.Fprintf(logw, "%s merged memory from %s: %s\n", stamp(), o.Remote, o.Result)
+			}
+		}
+	}
+	if _, err := repo.Resolve("HEAD"); err != nil {
+		return // nothing committed yet
+	}
+	res, err := extract.Run(context.Background(), repo, extract.Options{ToolVersion: toolVersion})
+	if err != nil {
+		fmt.Fprintf(logw, "%s extract: %v\n", stamp(), err)
+		return
+	}
+	if res.UpToDate {
+		fmt.Fprintf(logw, "%s memory up to date with %.12s\n", stamp(), res.Manifest.SourceCommit)
+		return
+	}
+	m := res.Manifest
+	fmt.Fprintf(logw, "%s %s extraction of %.12s: %d extracted, %d reused, %d removed in %s\n",
+		stamp(), m.Mode, m.SourceCommit, m.Run.Extracted, m.Run.Reused, m.Run.Removed, time.Since(t0).Round(time.Millisecond))
+}
+
+func stamp() string { return time.Now().Format("2006-01-02 15:04:05") }
+
+// openLog opens the log for appending, rotating it past 1 MiB.
+func openLog(dir string) io.WriteCloser {
+	p := filepath.Join(dir, LogFile)
+	if fi, err := os.Stat(p); err == nil && fi.Size() > 1<<20 {
+		os.Rename(p, p+".1")
+	}
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nopCloser{io.Discard}
+	}
+	return f
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }

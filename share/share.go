@@ -1,0 +1,423 @@
+// Package share moves memory between clones: fetch a remote's memory into
+// refs/konteks-remotes/<remote> (never over refs/konteks, never forced),
+// check it, merge it, and push. Merging is a union of durable memory
+// (entries are unique files, tombstones included) and a choice of one
+// side's derived memory: the side whose source commit is in the local
+// history, the newer when both are.
+package share
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/konteks/git-konteks/durable"
+	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/memory"
+	"github.com/konteks/git-konteks/memref"
+)
+
+// TrackingPrefix is where remote memory is fetched to.
+const TrackingPrefix = "refs/konteks-remotes/"
+
+// RemoteRef is the name memory has on a remote. It cannot be refs/konteks:
+// git's receive-pack refuses to create a one-level ref under refs/ ("funny
+// refname"). A separate two-level name also never clashes (directory vs
+// file) with a peer's own local refs/konteks. Fetch also accepts a peer
+// repository's plain refs/konteks, for a non-bare clone used as a remote.
+const RemoteRef = "refs/konteks-shared/main"
+
+// TrackingRef is the local ref holding a remote's memory.
+func TrackingRef(remote string) string { return TrackingPrefix + remote }
+
+// FetchSpec is the refspec `git konteks init` adds to a remote so that a
+// plain `git fetch` brings its memory along. It has no "+": git refuses to
+// rewind the tracking ref.
+func FetchSpec(remote string) string { return RemoteRef + ":" + TrackingRef(remote) }
+
+// Limits on a fetched memory tree.
+const (
+	MaxTreeEntries = 2_000_000
+)
+
+// Results of a merge.
+const (
+	UpToDate    = "up-to-date"
+	FastForward = "fast-forward"
+	Merged      = "merged"
+	Adopted     = "adopted" // there was no local memory
+	NoRemote    = "no-remote-memory"
+)
+
+// Outcome reports a fetch or merge.
+type Outcome struct {
+	Remote  string        `json:"remote,omitempty"`
+	Result  string        `json:"result"`
+	Theirs  gitstore.Hash `json:"theirs"`
+	Commit  gitstore.Hash `json:"commit"`  // local memory after the merge
+	Derived string        `json:"derived"` // whose derived memory was kept: ours, theirs, none
+	// NewDurable counts durable entries that came from the other side.
+	NewDurable int `json:"new_durable"`
+	// Conflicts counts paths under durable/ that differed (ours kept).
+	Conflicts int `json:"conflicts,omitempty"`
+}
+
+// ErrInvalid marks fetched memory that failed validation.
+var ErrInvalid = errors.New("invalid memory")
+
+// Fetch fetches remote's memory and merges it into refs/konteks.
+func Fetch(repo *gitstore.Repo, remote string) (Outcome, error) {
+	dst := TrackingRef(remote)
+	err := repo.FetchRef(remote, RemoteRef, dst)
+	if errors.Is(err, gitstore.ErrNoRemoteRef) {
+		err = repo.FetchRef(remote, memory.Ref, dst)
+	}
+	if err != nil {
+		if errors.Is(err, gitstore.ErrNoRemoteRef) {
+			return Outcome{Remote: remote, Result: NoRemote}, nil
+		}
+		return Outcome{Remote: remote}, err
+	}
+	theirs, err := repo.ReadRef(dst)
+	if err != nil {
+		return Outcome{Remote: remote}, err
+	}
+	out, err := Merge(repo, theirs, remote)
+	out.Remote = remote
+	return out, err
+}
+
+// Merge merges the memory commit theirs (from source, for messages) into
+// refs/konteks. Their memory is validated first; nothing local changes if
+// it is invalid.
+func Merge(repo *gitstore.Repo, theirs gitstore.Hash, source string) (Outcome, error) {
+	out := Outcome{Theirs: theirs}
+	for attempt := 0; attempt < 10; attempt++ {
+		ours, err := repo.ReadRef(memory.Ref)
+		if err != nil {
+			return out, err
+		}
+		if ours == theirs {
+			out.Result, out.Commit, out.Derived = UpToDate, ours, "ours"
+			return out, nil
+		}
+		if !ours.IsZero() {
+			if anc, err := repo.IsAncestor(theirs, ours); err == nil && anc {
+				out.Result, out.Commit, out.Derived = UpToDate, ours, "ours"
+				return out, nil
+			}
+		}
+		tm, err := memref.ReadCommit(repo, theirs)
+		if err != nil {
+			return out, fmt.Errorf("memory from %s: %w: %v; nothing was merged", source, ErrInvalid, err)
+		}
+		var om *memref.Memory
+		oursTree := gitstore.ZeroHash
+		if !ours.IsZero() {
+			if om, err = memref.ReadCommit(repo, ours); err != nil && om == nil {
+				return out, err
+			}
+			oursTree = om.Tree
+		}
+		if err := validate(repo, oursTree, tm); err != nil {
+			return out, fmt.Errorf("memory from %s: %w: %v; nothing was merged", source, ErrInvalid, err)
+		}
+
+		side := chooseDerived(repo, om, tm)
+		out.Derived = side
+		w := repo.NewWriter()
+		base := gitstore.ZeroHash
+		switch side {
+		case "ours":
+			base = om.Tree
+		case "theirs":
+			base = tm.Tree
+		}
+		ed := repo.NewTreeEditor(base)
+		if side == "none" {
+			ed = repo.NewTreeEditor(gitstore.ZeroHash)
+		}
+		od, err := durableTree(repo, oursTree)
+		if err != nil {
+			return out, err
+		}
+		td, err := durableTree(repo, tm.Tree)
+		if err != nil {
+			return out, err
+		}
+		u, conflicts, err := union(repo, w, od, td)
+		if err != nil {
+			return out, err
+		}
+		out.Conflicts = conflicts
+		if err := ed.Delete(memory.DurableDir); err != nil {
+			return out, err
+		}
+		if !u.IsZero() {
+			if err := ed.Set(memory.DurableDir, filemode.Dir, u); err != nil {
+				return out, err
+			}
+		}
+		tree, err := ed.Write(w)
+		if err != nil {
+			return out, err
+		}
+		out.NewDurable = countNew(repo, od, td)
+
+		var next gitstore.Hash
+		switch {
+		case ours.IsZero() && tree == tm.Tree:
+			next, out.Result = theirs, Adopted
+		case !ours.IsZero() && tree == tm.Tree && isAncestor(repo, ours, theirs):
+			next, out.Result = theirs, FastForward
+		case !ours.IsZero() && tree == om.Tree && side == "ours" && out.NewDurable == 0 && isAncestor(repo, theirs, ours):
+			out.Result, out.Commit = UpToDate, ours
+			return out, nil
+		default:
+			parents := []gitstore.Hash{theirs}
+			if !ours.IsZero() {
+				parents = []gitstore.Hash{ours, theirs}
+			}
+			msg := fmt.Sprintf("konteks: merge memory from %s\n\nDerived memory: %s\nDurable entries brought in: %d\n", source, side, out.NewDurable)
+			if next, err = w.Commit(gitstore.CommitSpec{Tree: tree, Parents: parents, Author: repo.Identity(), Message: msg}); err != nil {
+				return out, err
+			}
+			out.Result = Merged
+			if ours.IsZero() {
+				out.Result = Adopted
+			}
+		}
+		if err := w.Flush(); err != nil {
+			return out, err
+		}
+		err = repo.UpdateRef(memory.Ref, next, ours, "konteks: merge from "+source)
+		if err == nil {
+			out.Commit = next
+			return out, nil
+		}
+		if !errors.Is(err, gitstore.ErrRefMoved) {
+			return out, err
+		}
+	}
+	return out, errors.New("memory kept moving during the merge; try again")
+}
+
+func isAncestor(repo *gitstore.Repo, a, b gitstore.Hash) bool {
+	ok, err := repo.IsAncestor(a, b)
+	return err == nil && ok
+}
+
+// chooseDerived picks whose derived memory to keep: "ours", "theirs", or
+// "none" when neither side has any.
+func chooseDerived(repo *gitstore.Repo, om, tm *memref.Memory) string {
+	od, td := om.Derived(), tm.Derived()
+	switch {
+	case !od && !td:
+		return "none"
+	case !td:
+		return "ours"
+	case !od:
+		return "theirs"
+	}
+	// Records of an older format are rebuilt anyway: prefer current ones.
+	if om.Manifest.RecordVersion != tm.Manifest.RecordVersion {
+		if tm.Manifest.RecordVersion == memory.RecordVersion {
+			return "theirs"
+		}
+		return "ours"
+	}
+	os, ts := gitstore.ParseHash(om.Manifest.SourceCommit), gitstore.ParseHash(tm.Manifest.SourceCommit)
+	if os == ts {
+		return "ours"
+	}
+	head, _ := repo.Resolve("HEAD")
+	inLocal := func(h gitstore.Hash) bool {
+		c, err := repo.Commit(h)
+		if err != nil {
+			return false
+		}
+		if head == nil {
+			return true
+		}
+		ok, err := c.IsAncestor(head)
+		return (err == nil && ok) || head.Hash == h
+	}
+	oi, ti := inLocal(os), inLocal(ts)
+	switch {
+	case oi && !ti:
+		return "ours"
+	case ti && !oi:
+		return "theirs"
+	case !oi && !ti:
+		return "ours"
+	}
+	if isAncestor(repo, os, ts) {
+		return "theirs"
+	}
+	if isAncestor(repo, ts, os) {
+		return "ours"
+	}
+	oc, err1 := repo.Commit(os)
+	tc, err2 := repo.Commit(ts)
+	if err1 == nil && err2 == nil && tc.Committer.When.After(oc.Committer.When) {
+		return "theirs"
+	}
+	return "ours"
+}
+
+// validate checks what a peer sends before it is merged: a bounded tree,
+// a manifest that decodes, records that decode within limits (only those
+// that differ from ours), durable entries that decode.
+func validate(repo *gitstore.Repo, oursTree gitstore.Hash, tm *memref.Memory) error {
+	if _, err := repo.CountTree(tm.Tree, MaxTreeEntries); err != nil {
+		return err
+	}
+	changes, err := memref.DiffRecords(repo, oursTree, tm.Tree)
+	if err != nil {
+		return err
+	}
+	for _, c := range changes {
+		if c.New.IsZero() {
+			continue
+		}
+		if _, err := memref.DecodeRecord(repo, c.New, c.Path); err != nil {
+			return err
+		}
+	}
+	if _, bad, err := durable.Load(repo, tm.Tree); err != nil {
+		return err
+	} else if len(bad) > 0 {
+		return fmt.Errorf("broken durable entries: %s", strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+func durableTree(repo *gitstore.Repo, tree gitstore.Hash) (gitstore.Hash, error) {
+	if tree.IsZero() {
+		return gitstore.ZeroHash, nil
+	}
+	h, isTree, ok, err := repo.Lookup(tree, memory.DurableDir)
+	if err != nil || !ok || !isTree {
+		return gitstore.ZeroHash, err
+	}
+	return h, nil
+}
+
+// union merges two trees: every path of either; where both have different
+// content at one path, ours is kept (durable entries are unique by id, so
+// that only happens with a broken or hostile peer) and counted.
+func union(repo *gitstore.Repo, w *gitstore.Writer, a, b gitstore.Hash) (gitstore.Hash, int, error) {
+	switch {
+	case a.IsZero():
+		return b, 0, nil
+	case b.IsZero() || a == b:
+		return a, 0, nil
+	}
+	ta, err := repo.Tree(a)
+	if err != nil {
+		return gitstore.ZeroHash, 0, err
+	}
+	tb, err := repo.Tree(b)
+	if err != nil {
+		return gitstore.ZeroHash, 0, err
+	}
+	byName := map[string]object.TreeEntry{}
+	for _, e := range tb.Entries {
+		byName[e.Name] = e
+	}
+	conflicts := 0
+	var out []gitstore.TreeEntry
+	for _, e := range ta.Entries {
+		o, ok := byName[e.Name]
+		delete(byName, e.Name)
+		switch {
+		case !ok || o.Hash == e.Hash:
+		case e.Mode == filemode.Dir && o.Mode == filemode.Dir:
+			h, c, err := union(repo, w, e.Hash, o.Hash)
+			if err != nil {
+				return gitstore.ZeroHash, 0, err
+			}
+			conflicts += c
+			e.Hash = h
+		default:
+			conflicts++
+		}
+		out = append(out, gitstore.TreeEntry{Name: e.Name, Mode: e.Mode, Hash: e.Hash})
+	}
+	for _, e := range byName {
+		out = append(out, gitstore.TreeEntry{Name: e.Name, Mode: e.Mode, Hash: e.Hash})
+	}
+	h, err := w.Tree(out)
+	return h, conflicts, err
+}
+
+// countNew counts durable files in theirs that ours lacks.
+func countNew(repo *gitstore.Repo, ours, theirs gitstore.Hash) int {
+	if theirs.IsZero() || ours == theirs {
+		return 0
+	}
+	changes, err := repo.DiffTrees(ours, theirs)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, c := range changes {
+		if c.From.IsZero() {
+			n++
+		}
+	}
+	return n
+}
+
+// Push sends refs/konteks to remote without force. When the remote has
+// moved on, it fetches, merges and tries again, a bounded number of times.
+func Push(repo *gitstore.Repo, remote string) (merges int, err error) {
+	local, err := repo.ReadRef(memory.Ref)
+	if err != nil {
+		return 0, err
+	}
+	if local.IsZero() {
+		return 0, errors.New("no memory to push: run `git konteks extract` first")
+	}
+	for attempt := 0; attempt < 4; attempt++ {
+		err = repo.PushRef(remote, memory.Ref, RemoteRef)
+		if err == nil {
+			return merges, nil
+		}
+		if !errors.Is(err, gitstore.ErrNonFastForward) {
+			return merges, err
+		}
+		if _, err := Fetch(repo, remote); err != nil {
+			return merges, err
+		}
+		merges++
+	}
+	return merges, fmt.Errorf("push to %s: the remote's memory kept moving; merged %d times, try again", remote, merges)
+}
+
+// MergeTracking merges every refs/konteks-remotes/* that the local memory
+// does not contain yet (brought by a plain `git fetch` with the refspec
+// from `git konteks init`).
+func MergeTracking(repo *gitstore.Repo) ([]Outcome, error) {
+	remotes, err := repo.Remotes()
+	if err != nil {
+		return nil, err
+	}
+	var outs []Outcome
+	for _, rm := range remotes {
+		h, err := repo.ReadRef(TrackingRef(rm))
+		if err != nil || h.IsZero() {
+			continue
+		}
+		o, err := Merge(repo, h, rm)
+		o.Remote = rm
+		if err != nil {
+			return outs, err
+		}
+		outs = append(outs, o)
+	}
+	return outs, nil
+}
