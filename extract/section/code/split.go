@@ -59,6 +59,13 @@ const (
 	// nodes before the parse is called unusable ("parse-error").
 	maxErrorShare = 0.5
 
+	// maxStartDepth bounds how deep in the syntax tree a definition may
+	// start (for grammars without a smaller limit). Real code nests far
+	// less; without a bound, the query's in-progress states grow with the
+	// nesting and deeply nested input takes quadratic time. Text below the
+	// bound stays in its enclosing section.
+	maxStartDepth = 128
+
 	maxSignature = 300
 	maxDoc       = 4000
 	maxName      = 200
@@ -216,9 +223,11 @@ func (s *splitter) collect(root *sitter.Node) {
 	g := s.g
 	qc := sitter.NewQueryCursor()
 	defer qc.Close()
+	depth := uint32(maxStartDepth)
 	if g.maxDepth > 0 {
-		setMaxStartDepth(qc, g.maxDepth)
+		depth = g.maxDepth
 	}
+	setMaxStartDepth(qc, depth)
 	qc.Exec(g.query, root)
 	seen := map[span]int{}
 	var names []string
