@@ -8,7 +8,12 @@ package code
 // The C function is called on the binding's cursor pointer, found by its
 // field layout; the layout is checked with reflect at start-up and the
 // limit is simply not set when it does not match (a binding upgrade then
-// costs speed, never correctness).
+// costs speed, never correctness; TestMaxStartDepth fails to say so).
+//
+// The bound also keeps queries linear on deeply nested input: in-progress
+// match states grow with the nesting of the nodes patterns start at, so
+// 8000 nested classes took seconds without it. Split still stops a query
+// at its deadline as a backstop.
 
 /*
 #include <stdint.h>

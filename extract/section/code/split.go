@@ -146,7 +146,9 @@ func Split(in section.Input) (res section.Result, ok bool, reason string) {
 	}
 
 	s := splitter{g: g, src: src, lines: lineStarts(src), lang: language}
-	s.collect(root)
+	if !s.collect(root, time.Now().Add(parseTimeout)) {
+		return section.Result{}, false, ReasonTimeout
+	}
 	s.arrange()
 	res = section.Result{Kind: "code", Language: language, Parser: "tree-sitter"}
 	res.Sections = s.sections()
@@ -218,8 +220,10 @@ type splitter struct {
 	wrappers []span
 }
 
-// collect runs the grammar's query over the tree.
-func (s *splitter) collect(root *sitter.Node) {
+// collect runs the grammar's query over the tree; false when it is still
+// running at the deadline (a backstop: the start-depth bound keeps queries
+// linear, see depth.go).
+func (s *splitter) collect(root *sitter.Node, deadline time.Time) bool {
 	g := s.g
 	qc := sitter.NewQueryCursor()
 	defer qc.Close()
@@ -232,10 +236,13 @@ func (s *splitter) collect(root *sitter.Node) {
 	seen := map[span]int{}
 	var names []string
 	var skip []span
-	for {
+	for n := 0; ; n++ {
 		m, more := qc.NextMatch()
 		if !more {
 			break
+		}
+		if n&255 == 255 && time.Now().After(deadline) {
+			return false
 		}
 		if !s.predicatesHold(m) {
 			continue
@@ -323,6 +330,7 @@ func (s *splitter) collect(root *sitter.Node) {
 		}
 		s.defs = kept
 	}
+	return true
 }
 
 // trim narrows a node's range to its text without surrounding blanks
