@@ -86,3 +86,28 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkSplitGoParallel runs Split on all cores at once (pooled
+// parsers, one shared query); MB/s is the whole machine's.
+func BenchmarkSplitGoParallel(b *testing.B) {
+	ins := netHTTPFiles(b)
+	if len(ins) == 0 {
+		b.Skip("no $GOROOT/src/net/http")
+	}
+	var total int64
+	for _, in := range ins {
+		total += int64(len(in.Content))
+	}
+	b.SetBytes(total)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			for _, in := range ins {
+				if _, ok, reason := Split(in); !ok {
+					b.Errorf("%s: %s", in.Path, reason)
+					return
+				}
+			}
+		}
+	})
+}
