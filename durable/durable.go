@@ -84,14 +84,16 @@ type Item struct {
 	Path         string `json:"-"` // tree path in the memory ref
 }
 
-// newID makes a unique, time-ordered id: 12 hex digits of milliseconds and
-// 8 random hex digits (collisions across clones are negligible).
+// newID makes a unique id: 8 random hex digits, then 12 hex digits of
+// milliseconds (collisions across clones are negligible). The random part
+// comes first so that short prefixes, as people type them, are unique even
+// for entries saved in the same moment.
 func newID(now time.Time) string {
 	var b [4]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		panic(err)
 	}
-	return fmt.Sprintf("%012x%s", now.UnixMilli(), hex.EncodeToString(b[:]))
+	return fmt.Sprintf("%s%012x", hex.EncodeToString(b[:]), now.UnixMilli())
 }
 
 func validID(id string) bool {
@@ -106,14 +108,14 @@ func validID(id string) bool {
 	return true
 }
 
-// treePath is where an entry lives: sharded by the id's last two digits
+// treePath is where an entry lives: sharded by the id's first two digits
 // (random, so shards stay even).
 func treePath(e Entry) string {
 	dir := memoriesDir
 	if e.Type == TypeDiary || (e.Type == TypeTombstone && e.Kind == TypeDiary) {
 		dir = diaryDir
 	}
-	return dir + "/" + e.ID[len(e.ID)-2:] + "/" + e.ID
+	return dir + "/" + e.ID[:2] + "/" + e.ID
 }
 
 // Decode parses and validates one entry read from a memory tree.
@@ -251,6 +253,18 @@ func Save(repo *gitstore.Repo, e Entry) (saved Item, isNew bool, err error) {
 	if err := check(e); err != nil {
 		return Item{}, false, err
 	}
+	if e.Supersedes != "" && !validID(e.Supersedes) {
+		// A prefix, as people type ids: resolve it now.
+		items, err := LoadRef(repo)
+		if err != nil {
+			return Item{}, false, err
+		}
+		it, err := Find(items, e.Supersedes)
+		if err != nil {
+			return Item{}, false, err
+		}
+		e.Supersedes = it.ID
+	}
 	if e.Created.IsZero() {
 		e.Created = time.Now().UTC().Truncate(time.Millisecond)
 	}
@@ -317,20 +331,25 @@ func Save(repo *gitstore.Repo, e Entry) (saved Item, isNew bool, err error) {
 	return Item{Entry: e, Status: StatusLive, Path: treePath(e)}, true, nil
 }
 
+// LoadRef reads the durable entries of refs/konteks (none when there is no
+// memory yet).
+func LoadRef(repo *gitstore.Repo) ([]Item, error) {
+	tip, err := memref.Read(repo, memory.Ref)
+	if tip == nil {
+		return nil, err
+	}
+	items, _, err := Load(repo, tip.Tree)
+	return items, err
+}
+
 // Forget writes a tombstone for the live entry id (a prefix is enough).
 func Forget(repo *gitstore.Repo, id, reason string) (Item, error) {
 	if strings.TrimSpace(reason) == "" {
 		return Item{}, fmt.Errorf("%w: say why it is forgotten (--reason)", ErrRejected)
 	}
-	tip, err := memref.Read(repo, memory.Ref)
-	if err != nil && tip == nil {
+	items, err := LoadRef(repo)
+	if err != nil {
 		return Item{}, err
-	}
-	var items []Item
-	if tip != nil {
-		if items, _, err = Load(repo, tip.Tree); err != nil {
-			return Item{}, err
-		}
 	}
 	it, err := Find(items, id)
 	if err != nil {

@@ -61,7 +61,7 @@ func (r *Repo) FetchRef(remote, src, dst string) error {
 	}
 	out, err := r.runGit(nil, "-c", "transfer.fsckObjects=true", "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", remote, src+":"+dst)
 	if err == nil {
-		return nil
+		return r.Reload()
 	}
 	msg := err.Error() + string(out)
 	switch {

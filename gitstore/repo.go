@@ -74,13 +74,11 @@ func Open(dir string) (*Repo, error) {
 		}
 		common = filepath.Clean(c)
 	}
-	var fs = dotgit.NewRepositoryFilesystem(osfs.New(gitDir), osfs.New(common))
-	st := filesystem.NewStorageWithOptions(fs, cache.NewObjectLRU(64<<20), filesystem.Options{})
-	repo, err := git.Open(extStorage{st}, nil)
-	if err != nil {
-		return nil, fmt.Errorf("open repository %s: %w", gitDir, err)
+	r := &Repo{GitDir: gitDir, CommonDir: common}
+	if err := r.openStorage(); err != nil {
+		return nil, err
 	}
-	r := &Repo{GitDir: gitDir, CommonDir: common, git: repo, storage: st}
+	repo := r.git
 	if cfg, err := repo.Config(); err == nil {
 		r.Bare = cfg.Core.IsBare
 	}
@@ -133,6 +131,22 @@ func (s extStorage) Config() (*config.Config, error) {
 	c.Raw = &raw
 	return &c, nil
 }
+
+// openStorage (re)opens go-git over the repository.
+func (r *Repo) openStorage() error {
+	fs := dotgit.NewRepositoryFilesystem(osfs.New(r.GitDir), osfs.New(r.CommonDir))
+	st := filesystem.NewStorageWithOptions(fs, cache.NewObjectLRU(64<<20), filesystem.Options{})
+	repo, err := git.Open(extStorage{st}, nil)
+	if err != nil {
+		return fmt.Errorf("open repository %s: %w", r.GitDir, err)
+	}
+	r.git, r.storage = repo, st
+	return nil
+}
+
+// Reload makes objects written by other processes (a git fetch) visible:
+// go-git loads the list of packs once.
+func (r *Repo) Reload() error { return r.openStorage() }
 
 // findGitDir resolves the git dir the way git does: $GIT_DIR first, then a
 // walk up from dir looking for a .git directory or gitfile, or a bare

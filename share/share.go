@@ -38,10 +38,9 @@ func TrackingRef(remote string) string { return TrackingPrefix + remote }
 // rewind the tracking ref.
 func FetchSpec(remote string) string { return RemoteRef + ":" + TrackingRef(remote) }
 
-// Limits on a fetched memory tree.
-const (
-	MaxTreeEntries = 2_000_000
-)
+// MaxTreeEntries bounds the entries of a fetched memory tree (a variable
+// so tests can lower it).
+var MaxTreeEntries = 2_000_000
 
 // Results of a merge.
 const (

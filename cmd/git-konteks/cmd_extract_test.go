@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"math/rand"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -10,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/konteks/git-konteks/internal/testgit"
 )
@@ -514,4 +517,45 @@ func runGitEnv(dir string, env []string, args ...string) (string, string, error)
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
 	return strings.TrimSpace(out.String()), errb.String(), err
+}
+
+// TestKillAtRandomPoints kills extractions with SIGKILL at random moments:
+// refs/konteks must always name complete memory (or none), and resume must
+// finish the work to exactly what a clean run makes.
+func TestKillAtRandomPoints(t *testing.T) {
+	r := testgit.New(t)
+	for i := 0; i < 400; i++ {
+		r.Write(filepath.Join("pkg"+itoa(i%9), "f"+itoa(i)+".go"), "package pkg\n\n// F"+itoa(i)+" returns its number.\nfunc F"+itoa(i)+"() int { return "+itoa(i)+" }\n")
+	}
+	r.Commit("many files")
+	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
+	for round := 0; round < 6; round++ {
+		cmd := exec.Command(binary, "extract", "--mode", "rebuild", "--workers", "1")
+		cmd.Dir = r.Dir
+		cmd.Env = append(testgit.Env(), "KONTEKS_CHECKPOINT_EVERY=25")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(rng.Intn(400)) * time.Millisecond)
+		cmd.Process.Kill()
+		cmd.Wait()
+		// Whatever refs/konteks names is complete and consistent.
+		if _, err := r.TryGit("rev-parse", "-q", "--verify", "refs/konteks"); err == nil {
+			var m extractReport
+			if err := json.Unmarshal([]byte(run(t, r.Dir, "manifest", "--json")), &m.Manifest); err != nil {
+				t.Fatalf("round %d: manifest unreadable after kill: %v", round, err)
+			}
+			if n := len(memoryFiles(t, r)); n != m.Manifest.Totals.Included {
+				t.Fatalf("round %d: ref names %d records, manifest says %d", round, n, m.Manifest.Totals.Included)
+			}
+		}
+		if out, err := r.TryGit("fsck", "--no-dangling", "--connectivity-only"); err != nil {
+			t.Fatalf("round %d: fsck: %v\n%s", round, err, out)
+		}
+	}
+	extractJSON(t, r.Dir, "--mode", "resume")
+	if st := run(t, r.Dir, "status", "--json"); !strings.Contains(st, `"stale": false`) {
+		t.Fatalf("after resume:\n%s", st)
+	}
+	assertMatchesRebuild(t, r)
 }

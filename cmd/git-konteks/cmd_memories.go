@@ -101,7 +101,7 @@ func runMemoriesList(c *cli.Context) error {
 		if it.Status != durable.StatusLive {
 			status = " [" + it.Status + "]"
 		}
-		fmt.Fprintf(w, "%s  %s  %-10s %s%s\n", it.ID[:12], it.Created.Local().Format("2006-01-02"), label, oneLine(it.Text, 100), status)
+		fmt.Fprintf(w, "%s  %s  %-10s %s%s\n", it.ID[:10], it.Created.Local().Format("2006-01-02"), label, oneLine(it.Text, 100), status)
 	}
 	return nil
 }

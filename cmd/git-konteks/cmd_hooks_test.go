@@ -1,0 +1,121 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/internal/testgit"
+)
+
+// waitForMemory polls until memory describes want (the background runner
+// is asynchronous by design).
+func waitForMemory(t *testing.T, r *testgit.Repo, want string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if out, _, err := tryRun(r.Dir, nil, "status", "--json"); err == nil && strings.Contains(out, `"source_commit": "`+want+`"`) {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	log, _ := os.ReadFile(filepath.Join(r.Dir, ".git", "konteks", "log"))
+	t.Fatalf("memory never reached %s; runner log:\n%s", want, log)
+}
+
+func TestHooksKeepMemoryCurrent(t *testing.T) {
+	r := mixedRepo(t)
+	// A user hook in a core.hooksPath directory must be kept and restored.
+	hooksDir := filepath.Join(r.Dir, ".githooks")
+	r.Git("config", "core.hooksPath", ".githooks")
+	userHook := "#!/bin/sh\necho \"$@\" >> \"$(git rev-parse --git-dir)/user-hook.log\"\n"
+	if err := os.MkdirAll(hooksDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(hooksDir, "post-commit"), []byte(userHook), 0o750); err != nil {
+		t.Fatal(err)
+	}
+	out := run(t, r.Dir, "hooks", "install")
+	if !strings.Contains(out, "runs your previous hook first") || !strings.Contains(out, ".githooks") {
+		t.Fatalf("install:\n%s", out)
+	}
+	run(t, r.Dir, "hooks", "install") // idempotent: must not chain to itself
+
+	r.Write("hooked.go", "package mixed\n\nfunc Hooked() {}\n")
+	head := r.Commit("commit with hooks")
+	waitForMemory(t, r, head)
+	if b, _ := os.ReadFile(filepath.Join(r.Dir, ".git", "user-hook.log")); !strings.Contains(string(b), "\n") {
+		t.Fatal("the user's post-commit hook did not run")
+	}
+	if rec := show(t, r.Dir, "hooked.go"); len(rec.Sections) == 0 {
+		t.Fatal("hooked.go not extracted")
+	}
+
+	// A hook firing during a manual extraction waits, then catches up.
+	repo, err := gitstore.Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock, _, err := repo.TryLock("extract")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var heads []string
+	for i := 0; i < 3; i++ { // several commits: requests coalesce
+		r.Write("burst.txt", strings.Repeat("burst line\n", i+1))
+		heads = append(heads, r.Commit("burst"))
+	}
+	time.Sleep(300 * time.Millisecond)
+	if out, _, _ := tryRun(r.Dir, nil, "status", "--json"); strings.Contains(out, `"source_commit": "`+heads[2]) {
+		t.Fatal("memory moved while the extraction lock was held")
+	}
+	lock.Unlock()
+	waitForMemory(t, r, heads[2])
+	if n, _ := strconv.Atoi(r.Git("rev-list", "--count", "refs/konteks")); n > 4 {
+		t.Fatalf("%d memory commits for 4 source commits: requests were not coalesced", n)
+	}
+
+	// Branch switches trigger too.
+	r.Git("checkout", "-q", "-b", "side", "HEAD~2")
+	side := r.Git("rev-parse", "HEAD")
+	waitForMemory(t, r, side)
+
+	// Uninstall restores the user's hook byte for byte, mode included.
+	run(t, r.Dir, "hooks", "uninstall")
+	b, err := os.ReadFile(filepath.Join(hooksDir, "post-commit"))
+	fi, _ := os.Stat(filepath.Join(hooksDir, "post-commit"))
+	if err != nil || string(b) != userHook || fi.Mode().Perm() != 0o750 {
+		t.Fatalf("user hook not restored exactly: %q %v", b, fi.Mode())
+	}
+	for _, n := range []string{"post-merge", "post-rewrite", "post-checkout"} {
+		if _, err := os.Stat(filepath.Join(hooksDir, n)); err == nil {
+			t.Errorf("%s left behind", n)
+		}
+	}
+}
+
+func TestHookNeverFailsCommit(t *testing.T) {
+	r := mixedRepo(t)
+	run(t, r.Dir, "hooks", "install")
+	// Corrupt memory: the background extraction fails, the commit must not.
+	r.Git("update-ref", "refs/konteks", r.Git("commit-tree", r.Git("write-tree"), "-m", "not memory"))
+	r.Write("x.txt", "after corruption\n")
+	start := time.Now()
+	r.Commit("still commits")
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("commit took %s", d)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		b, _ := os.ReadFile(filepath.Join(r.Dir, ".git", "konteks", "log"))
+		if strings.Contains(string(b), "corrupt") {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatal("the runner did not log the failure")
+}

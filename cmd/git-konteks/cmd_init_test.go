@@ -1,0 +1,61 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/konteks/git-konteks/internal/testgit"
+)
+
+func TestInitSetsUpHooksSharingAndMemory(t *testing.T) {
+	seed := mixedRepo(t)
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	seed.Git("clone", "-q", "--bare", seed.Dir, remote)
+
+	// The first clone publishes memory; the second gets it through init.
+	a := testgit.At(t, filepath.Join(t.TempDir(), "a"))
+	seed.Git("clone", "-q", remote, a.Dir)
+	out := run(t, a.Dir, "init")
+	for _, want := range []string{"hooks: installed", "refs/konteks-remotes/origin", "has no memory yet", "full extraction"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("init output lacks %q:\n%s", want, out)
+		}
+	}
+	run(t, a.Dir, "remember", "--kind", "fact", "The HTTP handler lives in cmd/app/main.go and serves /get")
+	run(t, a.Dir, "push")
+
+	b := testgit.At(t, filepath.Join(t.TempDir(), "b"))
+	seed.Git("clone", "-q", remote, b.Dir)
+	out = run(t, b.Dir, "init")
+	if !strings.Contains(out, "merged memory from origin (adopted)") || !strings.Contains(out, "up to date") {
+		t.Fatalf("second init:\n%s", out)
+	}
+	if got := listMemories(t, b.Dir); len(got) != 1 {
+		t.Fatalf("b has %d memories after init", len(got))
+	}
+	// A plain git fetch now brings remote memory along; the hook-driven
+	// runner (or the next konteks command) merges it.
+	run(t, a.Dir, "remember", "--kind", "fact", "Config lives in config/app.yaml and config/app.json")
+	run(t, a.Dir, "push")
+	b.Git("fetch", "-q", "origin")
+	if b.Git("rev-parse", "refs/konteks-remotes/origin") != a.Git("rev-parse", "refs/konteks") {
+		t.Fatal("git fetch did not bring the remote memory")
+	}
+	run(t, b.Dir, "fetch")
+	if got := listMemories(t, b.Dir); len(got) != 2 {
+		t.Fatalf("b has %d memories after fetch", len(got))
+	}
+	// Running init again changes nothing.
+	before := b.Git("config", "--get-all", "remote.origin.fetch")
+	run(t, b.Dir, "init")
+	if after := b.Git("config", "--get-all", "remote.origin.fetch"); after != before {
+		t.Fatalf("init added refspecs twice:\n%s", after)
+	}
+	// A config that would overwrite refs/konteks is refused, with a reason.
+	b.Git("config", "--add", "remote.origin.fetch", "+refs/*:refs/*")
+	_, errOut, err := tryRun(b.Dir, nil, "init")
+	if err == nil || !strings.Contains(errOut, "writes refs/konteks directly") || !strings.Contains(errOut, "git config --unset") {
+		t.Fatalf("forcing refspec not refused: %v\n%s", err, errOut)
+	}
+}
