@@ -66,3 +66,29 @@ printf 'up-to-date check: %.1f ms\n' "$(echo "($t1 - $t0)*1000" | bc -l)"
 refsize=$(git rev-list --objects refs/konteks | git pack-objects -q --stdout | wc -c)
 printf 'memory ref packed: %.1f MB for %.1f MB of included source (%.2fx)\n' \
   "$(echo "$refsize/1000000" | bc -l)" "$(echo "$incbytes/1000000" | bc -l)" "$(echo "$refsize/$incbytes" | bc -l)"
+
+# The post-commit hook's own wall time (it records the request and starts
+# the runner in the background): median of 10 runs of the hook script.
+"$bin" hooks install >/dev/null
+hook=$(git rev-parse --git-path hooks)/post-commit
+times=()
+for i in $(seq 1 10); do
+  t0=$(now); "$hook"; t1=$(now)
+  times+=("$(echo "($t1 - $t0)*1000" | bc -l)")
+done
+sleep 2 # let the background runner finish
+sorted=$(printf '%s\n' "${times[@]}" | sort -n)
+printf 'post-commit hook wall time: median %.1f ms, max %.1f ms\n' "$(echo "$sorted" | sed -n 5p)" "$(echo "$sorted" | tail -1)"
+"$bin" hooks uninstall >/dev/null
+
+# A sync with nothing to do against a local bare remote.
+git init -q --bare "$work/remote.git"
+git remote add origin "$work/remote.git"
+"$bin" push origin >/dev/null
+times=()
+for i in 1 2 3 4 5; do
+  t0=$(now); "$bin" sync origin >/dev/null; t1=$(now)
+  times+=("$(echo "($t1 - $t0)*1000" | bc -l)")
+done
+sorted=$(printf '%s\n' "${times[@]}" | sort -n)
+printf 'sync with no changes (local remote): median %.1f ms over 5 runs\n' "$(echo "$sorted" | sed -n 3p)"
