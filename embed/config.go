@@ -1,0 +1,151 @@
+package embed
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the embedder configuration, read from `git config
+// konteks.embed.*`:
+//
+//	konteks.embed.provider    local (default), openai, ollama, or none
+//	konteks.embed.model       model name (openai: text-embedding-3-small, ollama: nomic-embed-text)
+//	konteks.embed.url         endpoint base (openai: https://api.openai.com/v1, ollama: http://127.0.0.1:11434)
+//	konteks.embed.dimensions  requested dimension (OpenAI-compatible providers that support it)
+//	konteks.embed.apiKeyEnv   environment variable holding the API key (default OPENAI_API_KEY for openai)
+//	konteks.embed.batch       texts per request (default 64)
+//	konteks.embed.timeout     per-request timeout, e.g. 30s (default 60s)
+//
+// The key itself is never read from git config: config files get shared
+// and committed; an environment variable does not.
+type Config struct {
+	Provider   string
+	Model      string
+	URL        string
+	Dimensions int
+	APIKeyEnv  string
+	Batch      int
+	Timeout    time.Duration
+}
+
+// ReadConfig reads konteks.embed.* with the git command line (so that
+// global config and includes apply) for the repository at gitDir. Without
+// git, or with nothing set, it returns the zero Config (the local embedder).
+func ReadConfig(gitDir string) (Config, error) {
+	var c Config
+	git, err := exec.LookPath("git")
+	if err != nil {
+		return c, nil
+	}
+	cmd := exec.Command(git, "config", "-z", "--get-regexp", `^konteks\.embed\.`)
+	cmd.Env = append(os.Environ(), "GIT_DIR="+gitDir)
+	out, err := cmd.Output()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
+			return c, nil // nothing set
+		}
+		return c, fmt.Errorf("read konteks.embed config: %w", err)
+	}
+	for _, kv := range bytes.Split(out, []byte{0}) {
+		if len(kv) == 0 {
+			continue
+		}
+		k, v, _ := strings.Cut(string(kv), "\n")
+		if err := c.set(strings.TrimPrefix(strings.ToLower(k), "konteks.embed."), strings.TrimSpace(v)); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
+}
+
+func (c *Config) set(k, v string) error {
+	var err error
+	switch k {
+	case "provider":
+		c.Provider = strings.ToLower(v)
+	case "model":
+		c.Model = v
+	case "url":
+		c.URL = v
+	case "dimensions":
+		c.Dimensions, err = strconv.Atoi(v)
+	case "apikeyenv":
+		c.APIKeyEnv = v
+	case "batch":
+		c.Batch, err = strconv.Atoi(v)
+	case "timeout":
+		c.Timeout, err = time.ParseDuration(v)
+	}
+	if err != nil {
+		return fmt.Errorf("konteks.embed.%s = %q: %w", k, v, err)
+	}
+	return nil
+}
+
+// New builds the embedder a Config names; nil (and no error) for provider
+// "none", which turns vectors off.
+func New(c Config) (Embedder, error) {
+	switch c.Provider {
+	case "", "local", "builtin", "built-in":
+		return NewLocal(), nil
+	case "none", "off", "false":
+		return nil, nil
+	case "openai", "ollama":
+	default:
+		return nil, fmt.Errorf("konteks.embed.provider %q: want local, openai, ollama or none", c.Provider)
+	}
+	h := &HTTP{Provider: c.Provider, Name: c.Model, Dimensions: c.Dimensions, BatchSize: c.Batch}
+	timeout := c.Timeout
+	if timeout <= 0 {
+		timeout = 60 * time.Second
+	}
+	h.Client = &http.Client{Timeout: timeout}
+	base := strings.TrimRight(c.URL, "/")
+	if c.Provider == "ollama" {
+		if h.Name == "" {
+			h.Name = "nomic-embed-text"
+		}
+		if base == "" {
+			base = "http://127.0.0.1:11434"
+		}
+		if !strings.HasSuffix(base, "/api/embed") {
+			base += "/api/embed"
+		}
+		if h.BatchSize <= 0 {
+			h.BatchSize = 32
+		}
+	} else {
+		if h.Name == "" {
+			h.Name = "text-embedding-3-small"
+		}
+		if base == "" {
+			base = "https://api.openai.com/v1"
+		}
+		if !strings.HasSuffix(base, "/embeddings") {
+			base += "/embeddings"
+		}
+		env := c.APIKeyEnv
+		if env == "" {
+			env = "OPENAI_API_KEY"
+		}
+		h.APIKey = os.Getenv(env)
+	}
+	h.URL = base
+	return h, nil
+}
+
+// Configured returns the embedder configured for the repository at gitDir
+// (the local embedder when nothing is configured; nil when turned off).
+func Configured(gitDir string) (Embedder, error) {
+	c, err := ReadConfig(gitDir)
+	if err != nil {
+		return nil, err
+	}
+	return New(c)
+}

@@ -1,0 +1,396 @@
+package embed
+
+import (
+	"context"
+	"math"
+	"runtime"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	porter "github.com/blevesearch/go-porterstemmer"
+)
+
+// LocalModel is the model id of the built-in embedder. Its output for a
+// text is frozen under this id: vectors are stored by text hash and reused
+// by every clone, so any change to the features, weights, hashing or
+// dimension below must come with a new id (…-v2), which re-embeds memory
+// once.
+const LocalModel = "konteks-local-v1"
+
+// LocalDim is the dimension of the built-in embedder's vectors.
+const LocalDim = 256
+
+// Local is the built-in embedder: a deterministic projection of a text's
+// features onto LocalDim dimensions by signed feature hashing. It needs no
+// network, model file or server, and it adds to exact-word search what a
+// bag of words misses:
+//
+//   - identifier parts: parseHTTPRequest, parse_http_request and
+//     "parse HTTP request" share the features parse/http/request, and the
+//     whole identifier is a feature of its own;
+//   - morphology: words are Porter-stemmed (embedding, embedded, embeds →
+//     emb), and character trigrams of each part let related forms and
+//     abbreviations (config/configuration, auth/authenticate) overlap;
+//   - weighting fixed in advance: English function words and the keywords
+//     common to programming languages count for little.
+//
+// What depends on the repository — which terms co-occur in it — is
+// deliberately NOT in stored vectors: a vector is reused forever under its
+// text's hash, across clones whose corpora differ, so it must be a
+// function of the text alone. Co-occurrence enters at query time instead
+// (recall expands the query with terms that co-occur with it in this
+// repository's index before embedding it).
+type Local struct{}
+
+// NewLocal returns the built-in embedder.
+func NewLocal() *Local { return &Local{} }
+
+// Model implements Embedder.
+func (*Local) Model() string { return LocalModel }
+
+// Dim implements Embedder.
+func (*Local) Dim() int { return LocalDim }
+
+// Embed implements Embedder. Large batches are spread over the CPUs.
+func (l *Local) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	workers := runtime.GOMAXPROCS(0)
+	if len(texts) < 32 || workers == 1 {
+		f := newFeaturizer()
+		for i, t := range texts {
+			if i%256 == 0 && ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			out[i] = f.vector(t)
+		}
+		return out, nil
+	}
+	var wg sync.WaitGroup
+	var next int
+	var mu sync.Mutex
+	const step = 16
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f := newFeaturizer()
+			for {
+				mu.Lock()
+				i := next
+				next += step
+				mu.Unlock()
+				if i >= len(texts) || ctx.Err() != nil {
+					return
+				}
+				for j := i; j < min(i+step, len(texts)); j++ {
+					out[j] = f.vector(texts[j])
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Feature weights (part of the frozen model).
+const (
+	wholeIdentWeight = 0.7  // the whole compound identifier, lowercased
+	trigramWeight    = 0.25 // each character trigram of a part
+	stopWeight       = 0.1  // English function words
+	keywordWeight    = 0.3  // words every program is full of
+	maxWordLen       = 48   // longer runs are hashes, base64, data: skipped
+)
+
+// featurizer holds per-goroutine scratch space and a stem cache.
+type featurizer struct {
+	feats map[uint64]float32
+	stems map[string]string
+	runes []rune
+	parts []string
+	lower []byte
+	vec   []float64
+}
+
+func newFeaturizer() *featurizer {
+	return &featurizer{feats: map[uint64]float32{}, stems: map[string]string{}, vec: make([]float64, LocalDim)}
+}
+
+// Feature kinds, hashed in as a first byte so that a word, a stem and a
+// trigram with the same letters are different features.
+const (
+	kindStem  = 's'
+	kindIdent = 'i'
+	kindGram  = 'g'
+)
+
+func hashFeature(kind byte, s string) uint64 {
+	// FNV-1a, 64 bit.
+	h := uint64(14695981039346656037)
+	h ^= uint64(kind)
+	h *= 1099511628211
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	// Final avalanche (splitmix64) so that low and high bits both mix.
+	h ^= h >> 30
+	h *= 0xbf58476d1ce4e5b9
+	h ^= h >> 27
+	h *= 0x94d049bb133111eb
+	h ^= h >> 31
+	return h
+}
+
+func (f *featurizer) add(kind byte, s string, w float32) {
+	f.feats[hashFeature(kind, s)] += w
+}
+
+// vector computes the unit vector of one text.
+func (f *featurizer) vector(text string) []float32 {
+	clear(f.feats)
+	eachWord(text, f.word)
+	for i := range f.vec {
+		f.vec[i] = 0
+	}
+	// Sublinear term frequency, then two signed projections per feature:
+	// collisions in one are unlikely to repeat in the other.
+	for h, w := range f.feats {
+		v := math.Log1p(float64(w))
+		i1 := h % LocalDim
+		i2 := (h >> 20) % LocalDim
+		s1, s2 := 1.0, 1.0
+		if h>>63 != 0 {
+			s1 = -1
+		}
+		if (h>>62)&1 != 0 {
+			s2 = -1
+		}
+		f.vec[i1] += s1 * v * math.Sqrt2 / 2
+		f.vec[i2] += s2 * v * math.Sqrt2 / 2
+	}
+	out := make([]float32, LocalDim)
+	var n float64
+	for _, x := range f.vec {
+		n += x * x
+	}
+	if n == 0 {
+		return out
+	}
+	inv := 1 / math.Sqrt(n)
+	for i, x := range f.vec {
+		out[i] = float32(x * inv)
+	}
+	return out
+}
+
+// word adds the features of one word of the text.
+func (f *featurizer) word(w string) {
+	if len(w) > maxWordLen {
+		return
+	}
+	f.parts = splitParts(w, f.parts[:0], &f.runes)
+	if len(f.parts) == 0 {
+		return
+	}
+	if len(f.parts) > 1 {
+		f.lower = appendLower(f.lower[:0], w)
+		f.add(kindIdent, string(f.lower), wholeIdentWeight)
+	}
+	for _, p := range f.parts {
+		if len(p) < 2 || isDigits(p) {
+			continue
+		}
+		wt := float32(1)
+		switch {
+		case stopWords[p]:
+			wt = stopWeight
+		case codeWords[p]:
+			wt = keywordWeight
+		}
+		f.add(kindStem, f.stem(p), wt)
+		if len(p) >= 4 && wt == 1 {
+			g := "^" + p + "$"
+			for i := 0; i+3 <= len(g); i++ {
+				f.add(kindGram, g[i:i+3], trigramWeight)
+			}
+		}
+	}
+}
+
+func (f *featurizer) stem(p string) string {
+	if s, ok := f.stems[p]; ok {
+		return s
+	}
+	s := p
+	if len(p) >= 3 && isASCIILower(p) {
+		s = safeStem(p)
+	}
+	if len(f.stems) > 1<<16 {
+		clear(f.stems)
+	}
+	f.stems[p] = s
+	return s
+}
+
+// safeStem runs the Porter stemmer, which is not defensive about odd input.
+func safeStem(p string) (s string) {
+	defer func() {
+		if recover() != nil {
+			s = p
+		}
+	}()
+	return string(porter.StemWithoutLowerCasing([]rune(p)))
+}
+
+// eachWord calls fn with every run of letters, digits and underscores.
+func eachWord(s string, fn func(string)) {
+	start := -1
+	for i := 0; i < len(s); {
+		c := s[i]
+		size := 1
+		var wordy bool
+		if c < utf8.RuneSelf {
+			wordy = c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		} else {
+			var r rune
+			r, size = utf8.DecodeRuneInString(s[i:])
+			wordy = unicode.IsLetter(r) || unicode.IsDigit(r)
+		}
+		if wordy {
+			if start < 0 {
+				start = i
+			}
+		} else if start >= 0 {
+			fn(s[start:i])
+			start = -1
+		}
+		i += size
+	}
+	if start >= 0 {
+		fn(s[start:])
+	}
+}
+
+// splitParts splits an identifier into lowercased parts at underscores,
+// lower-to-upper humps, the last capital of an acronym (HTTPServer → http
+// server) and letter/digit boundaries kept together (utf8 stays one part).
+func splitParts(w string, parts []string, scratch *[]rune) []string {
+	rs := (*scratch)[:0]
+	for _, r := range w {
+		rs = append(rs, r)
+	}
+	*scratch = rs
+	start := 0
+	emit := func(end int) {
+		if end > start {
+			parts = append(parts, lowerRunes(rs[start:end]))
+		}
+	}
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		if r == '_' {
+			emit(i)
+			start = i + 1
+			continue
+		}
+		if i > start && unicode.IsUpper(r) {
+			prev := rs[i-1]
+			if unicode.IsLower(prev) || unicode.IsDigit(prev) ||
+				unicode.IsUpper(prev) && i+1 < len(rs) && unicode.IsLower(rs[i+1]) {
+				emit(i)
+				start = i
+			}
+		}
+	}
+	emit(len(rs))
+	return parts
+}
+
+func lowerRunes(rs []rune) string {
+	ascii := true
+	for _, r := range rs {
+		if r >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		b := make([]byte, len(rs))
+		for i, r := range rs {
+			if r >= 'A' && r <= 'Z' {
+				r += 'a' - 'A'
+			}
+			b[i] = byte(r)
+		}
+		return string(b)
+	}
+	out := make([]rune, len(rs))
+	for i, r := range rs {
+		out[i] = unicode.ToLower(r)
+	}
+	return string(out)
+}
+
+func appendLower(b []byte, s string) []byte {
+	for _, r := range s {
+		if r < utf8.RuneSelf {
+			c := byte(r)
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b = append(b, c)
+		} else {
+			b = utf8.AppendRune(b, unicode.ToLower(r))
+		}
+	}
+	return b
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func isASCIILower(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 'a' || s[i] > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+func set(words ...string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
+}
+
+// stopWords and codeWords are part of the frozen model.
+var stopWords = set("a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "do", "does",
+	"for", "from", "has", "have", "he", "how", "if", "in", "into", "is", "it", "its", "may", "more",
+	"must", "no", "not", "of", "on", "one", "only", "or", "our", "should", "so", "some", "such", "than",
+	"that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "to", "too",
+	"use", "used", "using", "was", "we", "were", "what", "when", "where", "which", "while", "who",
+	"will", "with", "would", "you", "your", "also", "all", "any", "each", "other", "its", "just")
+
+var codeWords = set("func", "return", "else", "var", "const", "type", "struct", "nil", "err", "error",
+	"string", "int", "bool", "true", "false", "package", "import", "def", "self", "class", "let",
+	"new", "null", "none", "function", "public", "private", "static", "void", "byte", "len",
+	"range", "go", "value", "end", "case", "break", "continue", "switch", "default", "interface",
+	"map", "make", "append", "fmt", "println", "printf", "int64", "int32", "uint64", "uint32",
+	"float64", "this", "await", "async", "export", "from", "require", "module", "lambda", "pass",
+	"elif", "try", "catch", "throw", "throws", "final", "override", "fn", "pub", "mut", "impl",
+	"use", "match", "some", "ok", "args", "arg", "param", "params", "get", "set", "val", "data",
+	"code", "lines", "line", "file", "test", "tests", "method", "markdown", "heading", "json",
+	"yaml", "toml", "text", "block", "key", "declaration")
