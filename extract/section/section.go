@@ -22,4 +22,7 @@ type Result struct {
 	Fallback string // why a parser-backed sectioner was not used
 	Topics   []string
 	Sections []memory.Section
+	// Warnings are what a sectioner could not do for this file (a PDF page
+	// without text, a budget reached); counted in the manifest, not stored.
+	Warnings []string
 }
