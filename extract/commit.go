@@ -120,19 +120,21 @@ func killHook(n int) {
 // manifest builds the manifest of the memory as it stands.
 func (r *run) manifest() *manifest.Manifest {
 	m := &manifest.Manifest{
-		Schema:        manifest.Schema,
-		ToolVersion:   r.opt.ToolVersion,
-		RecordVersion: memory.RecordVersion,
-		GateVersion:   GateVersion,
-		SourceCommit:  r.target.Hash.String(),
-		SourceTree:    r.target.TreeHash.String(),
-		Mode:          r.mode,
-		Reason:        r.reason,
-		Started:       r.started.UTC().Truncate(time.Millisecond),
-		Finished:      time.Now().UTC().Truncate(time.Millisecond),
-		Totals:        r.totals,
-		Run:           r.stats,
-		Timings:       r.timings,
+		Schema:         manifest.Schema,
+		ToolVersion:    r.opt.ToolVersion,
+		RecordVersion:  memory.RecordVersion,
+		GateVersion:    GateVersion,
+		SummaryVersion: SummaryVersion,
+		SourceCommit:   r.target.Hash.String(),
+		SourceTree:     r.target.TreeHash.String(),
+		Mode:           r.mode,
+		Reason:         r.reason,
+		Started:        r.started.UTC().Truncate(time.Millisecond),
+		Finished:       time.Now().UTC().Truncate(time.Millisecond),
+		Totals:         r.totals,
+		Run:            r.stats,
+		Timings:        r.timings,
+		EmbedModel:     r.embedModel,
 	}
 	if r.requested != "" && r.requested != r.mode {
 		m.Requested = r.requested
@@ -148,6 +150,11 @@ func (r *run) manifest() *manifest.Manifest {
 // so a crash at any point leaves the previous memory intact.
 func (r *run) commit() (*Result, error) {
 	t0 := time.Now()
+	if err := r.summarizeDirs(); err != nil {
+		return nil, err
+	}
+	r.stage("summaries", t0)
+	t0 = time.Now()
 	if err := r.embedStage(); err != nil {
 		return nil, err
 	}

@@ -154,6 +154,14 @@ type run struct {
 	lastCkpt    time.Time
 	sinceCk     int
 	checkpoints int
+	embedModel  string // model whose vectors embedStage wrote
+
+	// changed holds the source paths whose record appeared, changed or
+	// went away in this run; abstracts the abstracts of records made in
+	// this run; dirL0 the directory abstracts computed in this run.
+	changed   map[string]bool
+	abstracts map[string]string
+	dirL0     map[string]string
 }
 
 type reusable struct {
@@ -257,6 +265,7 @@ func (r *run) do(ctx context.Context) (*Result, error) {
 	}
 	ensureMaps(&r.totals)
 	r.stats.Skipped = map[string]int{}
+	r.changed, r.abstracts = map[string]bool{}, map[string]string{}
 
 	var items []item
 	r.mode = mode
@@ -652,6 +661,7 @@ func (r *run) apply(o outcome) error {
 			return err
 		}
 		subRecord(&r.totals, old)
+		r.changed[p] = true
 		if err := r.editor.Delete(recPath); err != nil {
 			return err
 		}
@@ -684,6 +694,8 @@ func (r *run) apply(o outcome) error {
 			r.sinceCk++
 		}
 		addRecord(&r.totals, f)
+		r.changed[p] = true
+		r.abstracts[p] = f.Abstract
 		if err := r.editor.Set(recPath, filemode.Regular, o.record); err != nil {
 			return err
 		}

@@ -73,7 +73,7 @@ func buildRecord(p string, blob string, data []byte) *memory.File {
 	lang := detectLanguage(p, data)
 	in := section.Input{Path: p, Language: lang, Content: data}
 	res := splitSections(in)
-	return &memory.File{
+	f := &memory.File{
 		Version:  memory.RecordVersion,
 		Blob:     blob,
 		Size:     int64(len(data)),
@@ -85,6 +85,8 @@ func buildRecord(p string, blob string, data []byte) *memory.File {
 		Topics:   res.Topics,
 		Sections: res.Sections,
 	}
+	derive(f, p)
+	return f
 }
 
 // Fallback reasons for structured files that do not parse.
@@ -151,6 +153,7 @@ func repathRecord(f *memory.File, p string) {
 	}
 	section.Finish(&res, section.Input{Path: p, Language: f.Language})
 	f.Topics, f.Sections = res.Topics, res.Sections
+	derive(f, p)
 }
 
 // sameShape reports whether a record made for path a can serve path b:

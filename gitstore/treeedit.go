@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -206,4 +207,55 @@ func (t *TreeEditor) write(w *Writer, n *editNode) (Hash, bool, error) {
 	}
 	n.base, n.dirty = h, false
 	return h, true, nil
+}
+
+// empty reports whether a node holds nothing once written: no entries,
+// or only directories that are themselves empty.
+func empty(n *editNode) bool {
+	if !n.loaded {
+		return n.base.IsZero()
+	}
+	for _, e := range n.entries {
+		if e.sub == nil || !empty(e.sub) {
+			return false
+		}
+	}
+	return true
+}
+
+// ListEntry is one entry of a directory as the editor sees it.
+type ListEntry struct {
+	Name  string
+	IsDir bool
+	Hash  Hash // zero for a directory changed in this edit and not yet written
+}
+
+// List returns the entries of directory dir ("" for the root) as the editor
+// currently sees them, sorted by name; directories left empty by edits are
+// omitted. ok is false when dir does not exist.
+func (t *TreeEditor) List(dir string) (entries []ListEntry, ok bool, err error) {
+	var parts []string
+	if dir != "" {
+		if parts, err = splitPath(dir); err != nil {
+			return nil, false, err
+		}
+	}
+	n, err := t.dir(parts, false)
+	if err != nil || n == nil {
+		return nil, false, err
+	}
+	for name, e := range n.entries {
+		le := ListEntry{Name: name, IsDir: e.mode == filemode.Dir, Hash: e.hash}
+		if e.sub != nil {
+			if empty(e.sub) {
+				continue
+			}
+			if e.sub.dirty {
+				le.Hash = ZeroHash
+			}
+		}
+		entries = append(entries, le)
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name < entries[j].Name })
+	return entries, true, nil
 }

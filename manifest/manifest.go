@@ -22,6 +22,8 @@ type Manifest struct {
 	ToolVersion   string `json:"tool_version"`
 	RecordVersion int    `json:"record_version"`
 	GateVersion   int    `json:"gate_version"`
+	// SummaryVersion versions the directory summarizer.
+	SummaryVersion int `json:"summary_version,omitempty"`
 
 	SourceCommit string `json:"source_commit"`
 	SourceTree   string `json:"source_tree"`
@@ -67,6 +69,11 @@ type Run struct {
 	Removed    int            `json:"removed"`    // records deleted
 	Skipped    map[string]int `json:"skipped,omitempty"`
 	BytesRead  int64          `json:"bytes_read"`
+	// Embedded counts texts embedded anew; EmbedReused vectors found by hash.
+	Embedded    int `json:"embedded,omitempty"`
+	EmbedReused int `json:"embed_reused,omitempty"`
+	// Summaries counts directory summaries refreshed (or deferred).
+	Summaries int `json:"summaries"`
 }
 
 // Partial describes a checkpoint of an interrupted run.

@@ -11,7 +11,7 @@ package memory
 // extraction that fills it. Bump it whenever a change to sectioning or to
 // the record shape would make old records wrong; memory written with another
 // version is rebuilt rather than mixed.
-const RecordVersion = 2
+const RecordVersion = 3
 
 // File is the memory record of one included source file, stored zstd
 // compressed at files/<source path> in the memory ref. The path itself is
@@ -26,9 +26,41 @@ type File struct {
 	Parser   string `json:"parser"`             // tree-sitter, fallback, structural, whole
 	// Fallback says why a parser-backed sectioner was not used, when Parser
 	// is "fallback" (no grammar, parse error, too large, ...).
-	Fallback string    `json:"fallback,omitempty"`
-	Topics   []string  `json:"topics,omitempty"`
+	Fallback string   `json:"fallback,omitempty"`
+	Topics   []string `json:"topics,omitempty"`
+	// Abstract is one sentence on what the file is (its package or module
+	// doc, a README's first sentence, else its main symbols); directory
+	// summaries are built from these.
+	Abstract string `json:"abstract,omitempty"`
+	// Skeleton is the file at a glance: imports, then each symbol's
+	// signature and first doc sentence in source order (parser-backed code
+	// only; bounded by MaxSkeleton).
+	Skeleton string    `json:"skeleton,omitempty"`
 	Sections []Section `json:"sections"`
+	// Entities are the symbols this file defines that others can refer to;
+	// Edges its links (imports) to other files or packages.
+	Entities []Entity `json:"entities,omitempty"`
+	Edges    []Edge   `json:"edges,omitempty"`
+}
+
+// MaxSkeleton bounds a file's skeleton in bytes.
+const MaxSkeleton = 12000
+
+// Entity is a named thing in the project graph.
+type Entity struct {
+	ID      string   `json:"id"`   // e.g. "sym:internal/store/store.go#Store.Get", "file:a/b.go", "pkg:internal/store", "ext:github.com/x/y"
+	Kind    string   `json:"kind"` // file, function, method, class, type, ..., package, module, command, config, doc, external
+	Name    string   `json:"name"`
+	Aliases []string `json:"aliases,omitempty"`
+	Anchor  string   `json:"anchor,omitempty"` // section anchor, for symbols
+}
+
+// Edge links two entities.
+type Edge struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+	Kind string `json:"kind"`          // contains, defines, imports, references
+	Raw  string `json:"raw,omitempty"` // the import as written, when resolved elsewhere
 }
 
 // Section is one meaningful part of a file: a function, a type, a Markdown
@@ -65,4 +97,49 @@ type Chunk struct {
 	StartLine int    `json:"start_line"`
 	EndLine   int    `json:"end_line"`
 	EmbHash   string `json:"emb_hash,omitempty"`
+}
+
+// Directory summaries live at dirs/<dir>/.dir (the root's at dirs/.dir).
+const (
+	DirsDir    = "dirs"
+	DirFile    = ".dir"
+	ModulesDir = "modules"
+	// ProjectPath is the project portrait.
+	ProjectPath = "project.json"
+)
+
+// DirSummaryPath is the memory tree path of a source directory's summary.
+func DirSummaryPath(dir string) string {
+	if dir == "" {
+		return DirsDir + "/" + DirFile
+	}
+	return DirsDir + "/" + dir + "/" + DirFile
+}
+
+// DirSummary is the summary of one source directory: L0 is one sentence,
+// L1 an overview built only from its children's L0 text.
+type DirSummary struct {
+	Path       string     `json:"path"`
+	L0         string     `json:"l0"`
+	L1         string     `json:"l1"`
+	Children   []DirChild `json:"children"` // the sampled children, by name
+	Freshness  Freshness  `json:"freshness"`
+	Summarizer string     `json:"summarizer"`
+}
+
+// DirChild is a child's abstract as the summary last saw it.
+type DirChild struct {
+	Name string `json:"name"`
+	Dir  bool   `json:"dir,omitempty"`
+	L0   string `json:"l0"`
+}
+
+// Freshness says how complete a summary is: how many direct children it
+// has, how many it read (above 32 a stable sample), and how many changes
+// were deferred since it was last refreshed.
+type Freshness struct {
+	Total     int `json:"total"`
+	Sampled   int `json:"sampled"`
+	Unsampled int `json:"unsampled"`
+	Pending   int `json:"pending"`
 }

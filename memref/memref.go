@@ -252,3 +252,16 @@ func firstLine(s string) string {
 	}
 	return s
 }
+
+// DirSummary reads and checks a directory summary blob.
+func DirSummary(repo *gitstore.Repo, h gitstore.Hash) (*memory.DirSummary, error) {
+	b, err := repo.BlobBytes(h, 1<<20)
+	if err != nil {
+		return nil, fmt.Errorf("%w: directory summary: %v", ErrCorrupt, err)
+	}
+	var s memory.DirSummary
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("%w: directory summary: %v", ErrCorrupt, err)
+	}
+	return &s, nil
+}

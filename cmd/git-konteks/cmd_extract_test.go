@@ -32,6 +32,7 @@ func assertMatchesRebuild(t *testing.T, r *testgit.Repo) {
 	t.Helper()
 	incFiles := r.Git("rev-parse", "refs/konteks:files")
 	incSkipped, _ := r.TryGit("rev-parse", "refs/konteks:skipped")
+	incDirs, _ := r.TryGit("rev-parse", "refs/konteks:dirs")
 	var inc, reb extractReport
 	if err := json.Unmarshal([]byte(run(t, r.Dir, "manifest", "--json")), &inc.Manifest); err != nil {
 		t.Fatal(err)
@@ -43,6 +44,10 @@ func assertMatchesRebuild(t *testing.T, r *testgit.Repo) {
 	}
 	if got, _ := r.TryGit("rev-parse", "refs/konteks:skipped"); got != incSkipped {
 		t.Errorf("incremental skip list differs from rebuilt one")
+	}
+	// Directory summaries too (no test directory is wide enough to defer).
+	if got, _ := r.TryGit("rev-parse", "refs/konteks:dirs"); got != incDirs {
+		t.Errorf("incremental directory summaries differ from rebuilt ones:\n%s", r.Git("diff", "--stat", incDirs, got))
 	}
 	if !reflect.DeepEqual(inc.Manifest.Totals, reb.Manifest.Totals) {
 		t.Errorf("incremental totals differ from rebuilt ones:\n inc %+v\n reb %+v", inc.Manifest.Totals, reb.Manifest.Totals)

@@ -101,7 +101,7 @@ func runMemoriesList(c *cli.Context) error {
 		if it.Status != durable.StatusLive {
 			status = " [" + it.Status + "]"
 		}
-		fmt.Fprintf(w, "%s  %s  %-10s %s%s\n", it.ID[:10], it.Created.Local().Format("2006-01-02"), label, oneLine(it.Text, 100), status)
+		fmt.Fprintf(w, "%s  %s  %-10s %s%s\n", it.ID[:10], it.Created.Local().Format("2006-01-02"), label, clip(it.Text, 100), status)
 	}
 	return nil
 }
@@ -172,7 +172,7 @@ func runMemoriesForget(c *cli.Context) error {
 	return nil
 }
 
-func oneLine(s string, n int) string {
+func clip(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len([]rune(s)) > n {
 		return string([]rune(s)[:n-1]) + "…"

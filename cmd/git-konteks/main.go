@@ -70,6 +70,8 @@ func newApp() *cli.App {
 			statusCommand(),
 			showCommand(),
 			manifestCommand(),
+			recallCommand(),
+			contextCommand(),
 			rememberCommand(),
 			diaryCommand(),
 			memoriesCommand(),
@@ -77,6 +79,9 @@ func newApp() *cli.App {
 			pushCommand(),
 			syncCommand(),
 			hooksCommand(),
+			overviewCommand(),
+			skeletonCommand(),
+			graphCommand(),
 		},
 	}
 }

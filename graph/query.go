@@ -1,0 +1,137 @@
+package graph
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/memory"
+	"github.com/konteks/git-konteks/memref"
+)
+
+// Node is an entity with its neighbours.
+type Node struct {
+	Entity   memory.Entity `json:"entity"`
+	Path     string        `json:"path,omitempty"` // the file that owns it
+	Out      []Link        `json:"out"`            // edges from it
+	In       []Link        `json:"in"`             // edges to it
+	Resolved bool          `json:"-"`
+}
+
+// Link is one edge seen from a node.
+type Link struct {
+	Kind string `json:"kind"`
+	ID   string `json:"id"`
+	Raw  string `json:"raw,omitempty"`
+}
+
+// Find looks name up among the entities of a memory tree: an exact id, a
+// file path, a qualified or plain symbol name, or a directory. It scans the
+// records (the search index answers faster; this is the authoritative
+// path) and resolves imports against the source tree memory describes.
+func Find(repo *gitstore.Repo, mem *memref.Memory, name string, limit int) ([]Node, error) {
+	refs, err := memref.Records(repo, mem.Tree)
+	if err != nil {
+		return nil, err
+	}
+	res := NewResolver(repo, gitstore.ParseHash(mem.Manifest.SourceTree))
+	want := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(name, "file:"), "sym:"), "dir:")
+	dirWanted := strings.TrimSuffix(want, "/")
+	nodes := map[string]*Node{}
+	var order []string
+	add := func(e memory.Entity, owner string) *Node {
+		if n, ok := nodes[e.ID]; ok {
+			return n
+		}
+		n := &Node{Entity: e, Path: owner}
+		nodes[e.ID] = n
+		order = append(order, e.ID)
+		return n
+	}
+	type imp struct{ from, to, raw string }
+	var imports []imp
+	var dirNode *Node
+	for _, ref := range refs {
+		f, err := memref.DecodeRecord(repo, ref.Blob, ref.Path)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range f.Entities {
+			if matches(e, name, want) {
+				add(e, ref.Path)
+			}
+		}
+		dir := ref.Path[:max(strings.LastIndexByte(ref.Path, '/'), 0)]
+		if dirWanted != "" && dir == dirWanted {
+			if dirNode == nil {
+				dirNode = add(memory.Entity{ID: "dir:" + dir, Kind: "directory", Name: dir}, "")
+			}
+			dirNode.Out = append(dirNode.Out, Link{Kind: "contains", ID: "file:" + ref.Path})
+		}
+		for _, e := range f.Edges {
+			to := e.To
+			if e.Kind == "imports" && to == "" {
+				to = res.Resolve(ref.Path, f, e.Raw)
+				if to == "" {
+					continue
+				}
+				imports = append(imports, imp{e.From, to, e.Raw})
+			}
+			if n, ok := nodes[e.From]; ok && e.Kind != "contains" {
+				n.Out = append(n.Out, Link{Kind: e.Kind, ID: to, Raw: e.Raw})
+			}
+		}
+	}
+	// Incoming edges: imports naming a found file or directory, and
+	// "defines" from the owning file.
+	for _, id := range order {
+		n := nodes[id]
+		for _, im := range imports {
+			if im.to == id || (n.Entity.Kind == "file" && im.to == "dir:"+dirOf(n.Entity.Name)) {
+				n.In = append(n.In, Link{Kind: "imported-by", ID: im.from, Raw: im.raw})
+			}
+		}
+		if n.Path != "" && n.Entity.Kind != "file" {
+			n.In = append(n.In, Link{Kind: "defined-in", ID: "file:" + n.Path})
+		}
+	}
+	out := make([]Node, 0, len(order))
+	for _, id := range order {
+		out = append(out, *nodes[id])
+	}
+	sort.SliceStable(out, func(i, j int) bool { return rank(out[i], want) < rank(out[j], want) })
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+func dirOf(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i]
+	}
+	return ""
+}
+
+func matches(e memory.Entity, name, want string) bool {
+	if e.ID == name || e.Name == want {
+		return true
+	}
+	for _, a := range e.Aliases {
+		if a == want {
+			return true
+		}
+	}
+	return false
+}
+
+// rank orders exact id and qualified-name matches before alias matches.
+func rank(n Node, want string) int {
+	switch {
+	case n.Entity.Kind == "directory":
+		return 0
+	case n.Entity.Name == want:
+		return 1
+	}
+	return 2
+}
