@@ -1,7 +1,6 @@
 package section
 
 import (
-	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -48,7 +47,10 @@ func Finish(res *Result, in Input) {
 	}
 	res.Language = cleanString(res.Language)
 
-	pathWords := pathTopics(path)
+	f := getFinisher()
+	defer putFinisher(f)
+	f.setPath(pathTopics(path))
+	pathSplit := string(appendSplit(nil, path))
 	var anchors AnchorSet
 	for i := range res.Sections {
 		s := &res.Sections[i]
@@ -74,7 +76,7 @@ func Finish(res *Result, in Input) {
 		s.Anchor = anchors.Add(s.Anchor)
 
 		if len(s.Topics) == 0 {
-			s.Topics = sectionTopics(pathWords, s)
+			s.Topics = f.sectionTopics(s)
 		} else {
 			s.Topics = cleanTopics(s.Topics)
 		}
@@ -84,8 +86,12 @@ func Finish(res *Result, in Input) {
 		s.Summary = bound(oneLine(s.Summary), MaxSummary)
 
 		s.Chunks = chunks(s)
-		s.LexHash = Hash(LexicalText(path, *s))
-		s.EmbHash = Hash(EmbeddingText(path, *s))
+		// The retrieval texts are built in one reused buffer and hashed
+		// there; LexicalText and EmbeddingText build the same bytes.
+		f.text = appendLexical(f.text[:0], path, pathSplit, s)
+		s.LexHash = hashBytes(f.text)
+		f.text = appendEmbedding(f.text[:0], path, s)
+		s.EmbHash = hashBytes(f.text)
 		if len(s.Chunks) > 0 {
 			rest := s.Content
 			line := s.StartLine
@@ -112,11 +118,12 @@ func Finish(res *Result, in Input) {
 				}
 				line = c.EndLine + 1
 				body = strings.TrimSuffix(body[:len(body)-len(rest)], "\n")
-				c.EmbHash = Hash(chunkText(path, s, *c, body))
+				f.text = appendChunk(f.text[:0], path, s, *c, body)
+				c.EmbHash = hashBytes(f.text)
 			}
 		}
 	}
-	res.Topics = fileTopics(pathWords, res.Sections, res.Topics)
+	res.Topics = f.fileTopics(res.Sections, res.Topics)
 }
 
 func defaultAnchor(s *memory.Section) string {
@@ -189,152 +196,6 @@ func countLines(s string) int {
 	return n
 }
 
-// ---- topics ----
-
-// pathTopics is the word parts of a path: its directories and the base name
-// without its extension.
-func pathTopics(path string) []string {
-	dir, base := "", path
-	if i := strings.LastIndexByte(path, '/'); i >= 0 {
-		dir, base = path[:i], path[i+1:]
-	}
-	if i := strings.IndexByte(base[min(1, len(base)):], '.'); i >= 0 {
-		base = base[:i+min(1, len(base))]
-	}
-	var out []string
-	seen := map[string]bool{}
-	for _, w := range SplitIdentifier(dir + "/" + base) {
-		if topicWord(w) && !seen[w] {
-			seen[w] = true
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
-type topicCounter map[string]int
-
-// add counts the topic words of text with weight w each time they occur;
-// with once, each word counts at most once for this text.
-func (tc topicCounter) add(text string, w int, once bool) {
-	tc.addWith(text, w, once, topicWord)
-}
-
-func (tc topicCounter) addWith(text string, w int, once bool, keep func(string) bool) {
-	var seen map[string]bool
-	if once {
-		seen = map[string]bool{}
-	}
-	words(text, func(tok string) {
-		eachPart(tok, func(p string) {
-			if !keep(p) {
-				return
-			}
-			if once {
-				if seen[p] {
-					return
-				}
-				seen[p] = true
-			}
-			tc[p] += w
-		})
-	})
-}
-
-// top returns the n best topics: highest count first, ties alphabetical.
-func (tc topicCounter) top(n int) []string {
-	if len(tc) == 0 {
-		return nil
-	}
-	ws := make([]string, 0, len(tc))
-	for w := range tc {
-		ws = append(ws, w)
-	}
-	sort.Slice(ws, func(i, j int) bool {
-		if tc[ws[i]] != tc[ws[j]] {
-			return tc[ws[i]] > tc[ws[j]]
-		}
-		return ws[i] < ws[j]
-	})
-	if len(ws) > n {
-		ws = ws[:n]
-	}
-	return ws
-}
-
-// eachPart calls fn with the lowercase word parts of one identifier run
-// (letters, digits, underscores). Plain lowercase ASCII words, by far the
-// most common, are passed through without allocating.
-func eachPart(tok string, fn func(string)) {
-	simple := true
-	for i := 0; i < len(tok); i++ {
-		c := tok[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
-			simple = false
-			break
-		}
-	}
-	if simple {
-		fn(tok)
-		return
-	}
-	for _, p := range SplitIdentifier(tok) {
-		fn(p)
-	}
-}
-
-func sectionTopics(pathWords []string, s *memory.Section) []string {
-	tc := topicCounter{}
-	for _, w := range pathWords {
-		tc[w]++
-	}
-	name := s.QName
-	if name == "" || s.Symbol == "key" || s.Symbol == "value" {
-		// A data path adds nothing but "$" and a document prefix.
-		name = s.Name
-	}
-	tc.addWith(name, 4, true, nameWord)
-	tc.add(s.Signature, 2, true)
-	tc.add(s.Doc, 2, true)
-	tc.add(s.Content, 1, false)
-	return tc.top(MaxTopics)
-}
-
-func cleanTopics(in []string) []string {
-	out := in[:0]
-	seen := map[string]bool{}
-	for _, t := range in {
-		t = strings.ToLower(oneLine(cleanString(t)))
-		if t == "" || seen[t] {
-			continue
-		}
-		seen[t] = true
-		out = append(out, t)
-	}
-	if len(out) > MaxTopics {
-		out = out[:MaxTopics]
-	}
-	return out
-}
-
-// fileTopics ranks topics over the whole file: each section votes for its
-// topics by rank, path words get a head start.
-func fileTopics(pathWords []string, secs []memory.Section, given []string) []string {
-	if len(given) > 0 {
-		return cleanTopics(given)
-	}
-	tc := topicCounter{}
-	for _, w := range pathWords {
-		tc[w] += MaxTopics
-	}
-	for _, s := range secs {
-		for r, t := range s.Topics {
-			tc[t] += MaxTopics - r
-		}
-	}
-	return tc.top(MaxTopics)
-}
-
 // ---- summary ----
 
 // summarize picks one line that says what a section is: the first sentence
@@ -369,32 +230,63 @@ func summarize(s *memory.Section) string {
 }
 
 // firstSentence returns the first sentence of a doc comment's first
-// paragraph, with comment markers removed.
+// paragraph (at most 21 lines of it), with comment markers removed and
+// runs of white space folded into one space.
 func firstSentence(doc string) string {
-	var para []string
-	for _, line := range strings.Split(doc, "\n") {
-		line = stripCommentMarker(line)
-		if line == "" {
-			if len(para) > 0 {
-				break
-			}
-			continue
+	var buf [256]byte
+	b := buf[:0]
+	lines, checked := 0, 0
+	for rest := doc; ; {
+		line, more := rest, false
+		if i := strings.IndexByte(rest, '\n'); i >= 0 {
+			line, rest, more = rest[:i], rest[i+1:], true
 		}
-		para = append(para, line)
-		if len(para) > 20 {
+		if line = stripCommentMarker(line); line != "" {
+			b = appendFields(b, line)
+			lines++
+			// A sentence ends at '.', '!' or '?' before a space or at the
+			// end of the text. What follows the current end is a space or
+			// nothing, so the end of the text so far counts too.
+			for ; checked < len(b); checked++ {
+				switch b[checked] {
+				case '.', '!', '?':
+					if checked+1 == len(b) || b[checked+1] == ' ' {
+						return string(b[:checked+1])
+					}
+				}
+			}
+		} else if lines > 0 {
+			break
+		}
+		if !more || lines > 20 {
 			break
 		}
 	}
-	text := strings.Join(strings.Fields(strings.Join(para, " ")), " ")
-	for i := 0; i < len(text); i++ {
-		switch text[i] {
-		case '.', '!', '?':
-			if i+1 == len(text) || text[i+1] == ' ' {
-				return text[:i+1]
-			}
+	return string(b)
+}
+
+// appendFields appends the white-space separated fields of s to b (which
+// holds fields already, or nothing), each preceded by one space unless b
+// is empty: strings.Join(strings.Fields(s), " ") without the allocations.
+func appendFields(b []byte, s string) []byte {
+	inField := false
+	for i := 0; i < len(s); {
+		c, size := rune(s[i]), 1
+		if c >= utf8.RuneSelf {
+			c, size = utf8.DecodeRuneInString(s[i:])
 		}
+		if unicode.IsSpace(c) {
+			inField = false
+		} else {
+			if !inField && len(b) > 0 {
+				b = append(b, ' ')
+			}
+			inField = true
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
 	}
-	return text
+	return b
 }
 
 func stripCommentMarker(line string) string {

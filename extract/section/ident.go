@@ -13,102 +13,134 @@ import (
 // ("utf8Decode" → utf8, decode). Empty parts are dropped; the result is nil
 // when s has no letters or digits.
 func SplitIdentifier(s string) []string {
-	var parts []string
-	var cur []rune
-	flush := func() {
-		if len(cur) > 0 {
-			parts = append(parts, strings.ToLower(string(cur)))
-			cur = cur[:0]
-		}
+	b := appendSplit(nil, s)
+	if len(b) == 0 {
+		return nil
 	}
-	rs := []rune(s)
-	for i, r := range rs {
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			flush()
-			continue
-		}
-		if len(cur) > 0 && unicode.IsUpper(r) {
-			prev := cur[len(cur)-1]
-			switch {
-			case unicode.IsLower(prev) || unicode.IsDigit(prev):
-				// fooBar, utf8Decode: a new hump starts here.
-				flush()
-			case unicode.IsUpper(prev) && i+1 < len(rs) && unicode.IsLower(rs[i+1]):
-				// HTTPServer: the last capital of a run starts the next word.
-				flush()
-			}
-		}
-		cur = append(cur, r)
-	}
-	flush()
-	return parts
+	return strings.Split(string(b), " ")
 }
 
-// words calls fn for each identifier-like run of letters, digits and
-// underscores in s (any other byte separates runs). It does not allocate.
-func words(s string, fn func(w string)) {
-	start := -1
+// appendSplit appends the parts SplitIdentifier(s) returns to b, joined by
+// single spaces (a part never holds one).
+func appendSplit(b []byte, s string) []byte {
+	start := len(b)
+	inPart := false
+	var prev rune
 	for i := 0; i < len(s); {
-		c := s[i]
-		var wordy bool
-		size := 1
-		if c < utf8.RuneSelf {
-			wordy = c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-		} else {
-			var r rune
-			r, size = utf8.DecodeRuneInString(s[i:])
-			wordy = unicode.IsLetter(r) || unicode.IsDigit(r)
+		c, size := rune(s[i]), 1
+		if c >= utf8.RuneSelf {
+			c, size = utf8.DecodeRuneInString(s[i:])
 		}
-		if wordy {
-			if start < 0 {
-				start = i
+		if !unicode.IsLetter(c) && !unicode.IsDigit(c) {
+			inPart = false
+			i += size
+			continue
+		}
+		if inPart && unicode.IsUpper(c) {
+			// fooBar, utf8Decode: a new hump starts here.
+			split := unicode.IsLower(prev) || unicode.IsDigit(prev)
+			if !split && unicode.IsUpper(prev) && i+size < len(s) {
+				// HTTPServer: the last capital of a run starts the next word.
+				next, _ := utf8.DecodeRuneInString(s[i+size:])
+				split = unicode.IsLower(next)
 			}
-		} else if start >= 0 {
-			fn(s[start:i])
-			start = -1
+			if split {
+				inPart = false
+			}
 		}
+		if !inPart {
+			if len(b) > start {
+				b = append(b, ' ')
+			}
+			inPart = true
+		}
+		if c < utf8.RuneSelf {
+			l := byte(c)
+			if 'A' <= l && l <= 'Z' {
+				l += 'a' - 'A'
+			}
+			b = append(b, l)
+		} else {
+			b = utf8.AppendRune(b, unicode.ToLower(c))
+		}
+		prev = c
 		i += size
 	}
-	if start >= 0 {
-		fn(s[start:])
-	}
+	return b
 }
 
 // topicWord reports whether a lowercase word part is worth keeping as a
 // topic: not a stop word or a ubiquitous keyword, not a number, a hash or a
 // single letter.
 func topicWord(w string) bool {
-	if _, stop := keywords[w]; stop {
-		return false
-	}
-	return nameWord(w)
+	return wordShape(w) && stopWords[w] == 0
 }
 
 // nameWord is topicWord for the words of a section's own name, where a
 // programming keyword is what the section is called ("package", "type")
 // and so is kept.
 func nameWord(w string) bool {
-	n := utf8.RuneCountInString(w)
-	if n < 2 || n > 32 {
-		return false
+	return wordShape(w) && stopWords[w]&stopEnglish == 0
+}
+
+// wordShape reports whether w looks like a word: 2 to 32 runes, at least
+// two letters, and not a number, a hex hash or a version string (more
+// digits than letters, or digits in a word of 12 runes or more).
+func wordShape(w string) bool {
+	n, letters, digits := 0, 0, 0
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c >= utf8.RuneSelf {
+			return unicodeWordShape(w)
+		}
+		n++
+		if '0' <= c && c <= '9' {
+			digits++
+		} else {
+			letters++
+		}
 	}
-	if _, stop := english[w]; stop {
-		return false
-	}
-	letters, digits := 0, 0
+	return shapeOK(n, letters, digits)
+}
+
+func unicodeWordShape(w string) bool {
+	n, letters, digits := 0, 0, 0
 	for _, r := range w {
+		n++
 		if unicode.IsDigit(r) {
 			digits++
 		} else {
 			letters++
 		}
 	}
-	// Numbers, hex hashes and version strings are noise as topics.
-	if letters < 2 || digits > letters || digits > 0 && n >= 12 {
+	return shapeOK(n, letters, digits)
+}
+
+func shapeOK(n, letters, digits int) bool {
+	if n < 2 || n > 32 {
 		return false
 	}
-	return true
+	// Numbers, hex hashes and version strings are noise as topics.
+	return letters >= 2 && digits <= letters && (digits == 0 || n < 12)
 }
+
+// stopWords marks the words of english and keywords, so that one lookup
+// answers both.
+var stopWords = func() map[string]uint8 {
+	m := make(map[string]uint8, len(english)+len(keywords))
+	for w := range english {
+		m[w] |= stopEnglish
+	}
+	for w := range keywords {
+		m[w] |= stopKeyword
+	}
+	return m
+}()
+
+const (
+	stopEnglish = 1 << iota
+	stopKeyword
+)
 
 // english are English function words and filler.
 var english = wordSet(`

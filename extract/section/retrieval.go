@@ -3,6 +3,7 @@ package section
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -26,66 +27,101 @@ import (
 // search: path and its word parts, kind and symbol, qualified name and its
 // word parts, signature, doc, topics, summary, then the content.
 func LexicalText(path string, s memory.Section) string {
-	var b strings.Builder
-	b.Grow(len(path) + len(s.QName) + len(s.Signature) + len(s.Doc) + len(s.Summary) + len(s.Content) + 256)
-	line := func(parts ...string) {
-		start := b.Len()
-		for _, p := range parts {
-			if p == "" {
-				continue
-			}
-			if b.Len() > start {
-				b.WriteByte(' ')
-			}
-			b.WriteString(p)
-		}
-		if b.Len() > start {
-			b.WriteByte('\n')
-		}
-	}
-	line(path)
-	line(strings.Join(SplitIdentifier(path), " "))
-	line(s.Kind, s.Language, s.Symbol)
+	return string(appendLexical(nil, path, string(appendSplit(nil, path)), &s))
+}
+
+// appendLexical appends LexicalText(path, *s) to b; pathSplit is the
+// path's word parts joined by spaces, computed once per file by Finish.
+func appendLexical(b []byte, path, pathSplit string, s *memory.Section) []byte {
+	b = slices.Grow(b, len(path)+len(pathSplit)+2*len(s.QName)+len(s.Signature)+len(s.Doc)+len(s.Summary)+len(s.Content)+256)
+	b = appendLine(b, path)
+	b = appendLine(b, pathSplit)
+	b = appendLine(b, s.Kind, s.Language, s.Symbol)
 	name := s.QName
 	if name == "" {
 		name = s.Name
 	}
 	if s.Name != "" && s.Name != name {
-		line(name, s.Name)
+		b = appendLine(b, name, s.Name)
 	} else {
-		line(name)
+		b = appendLine(b, name)
 	}
-	line(strings.Join(SplitIdentifier(name), " "))
-	line(s.Signature)
-	line(s.Doc)
-	line(strings.Join(s.Topics, " "))
-	line(s.Summary)
-	b.WriteString(s.Content)
-	return b.String()
+	b = appendSplitLine(b, name)
+	b = appendLine(b, s.Signature)
+	b = appendLine(b, s.Doc)
+	b = appendJoinLine(b, s.Topics)
+	b = appendLine(b, s.Summary)
+	return append(b, s.Content...)
 }
 
-// embeddingHeader is the short header every embedding text starts with.
-func embeddingHeader(b *strings.Builder, path string, s memory.Section) {
-	b.WriteString(path)
-	b.WriteByte('\n')
-	b.WriteString(s.Kind)
+// appendLine appends the non-empty parts joined by spaces and a newline,
+// or nothing when every part is empty.
+func appendLine(b []byte, parts ...string) []byte {
+	start := len(b)
+	for _, p := range parts {
+		if p == "" {
+			continue
+		}
+		if len(b) > start {
+			b = append(b, ' ')
+		}
+		b = append(b, p...)
+	}
+	if len(b) > start {
+		b = append(b, '\n')
+	}
+	return b
+}
+
+// appendJoinLine appends strings.Join(parts, " ") and a newline, or
+// nothing when that is empty.
+func appendJoinLine(b []byte, parts []string) []byte {
+	if len(parts) == 0 || len(parts) == 1 && parts[0] == "" {
+		return b
+	}
+	for i, p := range parts {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = append(b, p...)
+	}
+	return append(b, '\n')
+}
+
+// appendSplitLine appends the word parts of s joined by spaces and a
+// newline, or nothing when s has none.
+func appendSplitLine(b []byte, s string) []byte {
+	start := len(b)
+	b = appendSplit(b, s)
+	if len(b) > start {
+		b = append(b, '\n')
+	}
+	return b
+}
+
+// embeddingHeader appends the short header every embedding text starts
+// with.
+func embeddingHeader(b []byte, path string, s *memory.Section) []byte {
+	b = append(b, path...)
+	b = append(b, '\n')
+	b = append(b, s.Kind...)
 	if s.Language != "" && !strings.EqualFold(s.Language, s.Kind) {
-		b.WriteByte(' ')
-		b.WriteString(s.Language)
+		b = append(b, ' ')
+		b = append(b, s.Language...)
 	}
 	if s.Symbol != "" {
-		b.WriteByte(' ')
-		b.WriteString(s.Symbol)
+		b = append(b, ' ')
+		b = append(b, s.Symbol...)
 	}
 	name := s.QName
 	if name == "" {
 		name = s.Name
 	}
 	if name != "" {
-		b.WriteString(": ")
-		b.WriteString(name)
+		b = append(b, ": "...)
+		b = append(b, name...)
 	}
-	b.WriteByte('\n')
+	return append(b, '\n')
 }
 
 // EmbeddingText returns the text a section is embedded as: a header with
@@ -93,13 +129,15 @@ func embeddingHeader(b *strings.Builder, path string, s memory.Section) {
 // MaxChunkBytes bytes. A section with chunks is fully covered by its chunks'
 // texts; its own text embeds its start.
 func EmbeddingText(path string, s memory.Section) string {
-	var b strings.Builder
+	return string(appendEmbedding(nil, path, &s))
+}
+
+func appendEmbedding(b []byte, path string, s *memory.Section) []byte {
 	body := head(s.Content)
-	b.Grow(len(path) + len(s.QName) + len(body) + 64)
-	embeddingHeader(&b, path, s)
-	b.WriteByte('\n')
-	b.WriteString(body)
-	return b.String()
+	b = slices.Grow(b, len(path)+len(s.Kind)+len(s.Language)+len(s.Symbol)+len(s.QName)+len(s.Name)+len(body)+16)
+	b = embeddingHeader(b, path, s)
+	b = append(b, '\n')
+	return append(b, body...)
 }
 
 // ChunkEmbeddingText returns the embedding text of one chunk of a large
@@ -125,26 +163,30 @@ func ChunkEmbeddingText(path string, s memory.Section, c memory.Chunk) string {
 		}
 		end += k + 1
 	}
-	return chunkText(path, &s, c, strings.TrimSuffix(rest[:end], "\n"))
+	return string(appendChunk(nil, path, &s, c, strings.TrimSuffix(rest[:end], "\n")))
 }
 
-func chunkText(path string, s *memory.Section, c memory.Chunk, body string) string {
+func appendChunk(b []byte, path string, s *memory.Section, c memory.Chunk, body string) []byte {
 	body = cutBytes(body, MaxChunkBytes)
-	var b strings.Builder
-	b.Grow(len(path) + len(s.QName) + len(body) + 96)
-	embeddingHeader(&b, path, *s)
-	b.WriteString("lines ")
-	b.WriteString(strconv.Itoa(c.StartLine))
-	b.WriteByte('-')
-	b.WriteString(strconv.Itoa(c.EndLine))
-	b.WriteString("\n\n")
-	b.WriteString(body)
-	return b.String()
+	b = slices.Grow(b, len(path)+len(s.Kind)+len(s.Language)+len(s.Symbol)+len(s.QName)+len(s.Name)+len(body)+48)
+	b = embeddingHeader(b, path, s)
+	b = append(b, "lines "...)
+	b = strconv.AppendInt(b, int64(c.StartLine), 10)
+	b = append(b, '-')
+	b = strconv.AppendInt(b, int64(c.EndLine), 10)
+	b = append(b, "\n\n"...)
+	return append(b, body...)
 }
 
 // Hash is the hash retrieval texts are keyed by: the first 16 bytes of the
 // text's SHA-256, in lowercase hex (32 characters).
 func Hash(text string) string {
-	sum := sha256.Sum256([]byte(text))
-	return hex.EncodeToString(sum[:16])
+	return hashBytes([]byte(text))
+}
+
+func hashBytes(text []byte) string {
+	sum := sha256.Sum256(text)
+	var dst [32]byte
+	hex.Encode(dst[:], sum[:16])
+	return string(dst[:])
 }
