@@ -70,8 +70,6 @@ func newApp() *cli.App {
 			statusCommand(),
 			showCommand(),
 			manifestCommand(),
-			recallCommand(),
-			contextCommand(),
 			rememberCommand(),
 			diaryCommand(),
 			memoriesCommand(),
