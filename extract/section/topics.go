@@ -2,6 +2,7 @@ package section
 
 import (
 	"math/bits"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"unicode"
@@ -156,13 +157,18 @@ func keyOf(w string) wordKey {
 }
 
 // hash mixes a key into 32 bits: the high half of a sum of products with
-// odd constants (multiplicative hashing; padding words add nothing), with
-// the low byte replaced by the length.
+// odd constants (multiplicative hashing), with the low byte replaced by the
+// length. The key is first XORed with a seed chosen at random for each
+// process, so that a repository cannot be crafted to make its words
+// collide and every lookup slow; the seed changes only where words sit in
+// the table, never a result.
 func (k *wordKey) hash() uint32 {
-	h := (k.b[0]^uint64(k.n))*0x9E3779B97F4A7C15 + k.b[1]*0xC2B2AE3D27D4EB4F +
-		k.b[2]*0x165667B19E3779F9 + k.b[3]*0xD6E8FEB86659FD93
+	h := (k.b[0]^uint64(k.n)^hashSeed[0])*0x9E3779B97F4A7C15 + (k.b[1]^hashSeed[1])*0xC2B2AE3D27D4EB4F +
+		(k.b[2]^hashSeed[2])*0x165667B19E3779F9 + (k.b[3]^hashSeed[3])*0xD6E8FEB86659FD93
 	return uint32(h>>32)&^0xff | uint32(min(k.n, 0xff))
 }
+
+var hashSeed = [4]uint64{rand.Uint64(), rand.Uint64(), rand.Uint64(), rand.Uint64()}
 
 func (k *wordKey) equal(o *wordKey) bool {
 	return k.b[0] == o.b[0] && k.n == o.n && k.b[1] == o.b[1] && k.b[2] == o.b[2] && k.b[3] == o.b[3]
@@ -442,6 +448,11 @@ func lowerDigitMask(x uint64) uint64 {
 		(x+(0x80-'0')*loBits)&^(x+(0x80-'9'-1)*loBits)) & hiBits
 }
 
+// digitMask is lowerDigitMask for digits only.
+func digitMask(x uint64) uint64 {
+	return (x + (0x80-'0')*loBits) &^ (x + (0x80-'9'-1)*loBits) & hiBits
+}
+
 // wordMask is lowerDigitMask with capitals too.
 func wordMask(x uint64) uint64 {
 	return lowerDigitMask(x) | (x+(0x80-'A')*loBits)&^(x+(0x80-'Z'-1)*loBits)&hiBits
@@ -454,7 +465,7 @@ func (f *finisher) asciiPart(s string, start, end int, upper bool, how counting)
 	if n < 2 || n > 32 { // nameWord's bounds, in runes
 		return
 	}
-	k := wordKey{n: n}
+	k, digits := wordKey{n: n}, 0
 	for j, off := 0, start; off < end; j, off = j+1, off+8 {
 		var x uint64
 		if off+8 <= len(s) {
@@ -473,6 +484,10 @@ func (f *finisher) asciiPart(s string, start, end int, upper bool, how counting)
 			x &= 1<<(8*rem) - 1
 		}
 		k.b[j] = x
+		digits += bits.OnesCount64(digitMask(x))
+	}
+	if !shapeOK(n, n-digits, digits) {
+		return // a number or a hash: not a topic, not worth a table entry
 	}
 	h := k.hash()
 	info, at := f.find(&k, h, "")
@@ -501,10 +516,10 @@ func load64(s string) uint64 {
 // by rune, exactly as SplitIdentifier splits.
 func (f *finisher) unicodeRun(r string, how counting) {
 	b := f.lower[:0]
-	n := 0 // runes in b
+	n, digits := 0, 0 // runes and digits in b
 	prev := rune(-1)
 	flush := func() {
-		if n >= 2 && n <= 32 {
+		if shapeOK(n, n-digits, digits) {
 			k := keyOf(string(b)) // does not allocate
 			h := k.hash()
 			info, at := f.find(&k, h, string(b))
@@ -513,7 +528,7 @@ func (f *finisher) unicodeRun(r string, how counting) {
 			}
 			f.count(info, how)
 		}
-		b, n, prev = b[:0], 0, -1
+		b, n, digits, prev = b[:0], 0, 0, -1
 	}
 	for i := 0; i < len(r); {
 		c, size := utf8.DecodeRuneInString(r[i:])
@@ -534,6 +549,9 @@ func (f *finisher) unicodeRun(r string, how counting) {
 		}
 		b = utf8.AppendRune(b, unicode.ToLower(c))
 		n++
+		if unicode.IsDigit(c) {
+			digits++
+		}
 		prev = c
 		i += size
 	}
@@ -636,8 +654,10 @@ func pathTopics(path string) []string {
 		base = base[:i+min(1, len(base))]
 	}
 	var out []string
+	seen := map[string]bool{}
 	for _, w := range SplitIdentifier(dir + "/" + base) {
-		if topicWord(w) && !contains(out, w) {
+		if topicWord(w) && !seen[w] {
+			seen[w] = true
 			out = append(out, w)
 		}
 	}
