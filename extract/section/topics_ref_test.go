@@ -380,3 +380,31 @@ func FuzzTopics(f *testing.F) {
 		checkAgainstReference(t, path, sectionsOf([]byte(content)))
 	})
 }
+
+// TestTopicsWordBoundaries checks parts of every length up to past the
+// 32-byte key, at every alignment to the 8-byte loads, in every case
+// shape, at the start, middle and end of a text.
+func TestTopicsWordBoundaries(t *testing.T) {
+	const letters = "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz"
+	shapes := []func(string) string{
+		func(w string) string { return w },
+		strings.ToUpper,
+		func(w string) string { return strings.ToUpper(w[:1]) + w[1:] },
+		func(w string) string { return strings.ToUpper(w[:len(w)/2]) + w[len(w)/2:] },
+		func(w string) string { return w[:len(w)/2] + "7" + w[len(w)/2:] },
+	}
+	for n := 1; n <= 40; n++ {
+		var secs []memory.Section
+		for _, shape := range shapes {
+			w := shape(letters[n%7 : n%7+n])
+			for pad := 0; pad < 9; pad++ {
+				p := strings.Repeat(" ", pad)
+				secs = append(secs,
+					memory.Section{Content: p + w},
+					memory.Section{Content: p + w + " " + w + "_x"},
+					memory.Section{Content: "x" + p + w + "Zz9" + w, Signature: w, Name: w + p})
+			}
+		}
+		checkAgainstReference(t, "dir/words.go", secs)
+	}
+}
