@@ -155,6 +155,14 @@ func (r *run) commit() (*Result, error) {
 	}
 	r.stage("summaries", t0)
 	t0 = time.Now()
+	if err := r.portrait(); err != nil {
+		return nil, err
+	}
+	if err := r.modules(); err != nil {
+		return nil, err
+	}
+	r.stage("map", t0)
+	t0 = time.Now()
 	if err := r.embedStage(); err != nil {
 		return nil, err
 	}

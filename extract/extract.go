@@ -162,6 +162,11 @@ type run struct {
 	changed   map[string]bool
 	abstracts map[string]string
 	dirL0     map[string]string
+	// changedSource holds every source path a changed run looked at.
+	changedSource     map[string]bool
+	project           *Project
+	portraitRefreshed bool
+	modDelta          map[string]*moduleDelta
 }
 
 type reusable struct {
@@ -266,6 +271,7 @@ func (r *run) do(ctx context.Context) (*Result, error) {
 	ensureMaps(&r.totals)
 	r.stats.Skipped = map[string]int{}
 	r.changed, r.abstracts = map[string]bool{}, map[string]string{}
+	r.changedSource, r.modDelta = map[string]bool{}, map[string]*moduleDelta{}
 
 	var items []item
 	r.mode = mode
@@ -318,6 +324,7 @@ func (r *run) planChanged() ([]item, error) {
 		if isRuleFile(c.Path) {
 			return nil, errRegate
 		}
+		r.changedSource[c.Path] = true
 	}
 	r.byBlob = map[gitstore.Hash]reusable{}
 	items := make([]item, 0, len(changes))
@@ -661,6 +668,7 @@ func (r *run) apply(o outcome) error {
 			return err
 		}
 		subRecord(&r.totals, old)
+		r.moduleAdd(p, old, -1)
 		r.changed[p] = true
 		if err := r.editor.Delete(recPath); err != nil {
 			return err
@@ -694,6 +702,7 @@ func (r *run) apply(o outcome) error {
 			r.sinceCk++
 		}
 		addRecord(&r.totals, f)
+		r.moduleAdd(p, f, 1)
 		r.changed[p] = true
 		r.abstracts[p] = f.Abstract
 		if err := r.editor.Set(recPath, filemode.Regular, o.record); err != nil {
@@ -731,6 +740,9 @@ func ensureMaps(t *manifest.Totals) {
 	if t.SectionsByParser == nil {
 		t.SectionsByParser = map[string]int{}
 	}
+	if t.Languages == nil {
+		t.Languages = map[string]int64{}
+	}
 	if t.Fallbacks == nil {
 		t.Fallbacks = map[string]int{}
 	}
@@ -747,6 +759,10 @@ func cloneTotals(t manifest.Totals) manifest.Totals {
 	}
 	c.Skipped, c.SectionsByKind, c.Parsers, c.Fallbacks = cp(t.Skipped), cp(t.SectionsByKind), cp(t.Parsers), cp(t.Fallbacks)
 	c.SectionsByParser = cp(t.SectionsByParser)
+	c.Languages = make(map[string]int64, len(t.Languages))
+	for k, v := range t.Languages {
+		c.Languages[k] = v
+	}
 	return c
 }
 
@@ -765,6 +781,12 @@ func subRecord(t *manifest.Totals, f *memory.File) { recordDelta(t, f, -1) }
 func recordDelta(t *manifest.Totals, f *memory.File, d int) {
 	t.Included += d
 	t.Bytes += int64(d) * f.Size
+	if lang := f.Language; lang != "" {
+		t.Languages[lang] += int64(d) * f.Size
+		if t.Languages[lang] <= 0 {
+			delete(t.Languages, lang)
+		}
+	}
 	t.Sections += d * len(f.Sections)
 	bump(t.Parsers, f.Parser, d)
 	if f.Fallback != "" {

@@ -59,6 +59,8 @@ type Totals struct {
 	Parsers          map[string]int `json:"parsers,omitempty"`   // files by parser
 	Fallbacks        map[string]int `json:"fallbacks,omitempty"` // fallback files by reason
 	Bytes            int64          `json:"bytes"`               // source bytes included
+	// Languages counts included bytes by language.
+	Languages map[string]int64 `json:"languages,omitempty"`
 }
 
 // Run counts what one run did.

@@ -33,6 +33,8 @@ func assertMatchesRebuild(t *testing.T, r *testgit.Repo) {
 	incFiles := r.Git("rev-parse", "refs/konteks:files")
 	incSkipped, _ := r.TryGit("rev-parse", "refs/konteks:skipped")
 	incDirs, _ := r.TryGit("rev-parse", "refs/konteks:dirs")
+	incModules, _ := r.TryGit("rev-parse", "refs/konteks:modules")
+	incProject, _ := r.TryGit("rev-parse", "refs/konteks:project.json")
 	var inc, reb extractReport
 	if err := json.Unmarshal([]byte(run(t, r.Dir, "manifest", "--json")), &inc.Manifest); err != nil {
 		t.Fatal(err)
@@ -44,6 +46,12 @@ func assertMatchesRebuild(t *testing.T, r *testgit.Repo) {
 	}
 	if got, _ := r.TryGit("rev-parse", "refs/konteks:skipped"); got != incSkipped {
 		t.Errorf("incremental skip list differs from rebuilt one")
+	}
+	if got, _ := r.TryGit("rev-parse", "refs/konteks:modules"); got != incModules {
+		t.Errorf("incremental modules differ from rebuilt ones:\n%s", r.Git("diff", incModules, got))
+	}
+	if got, _ := r.TryGit("rev-parse", "refs/konteks:project.json"); got != incProject {
+		t.Errorf("incremental portrait differs from the rebuilt one:\n%s", r.Git("diff", incProject, got))
 	}
 	// Directory summaries too (no test directory is wide enough to defer).
 	if got, _ := r.TryGit("rev-parse", "refs/konteks:dirs"); got != incDirs {

@@ -201,3 +201,88 @@ func TestGraphImportsAndStaleRows(t *testing.T) {
 		t.Fatalf("stale contains edge:\n%s", out)
 	}
 }
+
+func TestProjectPortraitAndModules(t *testing.T) {
+	r := mixedRepo(t)
+	r.WriteFiles(map[string]string{
+		"web/package.json":         `{"name":"mixed-web","version":"0.3.0","description":"The web client","scripts":{"build":"vite build","test":"vitest"},"dependencies":{"react":"^18"},"main":"app.js"}`,
+		"Makefile":                 "build:\n\tgo build ./...\n\ntest: build\n\tgo test ./...\n",
+		"Dockerfile":               "FROM golang:1.22 AS build\nFROM gcr.io/distroless/base\n",
+		".github/workflows/ci.yml": "on: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n",
+		"examples/demo.go":         "package main\n\nfunc main() {}\n",
+	})
+	r.Commit("portrait inputs")
+	extractJSON(t, r.Dir)
+	var out struct {
+		Project struct {
+			Name, Description string
+			Languages         []struct{ Language string }
+			Tech              []string
+			Packages          []struct{ Path, Manager, Name, Version string }
+			EntryPoints       []string `json:"entry_points"`
+			Scripts           []struct{ Name, Command, Source string }
+			CI                []string
+			Docker            []string
+			Dependencies      map[string][]string
+		}
+		Modules []struct {
+			Name        string
+			Files       int
+			Roles       map[string]int
+			EntryPoints []string `json:"entry_points"`
+			Abstract    string
+		}
+	}
+	if err := json.Unmarshal([]byte(run(t, r.Dir, "project", "--json")), &out); err != nil {
+		t.Fatal(err)
+	}
+	p := out.Project
+	if p.Name != "example.com/mixed" || !strings.HasPrefix(p.Description, "A small repository") || p.Languages[0].Language != "Go" {
+		t.Fatalf("portrait: %+v", p)
+	}
+	pkgs := fmt.Sprint(p.Packages)
+	if !strings.Contains(pkgs, "{ go example.com/mixed go 1.22}") || !strings.Contains(pkgs, "{web npm mixed-web 0.3.0}") {
+		t.Fatalf("packages: %s", pkgs)
+	}
+	scripts := fmt.Sprint(p.Scripts)
+	for _, want := range []string{"{build vite build web/package.json}", "{make test  Makefile}"} {
+		if !strings.Contains(scripts, want) {
+			t.Fatalf("scripts lack %q: %s", want, scripts)
+		}
+	}
+	if fmt.Sprint(p.CI) != "[.github/workflows/ci.yml]" || len(p.Docker) != 2 || fmt.Sprint(p.Dependencies["npm"]) != "[react]" || !strings.Contains(fmt.Sprint(p.Tech), "React") {
+		t.Fatalf("ci %v docker %v deps %v tech %v", p.CI, p.Docker, p.Dependencies, p.Tech)
+	}
+	if !strings.Contains(fmt.Sprint(p.EntryPoints), "cmd/app/main.go") || !strings.Contains(fmt.Sprint(p.EntryPoints), "web/app.js") {
+		t.Fatalf("entry points: %v", p.EntryPoints)
+	}
+	mods := map[string]int{}
+	for _, m := range out.Modules {
+		mods[m.Name] = m.Files
+		switch m.Name {
+		case "internal":
+			if m.Roles["source"] != 1 || m.Roles["test"] != 1 || !strings.Contains(m.Abstract, "Package store") {
+				t.Fatalf("internal module: %+v", m)
+			}
+		case "examples":
+			if m.Roles["examples"] != 1 {
+				t.Fatalf("examples module: %+v", m)
+			}
+		case "cmd":
+			if fmt.Sprint(m.EntryPoints) != "[cmd/app/main.go]" {
+				t.Fatalf("cmd entry points: %+v", m)
+			}
+		}
+	}
+	if mods["internal"] != 2 || mods["web"] != 2 || mods["_root"] != 5 {
+		t.Fatalf("module file counts: %v", mods)
+	}
+	// Counts follow changes; an emptied module disappears.
+	r.Remove("internal")
+	r.Commit("drop internal")
+	extractJSON(t, r.Dir)
+	if strings.Contains(run(t, r.Dir, "project"), "internal ") {
+		t.Fatal("module of a deleted area still listed")
+	}
+	assertMatchesRebuild(t, r)
+}

@@ -77,6 +77,7 @@ func newApp() *cli.App {
 			pushCommand(),
 			syncCommand(),
 			hooksCommand(),
+			projectCommand(),
 			overviewCommand(),
 			skeletonCommand(),
 			graphCommand(),

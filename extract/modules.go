@@ -1,0 +1,220 @@
+package extract
+
+import (
+	"encoding/json"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/konteks/git-konteks/memory"
+)
+
+// Module is the artifact of one top-level area of the repository, at
+// modules/<name> in memory (the root's files form the module "_root").
+type Module struct {
+	Name        string         `json:"name"`
+	Path        string         `json:"path"` // "" for the root's own files
+	Abstract    string         `json:"abstract,omitempty"`
+	Files       int            `json:"files"`
+	Sections    int            `json:"sections"`
+	Bytes       int64          `json:"bytes"`
+	Roles       map[string]int `json:"roles"`     // files by role: source, test, docs, config, examples
+	Languages   map[string]int `json:"languages"` // files by language
+	Topics      []string       `json:"topics,omitempty"`
+	EntryPoints []string       `json:"entry_points,omitempty"`
+	Packages    []Package      `json:"packages,omitempty"`
+}
+
+// RootModule names the module of the files at the repository root.
+const RootModule = "_root"
+
+// moduleDelta accumulates one run's changes to a module's counts.
+type moduleDelta struct {
+	files, sections int
+	bytes           int64
+	roles, langs    map[string]int
+	entries         map[string]int // entry point path -> +1/-1
+}
+
+func moduleOf(p string) (name, dir string) {
+	i := strings.IndexByte(p, '/')
+	if i < 0 {
+		return RootModule, ""
+	}
+	return p[:i], p[:i]
+}
+
+// role classifies a file for its module.
+func role(p string, f *memory.File) string {
+	lp := strings.ToLower(p)
+	base := path.Base(lp)
+	switch {
+	case strings.Contains(lp, "example") || strings.HasPrefix(lp, "samples/") || strings.Contains(lp, "/samples/"):
+		return "examples"
+	case strings.Contains(lp, "test") || strings.HasSuffix(base, "_spec.rb") || strings.Contains(base, ".spec."):
+		return "test"
+	case f.Kind == "markdown" || strings.HasPrefix(lp, "docs/") || strings.Contains(lp, "/docs/") || strings.HasPrefix(base, "readme"):
+		return "docs"
+	case f.Kind == "json" || f.Kind == "yaml" || f.Kind == "toml" || strings.HasPrefix(base, ".") || base == "makefile" || base == "dockerfile":
+		return "config"
+	}
+	return "source"
+}
+
+// isEntryPoint spots conventional program entry points.
+func isEntryPoint(p string) bool {
+	base := path.Base(p)
+	switch {
+	case base == "main.go" && (p == "main.go" || strings.HasPrefix(p, "cmd/") || strings.Count(p, "/") <= 2):
+		return true
+	case base == "__main__.py", p == "main.py", p == "manage.py", strings.HasSuffix(p, "src/main.rs"), strings.HasPrefix(p, "bin/"):
+		return true
+	}
+	return false
+}
+
+// moduleAdd records a record's contribution (d = +1 or -1) to its module.
+func (r *run) moduleAdd(p string, f *memory.File, d int) {
+	name, _ := moduleOf(p)
+	md := r.modDelta[name]
+	if md == nil {
+		md = &moduleDelta{roles: map[string]int{}, langs: map[string]int{}, entries: map[string]int{}}
+		r.modDelta[name] = md
+	}
+	md.files += d
+	md.sections += d * len(f.Sections)
+	md.bytes += int64(d) * f.Size
+	md.roles[role(p, f)] += d
+	if f.Language != "" {
+		md.langs[f.Language] += d
+	}
+	if isEntryPoint(p) {
+		md.entries[p] += d
+	}
+}
+
+// modules applies this run's deltas to the module artifacts, and refreshes
+// the abstract and packages of modules whose summary or portrait changed.
+func (r *run) modules() error {
+	touched := map[string]bool{}
+	for name := range r.modDelta {
+		touched[name] = true
+	}
+	for dir := range r.dirL0 {
+		if dir != "" && !strings.Contains(dir, "/") {
+			touched[dir] = true
+		}
+		if dir == "" {
+			touched[RootModule] = true
+		}
+	}
+	if r.portraitRefreshed {
+		// Package information may have moved between modules.
+		entries, _, err := r.editor.List(memory.ModulesDir)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			touched[e.Name] = true
+		}
+	}
+	names := sortedKeys(touched)
+	for _, name := range names {
+		mp := memory.ModulesDir + "/" + name
+		m := &Module{Name: name, Roles: map[string]int{}, Languages: map[string]int{}}
+		if name != RootModule {
+			m.Path = name
+		}
+		if h, _, ok, err := r.editor.Get(mp); err == nil && ok && !h.IsZero() {
+			if b, err := r.repo.BlobBytes(h, 4<<20); err == nil {
+				var old Module
+				if json.Unmarshal(b, &old) == nil {
+					m = &old
+					if m.Roles == nil {
+						m.Roles = map[string]int{}
+					}
+					if m.Languages == nil {
+						m.Languages = map[string]int{}
+					}
+				}
+			}
+		}
+		if md := r.modDelta[name]; md != nil {
+			m.Files += md.files
+			m.Sections += md.sections
+			m.Bytes += md.bytes
+			for k, v := range md.roles {
+				bumpInt(m.Roles, k, v)
+			}
+			for k, v := range md.langs {
+				bumpInt(m.Languages, k, v)
+			}
+			eps := map[string]bool{}
+			for _, e := range m.EntryPoints {
+				eps[e] = true
+			}
+			for e, v := range md.entries {
+				if v > 0 {
+					eps[e] = true
+				} else if v < 0 {
+					delete(eps, e)
+				}
+			}
+			m.EntryPoints = sortedKeys(eps)
+		}
+		if m.Files <= 0 {
+			if err := r.editor.Delete(mp); err != nil {
+				return err
+			}
+			continue
+		}
+		if l0, ok := r.dirL0[m.Path]; ok {
+			m.Abstract = l0
+		}
+		m.Topics = pathTopicsOf(name)
+		m.Packages = nil
+		if r.project != nil {
+			for _, p := range r.project.Packages {
+				if p.Path == m.Path || strings.HasPrefix(p.Path, m.Path+"/") && m.Path != "" {
+					m.Packages = append(m.Packages, p)
+				}
+			}
+		}
+		b, err := json.MarshalIndent(m, "", "  ")
+		if err != nil {
+			return err
+		}
+		h, err := r.writer.Blob(append(b, '\n'))
+		if err != nil {
+			return err
+		}
+		if err := r.editor.Set(mp, filemode.Regular, h); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func bumpInt(m map[string]int, k string, d int) {
+	m[k] += d
+	if m[k] <= 0 {
+		delete(m, k)
+	}
+}
+
+// pathTopicsOf splits a module name into topic words.
+func pathTopicsOf(name string) []string {
+	if name == RootModule {
+		return nil
+	}
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9') }) {
+		if len(w) > 1 {
+			out = append(out, w)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
