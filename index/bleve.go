@@ -1,0 +1,138 @@
+package index
+
+import (
+	"sync"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/document"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/registry"
+	bindex "github.com/blevesearch/bleve_index_api"
+)
+
+// Bleve fields of a section document. The mapping is lean: nothing is
+// stored (hits are turned into sections through the docs table and the
+// memory ref), no term vectors, no doc values, no _all field; BM25 needs
+// only the postings and field lengths.
+const (
+	fieldText = "text" // the section's lexical retrieval text
+	fieldName = "name" // name and qualified name, for a boost on names matching the query
+	fieldPath = "path" // the source path, for a boost on paths matching the query
+)
+
+// AnalyzerName is the name the index's analyzer is registered under in
+// bleve's registry, so the stored mapping describes how fields were
+// analysed.
+const AnalyzerName = "konteks"
+
+func init() {
+	// Persist every segment as it is (bleve merges unpersisted segments in
+	// memory first, which during a cold build re-encodes most of the
+	// index once more). This process holds no other bleve index.
+	scorch.DefaultMinSegmentsForInMemoryMerge = 1 << 30
+	registry.RegisterAnalyzer(AnalyzerName, func(map[string]interface{}, *registry.Cache) (analysis.Analyzer, error) {
+		return bleveAnalyzer{}, nil
+	})
+}
+
+var analyzerPool = sync.Pool{New: func() any { return newAnalyzer() }}
+
+// bleveAnalyzer exposes the analyzer to bleve (query strings, the stored
+// mapping); bulk indexing analyses in our own goroutines instead.
+type bleveAnalyzer struct{}
+
+func (bleveAnalyzer) Analyze(input []byte) analysis.TokenStream {
+	a := analyzerPool.Get().(*analyzer)
+	defer analyzerPool.Put(a)
+	var ts analysis.TokenStream
+	pos := 1
+	a.terms(string(input), func(t string) {
+		ts = append(ts, &analysis.Token{Term: []byte(t), Position: pos, Type: analysis.AlphaNumeric})
+		pos++
+	})
+	return ts
+}
+
+// newMapping is the index mapping: three analysed, unstored fields and
+// BM25 scoring.
+func newMapping() mapping.IndexMapping {
+	m := bleve.NewIndexMapping()
+	m.ScoringModel = bindex.BM25Scoring
+	m.DefaultAnalyzer = AnalyzerName
+	m.StoreDynamic = false
+	m.IndexDynamic = false
+	m.DocValuesDynamic = false
+	dm := bleve.NewDocumentStaticMapping()
+	for _, f := range []string{fieldText, fieldName, fieldPath} {
+		fm := bleve.NewTextFieldMapping()
+		fm.Analyzer = AnalyzerName
+		fm.Store = false
+		fm.IncludeTermVectors = false
+		fm.IncludeInAll = false
+		fm.DocValues = false
+		dm.AddFieldMappingsAt(f, fm)
+	}
+	m.DefaultMapping = dm
+	return m
+}
+
+const fieldOptions = bindex.IndexField
+
+// preField is a text field analysed ahead of time by our workers: bleve's
+// own Analyze call (serial in the offline builder) has nothing left to do.
+type preField struct {
+	name   string
+	length int
+	freqs  bindex.TokenFrequencies
+	size   uint64
+}
+
+func (f *preField) Name() string                                      { return f.name }
+func (f *preField) ArrayPositions() []uint64                          { return nil }
+func (f *preField) Options() bindex.FieldIndexingOptions              { return fieldOptions }
+func (f *preField) Analyze()                                          {}
+func (f *preField) Value() []byte                                     { return nil }
+func (f *preField) NumPlainTextBytes() uint64                         { return f.size }
+func (f *preField) Size() int                                         { return 64 + len(f.freqs)*48 }
+func (f *preField) EncodedFieldType() byte                            { return 't' }
+func (f *preField) AnalyzedLength() int                               { return f.length }
+func (f *preField) AnalyzedTokenFrequencies() bindex.TokenFrequencies { return f.freqs }
+
+// field makes a pre-analysed field of text.
+func (a *analyzer) field(name, text string) *preField {
+	a.reset()
+	a.order = a.order[:0]
+	n := 0
+	eachWord(text, func(w string) {
+		for _, id := range a.wordTerms(w) {
+			n++
+			if a.counts[id] == 0 {
+				a.order = append(a.order, id)
+			}
+			a.counts[id]++
+		}
+	})
+	f := &preField{name: name, size: uint64(len(text)), length: n, freqs: make(bindex.TokenFrequencies, len(a.order))}
+	slab := make([]bindex.TokenFreq, len(a.order))
+	for i, id := range a.order {
+		tf := &slab[i]
+		tf.Term = a.vbytes[id]
+		tf.SetFrequency(int(a.counts[id]))
+		a.counts[id] = 0
+		f.freqs[a.vocab[id]] = tf
+	}
+	return f
+}
+
+// bleveDoc makes the bleve document of a section.
+func (a *analyzer) bleveDoc(id, text, name, path string) *document.Document {
+	d := document.NewDocument(id)
+	d.AddField(a.field(fieldText, text))
+	if name != "" {
+		d.AddField(a.field(fieldName, name))
+	}
+	d.AddField(a.field(fieldPath, path))
+	return d
+}

@@ -1,0 +1,573 @@
+package index
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/document"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+
+	"github.com/konteks/git-konteks/embed"
+	"github.com/konteks/git-konteks/extract/section"
+	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/memory"
+	"github.com/konteks/git-konteks/memref"
+)
+
+// FormatVersion is the version of the index layout, fields and analyzer; a
+// generation of another version is rebuilt.
+const FormatVersion = 1
+
+// meta describes a generation (meta.json).
+type meta struct {
+	Format  int       `json:"format"`
+	Memory  string    `json:"memory"` // memory commit the generation reflects
+	Tree    string    `json:"tree"`   // its tree
+	Model   string    `json:"model,omitempty"`
+	Dim     int       `json:"dim,omitempty"`
+	Docs    int       `json:"docs"`
+	Vectors int       `json:"vectors"`
+	Built   time.Time `json:"built"`
+	How     string    `json:"how"` // build or update
+	Changes int       `json:"changes,omitempty"`
+}
+
+// sectionDoc is a section on its way into a generation.
+type sectionDoc struct {
+	doc  Doc
+	bdoc *document.Document
+	keys []embed.Key // embedding-text hashes of its vectors
+}
+
+// makeDocs turns a record into documents.
+func makeDocs(a *analyzer, path string, f *memory.File, withBleve bool) []sectionDoc {
+	out := make([]sectionDoc, 0, len(f.Sections))
+	for _, s := range f.Sections {
+		d := Doc{
+			ID: docID(path, s.Anchor), Path: path, Anchor: s.Anchor,
+			Kind: s.Kind, Symbol: s.Symbol, Language: s.Language, Name: s.Name, QName: s.QName,
+			StartLine: s.StartLine, EndLine: s.EndLine, Topics: s.Topics,
+		}
+		sd := sectionDoc{doc: d}
+		if withBleve {
+			name := s.QName
+			if s.Name != "" && s.Name != s.QName {
+				name += " " + s.Name
+			}
+			ls := s
+			ls.Content = capText(s.Content, maxIndexedContent)
+			sd.bdoc = a.bleveDoc(d.ID, section.LexicalText(path, ls), name, path)
+		}
+		if len(s.Chunks) > 0 {
+			// A chunked section is covered by its chunks; its own text
+			// (the head of its content) is not embedded separately.
+			for _, c := range s.Chunks {
+				if k, ok := embed.ParseKey(c.EmbHash); ok {
+					sd.keys = append(sd.keys, k)
+				}
+			}
+		} else if k, ok := embed.ParseKey(s.EmbHash); ok {
+			sd.keys = append(sd.keys, k)
+		}
+		out = append(out, sd)
+	}
+	return out
+}
+
+// maxIndexedContent bounds the content of one section that goes into the
+// BM25 index. Sections past it are tables, test vectors and giant
+// switches, where BM25's length normalisation leaves the tail almost no
+// weight anyway; on the Go tree they hold a quarter of all text, so the
+// bound buys a quarter of the build time. Their vectors (chunks) still
+// cover every line.
+const maxIndexedContent = 16 << 10
+
+// capText cuts s to at most n bytes, at a line end when there is one.
+func capText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	if k := strings.LastIndexByte(s[:n], '\n'); k > 0 {
+		return s[:k]
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
+
+// readRecords reads and decodes records in parallel, calling fn (from one
+// goroutine at a time) with each record's documents.
+func readRecords(ctx context.Context, repo *gitstore.Repo, refs []memref.RecordRef, withBleve bool, fn func([]sectionDoc) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type job struct {
+		path string
+		data []byte
+	}
+	jobs := make(chan job, 64)
+	results := make(chan []sectionDoc, 64)
+	errc := make(chan error, 1)
+	fail := func(err error) {
+		select {
+		case errc <- err:
+		default:
+		}
+		cancel()
+	}
+	reader := repo.NewBlobReader(len(refs))
+	defer reader.Close()
+	go func() {
+		defer close(jobs)
+		ids := make([]gitstore.Hash, len(refs))
+		for i, r := range refs {
+			ids[i] = r.Blob
+		}
+		i := 0
+		err := reader.ReadBlobs(ctx, ids, memory.MaxCompressedSize, func(b gitstore.Blob) error {
+			p := refs[i].Path
+			i++
+			if b.Missing || b.TooLarge {
+				return fmt.Errorf("%w: record of %s is missing or too large", memref.ErrCorrupt, p)
+			}
+			select {
+			case jobs <- job{p, b.Data}:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+		if err != nil {
+			fail(err)
+		}
+	}()
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a := newAnalyzer()
+			for j := range jobs {
+				f, err := memory.DecodeFile(j.data)
+				if err != nil {
+					fail(fmt.Errorf("%w: record of %s: %v", memref.ErrCorrupt, j.path, err))
+					return
+				}
+				select {
+				case results <- makeDocs(a, j.path, f, withBleve):
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(results) }()
+	for ds := range results {
+		if ctx.Err() != nil {
+			continue
+		}
+		if err := fn(ds); err != nil {
+			fail(err)
+		}
+	}
+	select {
+	case err := <-errc:
+		return err
+	default:
+	}
+	return ctx.Err()
+}
+
+// loadVectors reads the stored vectors of a model for the given keys (all
+// of the model's vectors when keys is nil), reading only the shards the
+// keys fall in.
+func loadVectors(repo *gitstore.Repo, tree gitstore.Hash, model string, keys map[embed.Key]bool) (map[embed.Key]embed.Quantized, int, error) {
+	out := map[embed.Key]embed.Quantized{}
+	if model == "" {
+		return out, 0, nil
+	}
+	dirH, isTree, ok, err := repo.Lookup(tree, embed.ModelPath(model))
+	if err != nil || !ok || !isTree {
+		return out, 0, err
+	}
+	var shards map[string]bool
+	if keys != nil {
+		shards = map[string]bool{}
+		for k := range keys {
+			shards[embed.ShardName(k.String())] = true
+		}
+	}
+	t, err := repo.Tree(dirH)
+	if err != nil {
+		return nil, 0, err
+	}
+	dim := 0
+	for _, e := range t.Entries {
+		if len(e.Name) != 2 || shards != nil && !shards[e.Name] {
+			continue
+		}
+		b, err := repo.BlobBytes(e.Hash, memory.MaxCompressedSize)
+		if err != nil {
+			return nil, 0, fmt.Errorf("%w: vectors %s: %v", memref.ErrCorrupt, e.Name, err)
+		}
+		d, es, err := embed.DecodeShard(b)
+		if err != nil {
+			return nil, 0, fmt.Errorf("%w: vectors %s: %v", memref.ErrCorrupt, e.Name, err)
+		}
+		if dim != 0 && d != dim {
+			return nil, 0, fmt.Errorf("%w: vectors of %s have dimensions %d and %d", memref.ErrCorrupt, model, dim, d)
+		}
+		dim = d
+		for _, en := range es {
+			if keys == nil || keys[en.Key] {
+				out[en.Key] = en.Quantized
+			}
+		}
+	}
+	return out, dim, nil
+}
+
+// buildConfig is scorch's configuration for a cold build: batches are
+// not waited on, and segments are not merged while the build runs (a
+// dozen segments cost a query little; merging them would cost the build
+// more than indexing did).
+func buildConfig() map[string]interface{} {
+	return map[string]interface{}{
+		"unsafe_batch": false, // Batch returns once persisted: Close does not wait for unpersisted segments
+		"scorchMergePlanOptions": map[string]interface{}{
+			"MaxSegmentsPerTier":   64,
+			"SegmentsPerMergeTask": 64,
+		},
+	}
+}
+
+// buildBatch is how many documents go into one segment of a cold build.
+const buildBatch = 8000
+
+// build makes a generation from scratch in dir.
+func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, model string, dir string) (*meta, error) {
+	refs, err := memref.Records(repo, mem.Tree)
+	if err != nil {
+		return nil, err
+	}
+	// A cold build allocates a lot of short-lived garbage; collecting less
+	// often trades memory for a fifth of the build's CPU.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	bl, err := bleve.NewUsing(filepath.Join(dir, "bleve"), newMapping(), scorch.Name, scorch.Name, buildConfig())
+	if err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	type entry struct {
+		doc  Doc
+		keys []embed.Key
+	}
+	var entries []entry
+	// Segments are built by concurrent batches (bleve's offline builder
+	// builds them one at a time); the producer side decodes and analyses
+	// on every CPU too.
+	batches := make(chan *bleve.Batch, 1)
+	var wg sync.WaitGroup
+	var berr error
+	var bmu sync.Mutex
+	for w := 0; w < max(2, runtime.GOMAXPROCS(0)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range batches {
+				if err := bl.Batch(b); err != nil {
+					bmu.Lock()
+					berr = err
+					bmu.Unlock()
+				}
+			}
+		}()
+	}
+	cur := bl.NewBatch()
+	err = readRecords(ctx, repo, refs, true, func(ds []sectionDoc) error {
+		for _, d := range ds {
+			if err := cur.IndexAdvanced(d.bdoc); err != nil {
+				return err
+			}
+			entries = append(entries, entry{d.doc, d.keys})
+		}
+		if cur.Size() >= buildBatch {
+			batches <- cur
+			cur = bl.NewBatch()
+		}
+		return nil
+	})
+	if err == nil && cur.Size() > 0 {
+		batches <- cur
+	}
+	close(batches)
+	wg.Wait()
+	if err == nil {
+		err = berr
+	}
+	if cerr := bl.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("index: %w", cerr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].doc.ID < entries[j].doc.ID })
+	docs := make([]Doc, 0, len(entries))
+	keys := make([][]embed.Key, 0, len(entries))
+	for i, e := range entries {
+		if i > 0 && e.doc.ID == entries[i-1].doc.ID {
+			continue
+		}
+		docs = append(docs, e.doc)
+		keys = append(keys, e.keys)
+	}
+	vecs, dim, err := loadVectors(repo, mem.Tree, model, nil)
+	if err != nil {
+		return nil, err
+	}
+	var rows []vecRow
+	for i, ks := range keys {
+		for _, k := range ks {
+			if q, ok := vecs[k]; ok {
+				rows = append(rows, vecRow{doc: uint32(i), scale: q.Scale, q: q.Q})
+			}
+		}
+	}
+	if len(rows) == 0 {
+		model, dim = "", 0
+	}
+	m := &meta{Format: FormatVersion, Memory: mem.Commit.String(), Tree: mem.Tree.String(), Model: model, Dim: dim,
+		Docs: len(docs), Vectors: len(rows), Built: time.Now().UTC(), How: "build"}
+	if err := writeTables(dir, docs, model, dim, rows, m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func writeTables(dir string, docs []Doc, model string, dim int, rows []vecRow, m *meta) error {
+	if err := os.WriteFile(filepath.Join(dir, "docs.bin"), encodeDocs(docs), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "vectors.bin"), encodeVecs(model, dim, rows), 0o644); err != nil {
+		return err
+	}
+	mb, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "meta.json"), mb, 0o644)
+}
+
+// maxUpdate is the number of changed records above which a generation is
+// built from scratch rather than updated (the offline builder is faster
+// for large changes, and an update rewrites the tables anyway).
+const maxUpdate = 2000
+
+// update makes a generation in dir from the generation old plus the
+// records that changed between old's memory tree and mem's.
+func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memref.Change, mem *memref.Memory, model string, dir string) (*meta, error) {
+	bdir := filepath.Join(dir, "bleve")
+	if err := linkTree(filepath.Join(old.dir, "bleve"), bdir); err != nil {
+		return nil, err
+	}
+	bl, err := bleve.OpenUsing(bdir, map[string]interface{}{"unsafe_batch": false})
+	if err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			bl.Close()
+		}
+	}()
+	batch := bl.NewBatch()
+	gone := map[string]bool{}
+	var added []memref.RecordRef
+	for _, c := range changes {
+		gone[c.Path] = true
+		if !c.New.IsZero() {
+			added = append(added, memref.RecordRef{Path: c.Path, Blob: c.New})
+		}
+	}
+	// Old documents of every changed path go, whatever the diff's old side
+	// says: the docs table knows exactly what is indexed.
+	type kept struct {
+		doc  int // ordinal in old
+		id   string
+		keys []embed.Key
+	}
+	var keepOld []int
+	for p := range gone {
+		lo, hi := old.docs.pathRange(p)
+		for i := lo; i < hi; i++ {
+			batch.Delete(old.docs.id(i))
+		}
+	}
+	for i := 0; i < old.docs.n; i++ {
+		if id := old.docs.id(i); !gone[pathOfID(old.docs, i, id)] {
+			keepOld = append(keepOld, i)
+		}
+	}
+	var fresh []sectionDoc
+	needKeys := map[embed.Key]bool{}
+	err = readRecords(ctx, repo, added, true, func(ds []sectionDoc) error {
+		for _, d := range ds {
+			if err := batch.IndexAdvanced(d.bdoc); err != nil {
+				return err
+			}
+			d.bdoc = nil
+			fresh = append(fresh, d)
+			for _, k := range d.keys {
+				needKeys[k] = true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := bl.Batch(batch); err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	closed = true
+	if err := bl.Close(); err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+
+	// New docs table: kept old docs and fresh ones, by id.
+	type row struct {
+		doc    Doc
+		oldOrd int // -1 for fresh
+		keys   []embed.Key
+	}
+	rowsAll := make([]row, 0, len(keepOld)+len(fresh))
+	for _, i := range keepOld {
+		rowsAll = append(rowsAll, row{doc: old.docs.doc(i), oldOrd: i})
+	}
+	for _, d := range fresh {
+		rowsAll = append(rowsAll, row{doc: d.doc, oldOrd: -1, keys: d.keys})
+	}
+	sort.SliceStable(rowsAll, func(i, j int) bool { return rowsAll[i].doc.ID < rowsAll[j].doc.ID })
+	docs := make([]Doc, 0, len(rowsAll))
+	newOrd := make(map[int]int, len(rowsAll)) // old ordinal -> new
+	var fresKeys []struct {
+		ord  int
+		keys []embed.Key
+	}
+	for _, r := range rowsAll {
+		if len(docs) > 0 && docs[len(docs)-1].ID == r.doc.ID {
+			continue
+		}
+		if r.oldOrd >= 0 {
+			newOrd[r.oldOrd] = len(docs)
+		} else {
+			fresKeys = append(fresKeys, struct {
+				ord  int
+				keys []embed.Key
+			}{len(docs), r.keys})
+		}
+		docs = append(docs, r.doc)
+	}
+	// Vectors: old rows of kept docs, then the fresh docs' stored vectors.
+	dim := 0
+	if old.vecs != nil && old.vecs.model == model {
+		dim = old.vecs.dim
+	}
+	var rows []vecRow
+	if dim > 0 {
+		for i := 0; i < old.vecs.n; i++ {
+			if o, ok := newOrd[int(old.vecs.docs[i])]; ok {
+				rows = append(rows, vecRow{doc: uint32(o), scale: old.vecs.scales[i], q: old.vecs.q[i*dim : (i+1)*dim]})
+			}
+		}
+	}
+	if model != "" && len(needKeys) > 0 {
+		vecs, d, err := loadVectors(repo, mem.Tree, model, needKeys)
+		if err != nil {
+			return nil, err
+		}
+		if dim == 0 && len(rows) == 0 {
+			dim = d
+		}
+		if d == dim && dim > 0 {
+			for _, f := range fresKeys {
+				for _, k := range f.keys {
+					if q, ok := vecs[k]; ok {
+						rows = append(rows, vecRow{doc: uint32(f.ord), scale: q.Scale, q: q.Q})
+					}
+				}
+			}
+		}
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].doc < rows[j].doc })
+	if len(rows) == 0 {
+		model, dim = "", 0
+	}
+	m := &meta{Format: FormatVersion, Memory: mem.Commit.String(), Tree: mem.Tree.String(), Model: model, Dim: dim,
+		Docs: len(docs), Vectors: len(rows), Built: time.Now().UTC(), How: "update", Changes: len(changes)}
+	if err := writeTables(dir, docs, model, dim, rows, m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func pathOfID(t *docTable, i int, id string) string {
+	r := reader{b: t.record(i)}
+	pl := r.uv()
+	if pl <= len(id) {
+		return id[:pl]
+	}
+	return id
+}
+
+// linkTree copies a bleve index directory for a new generation: segment
+// files (immutable once written) are hard-linked, everything else (the
+// bolt root, which is modified in place) is copied.
+func linkTree(src, dst string) error {
+	return filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if fi.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if strings.HasSuffix(p, ".zap") {
+			if err := os.Link(p, target); err == nil {
+				return nil
+			}
+		}
+		return copyFile(p, target)
+	})
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}

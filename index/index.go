@@ -1,0 +1,329 @@
+// Package index is the local search cache over memory: a bleve BM25 index
+// of every section's lexical text, a table of sections (docs.bin) and a
+// table of their quantized vectors (vectors.bin), built from the memory
+// ref and never pushed.
+//
+// It lives in $GIT_COMMON_DIR/konteks/index/ as generations: directories
+// each reflecting one memory commit, and a "current" file naming the one
+// to read. A generation is never modified once current: when refs/konteks
+// moves, the next reader builds a new generation from the memory diff
+// (hard-linking bleve's immutable segments, so an update costs what
+// changed) and switches "current" to it with a rename. Readers therefore
+// never wait for an update or an extraction, and never see a half-written
+// index; a missing or damaged generation is rebuilt.
+package index
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+
+	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/memref"
+)
+
+// Index is an open generation.
+type Index struct {
+	Memory gitstore.Hash // memory commit the index reflects
+	Tree   gitstore.Hash // and its tree
+	// Stale is set when the index lags the memory it was asked for
+	// because another process is updating it right now.
+	Stale bool
+	// How says what Open did: "current" (up to date already), "update"
+	// (from the memory diff), "build" (from scratch), "stale".
+	How string
+	// Took is the time Open spent updating or building.
+	Took time.Duration
+
+	dir  string
+	meta meta
+	bl   bleve.Index
+	docs *docTable
+	vecs *vecTable
+}
+
+// Options control Open.
+type Options struct {
+	// Model is the embedding model whose stored vectors the index loads
+	// ("" for none).
+	Model string
+	// Rebuild builds a new generation from scratch.
+	Rebuild bool
+}
+
+// Dir is the index's directory under the state dir.
+func Dir(repo *gitstore.Repo) (string, error) {
+	s, err := repo.StateDir()
+	if err != nil {
+		return "", err
+	}
+	d := filepath.Join(s, "index")
+	return d, os.MkdirAll(d, 0o755)
+}
+
+const currentFile = "current"
+
+// Open opens the index for the memory commit mem, bringing it up to date
+// first when it reflects another commit (or another model). When another
+// process is updating the index, Open does not wait: it opens the current
+// generation as it is and sets Stale. Only when there is no usable
+// generation at all does it wait for the updater.
+func Open(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, opt Options) (*Index, error) {
+	if mem == nil {
+		return nil, errors.New("no memory to index: run `git konteks extract`")
+	}
+	dir, err := Dir(repo)
+	if err != nil {
+		return nil, err
+	}
+	if !opt.Rebuild {
+		if ix, err := openCurrent(dir); err == nil {
+			if ix.fits(mem, opt.Model) {
+				ix.How = "current"
+				return ix, nil
+			}
+			lock, _, lerr := repo.TryLock("index")
+			if errors.Is(lerr, gitstore.ErrLocked) {
+				ix.Stale, ix.How = true, "stale"
+				return ix, nil
+			}
+			ix.Close()
+			if lerr != nil {
+				return nil, lerr
+			}
+			defer lock.Unlock()
+			return refresh(ctx, repo, dir, mem, opt)
+		}
+	}
+	lock, err := repo.LockWait("index", 0, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
+	return refresh(ctx, repo, dir, mem, opt)
+}
+
+// fits reports whether the generation serves mem with model.
+func (ix *Index) fits(mem *memref.Memory, model string) bool {
+	return ix.meta.Memory == mem.Commit.String() && ix.meta.Format == FormatVersion &&
+		(ix.meta.Model == model || ix.meta.Model == "" && !ix.hasModel(model))
+}
+
+// hasModel is false when the generation was built knowing the memory had
+// no vectors of model (recorded in meta as an empty model).
+func (ix *Index) hasModel(model string) bool { return model != "" && ix.meta.Vectors > 0 }
+
+// refresh runs with the index lock held: it updates the current
+// generation from the memory diff, or builds a new one.
+func refresh(ctx context.Context, repo *gitstore.Repo, dir string, mem *memref.Memory, opt Options) (*Index, error) {
+	t0 := time.Now()
+	var old *Index
+	if !opt.Rebuild {
+		if ix, err := openCurrent(dir); err == nil {
+			if ix.fits(mem, opt.Model) {
+				ix.How = "current"
+				return ix, nil // someone else just did it
+			}
+			old = ix
+		}
+	}
+	gen := "g" + strconv.FormatInt(time.Now().UnixNano(), 36) + "-" + mem.Commit.String()[:12]
+	gdir := filepath.Join(dir, gen)
+	if err := os.MkdirAll(gdir, 0o755); err != nil {
+		return nil, err
+	}
+	how := "build"
+	var err error
+	if old != nil && old.meta.Format == FormatVersion && old.meta.Model == opt.Model {
+		var changes []memref.Change
+		changes, err = memref.DiffRecords(repo, gitstore.ParseHash(old.meta.Tree), mem.Tree)
+		if err == nil && len(changes) <= maxUpdate {
+			how = "update"
+			_, err = update(ctx, repo, old, changes, mem, opt.Model, gdir)
+		}
+		if err != nil || how != "update" {
+			if ctx.Err() != nil {
+				old.Close()
+				os.RemoveAll(gdir)
+				return nil, ctx.Err()
+			}
+			// A failed update (damaged old generation, missing old tree)
+			// falls back to a build.
+			how = "build"
+			os.RemoveAll(gdir)
+			if err := os.MkdirAll(gdir, 0o755); err != nil {
+				return nil, err
+			}
+		}
+	}
+	prev := ""
+	if old != nil {
+		prev = filepath.Base(old.dir)
+		old.Close()
+	}
+	if how == "build" {
+		if _, err := build(ctx, repo, mem, opt.Model, gdir); err != nil {
+			os.RemoveAll(gdir)
+			return nil, err
+		}
+	}
+	if err := setCurrent(dir, gen); err != nil {
+		os.RemoveAll(gdir)
+		return nil, err
+	}
+	prune(dir, gen, prev)
+	ix, err := openGen(gdir)
+	if err != nil {
+		return nil, err
+	}
+	ix.How, ix.Took = how, time.Since(t0)
+	return ix, nil
+}
+
+// setCurrent points "current" at gen, atomically.
+func setCurrent(dir, gen string) error {
+	tmp := filepath.Join(dir, currentFile+".tmp"+strconv.Itoa(os.Getpid()))
+	if err := os.WriteFile(tmp, []byte(gen+"\n"), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(dir, currentFile))
+}
+
+// prune removes generations other than the current one and the one just
+// replaced (a reader may still be opening it). Files of an open generation
+// survive removal on POSIX systems until closed.
+func prune(dir, keep, prev string) {
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range es {
+		n := e.Name()
+		if e.IsDir() && strings.HasPrefix(n, "g") && n != keep && n != prev {
+			os.RemoveAll(filepath.Join(dir, n))
+		}
+		if strings.HasPrefix(n, currentFile+".tmp") {
+			if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > time.Minute {
+				os.Remove(filepath.Join(dir, n))
+			}
+		}
+	}
+}
+
+// openCurrent opens the generation "current" names.
+func openCurrent(dir string) (*Index, error) {
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ {
+		b, err := os.ReadFile(filepath.Join(dir, currentFile))
+		if err != nil {
+			return nil, err
+		}
+		gen := strings.TrimSpace(string(b))
+		if gen == "" || strings.ContainsAny(gen, `/\`) || gen == "." || gen == ".." {
+			return nil, fmt.Errorf("%w: bad current generation %q", errTable, gen)
+		}
+		ix, err := openGen(filepath.Join(dir, gen))
+		if err == nil {
+			return ix, nil
+		}
+		lastErr = err
+		// The generation may have been replaced and pruned between
+		// reading "current" and opening it: read "current" again.
+	}
+	return nil, lastErr
+}
+
+// openGen opens one generation directory.
+func openGen(gdir string) (*Index, error) {
+	ix := &Index{dir: gdir}
+	mb, err := os.ReadFile(filepath.Join(gdir, "meta.json"))
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(mb, &ix.meta); err != nil {
+		return nil, fmt.Errorf("%w: meta: %v", errTable, err)
+	}
+	if ix.meta.Format != FormatVersion {
+		return nil, fmt.Errorf("%w: format %d", errTable, ix.meta.Format)
+	}
+	ix.Memory, ix.Tree = gitstore.ParseHash(ix.meta.Memory), gitstore.ParseHash(ix.meta.Tree)
+	buf, unmap, err := mapFile(filepath.Join(gdir, "docs.bin"))
+	if err != nil {
+		return nil, err
+	}
+	if ix.docs, err = parseDocs(buf); err != nil {
+		unmap()
+		return nil, err
+	}
+	ix.docs.unmap = unmap
+	vbuf, vunmap, err := mapFile(filepath.Join(gdir, "vectors.bin"))
+	if err != nil {
+		ix.Close()
+		return nil, err
+	}
+	if ix.vecs, err = parseVecs(vbuf, ix.docs.n); err != nil {
+		vunmap()
+		ix.Close()
+		return nil, err
+	}
+	ix.vecs.unmap = vunmap
+	ix.bl, err = bleve.OpenUsing(filepath.Join(gdir, "bleve"), map[string]interface{}{"read_only": true})
+	if err != nil {
+		ix.Close()
+		return nil, fmt.Errorf("%w: bleve: %v", errTable, err)
+	}
+	return ix, nil
+}
+
+// Close releases the generation.
+func (ix *Index) Close() error {
+	if ix == nil {
+		return nil
+	}
+	var err error
+	if ix.bl != nil {
+		err = ix.bl.Close()
+		ix.bl = nil
+	}
+	ix.docs.close()
+	ix.vecs.close()
+	ix.docs, ix.vecs = nil, nil
+	return err
+}
+
+// Len is the number of indexed sections.
+func (ix *Index) Len() int { return ix.docs.n }
+
+// Doc returns indexed section i (0 <= i < Len()).
+func (ix *Index) Doc(i int) Doc { return ix.docs.doc(i) }
+
+// Find returns the ordinal of the section with this id, or -1.
+func (ix *Index) Find(id string) int { return ix.docs.find(id) }
+
+// PathDocs returns the ordinals of a path's sections.
+func (ix *Index) PathDocs(path string) []int {
+	lo, hi := ix.docs.pathRange(path)
+	out := make([]int, 0, hi-lo)
+	for i := lo; i < hi; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+// Model is the embedding model of the loaded vectors ("" when none) and
+// Vectors how many there are.
+func (ix *Index) Model() string { return ix.vecs.model }
+
+// Vectors is the number of stored vectors loaded.
+func (ix *Index) Vectors() int { return ix.vecs.n }
+
+// Dim is the dimension of the loaded vectors.
+func (ix *Index) Dim() int { return ix.vecs.dim }

@@ -1,0 +1,293 @@
+package index
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/konteks/git-konteks/embed"
+	"github.com/konteks/git-konteks/extract"
+	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/internal/testgit"
+	"github.com/konteks/git-konteks/memory"
+	"github.com/konteks/git-konteks/memref"
+)
+
+const retryGo = `package fetch
+
+import "time"
+
+// Backoff computes how long to wait before the next attempt: the delay
+// doubles with every failed attempt, up to a ceiling.
+func Backoff(attempt int) time.Duration {
+	d := 100 * time.Millisecond << attempt
+	if d > 10*time.Second {
+		d = 10 * time.Second
+	}
+	return d
+}
+
+// ParseHeader splits a raw header line into its name and payload.
+func ParseHeader(line string) (name, value string) {
+	for i := 0; i < len(line); i++ {
+		if line[i] == ':' {
+			return line[:i], line[i+1:]
+		}
+	}
+	return line, ""
+}
+`
+
+const guideMD = `# Guide
+
+## Installing
+
+Run the installer script and follow the prompts.
+
+## Rendering templates
+
+Templates are rendered with the page data and written to the output folder.
+`
+
+// fixture is a repository with memory extracted.
+func fixture(t *testing.T) (*testgit.Repo, *gitstore.Repo) {
+	t.Helper()
+	r := testgit.New(t)
+	r.Write("fetch/retry.go", retryGo)
+	r.Write("docs/guide.md", guideMD)
+	r.Write("web/page.go", "package web\n\n// RenderPage writes a page through its template.\nfunc RenderPage(name string) string { return \"<html>\" + name }\n")
+	r.Commit("init")
+	repo := extractAt(t, r)
+	return r, repo
+}
+
+func extractAt(t *testing.T, r *testgit.Repo) *gitstore.Repo {
+	t.Helper()
+	repo, err := gitstore.Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	if _, err := extract.Run(context.Background(), repo, extract.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return repo
+}
+
+func mem(t *testing.T, repo *gitstore.Repo) *memref.Memory {
+	t.Helper()
+	m, err := memref.Read(repo, memory.Ref)
+	if err != nil || m == nil {
+		t.Fatalf("read memory: %v", err)
+	}
+	return m
+}
+
+func open(t *testing.T, repo *gitstore.Repo, opt Options) *Index {
+	t.Helper()
+	ix, err := Open(context.Background(), repo, mem(t, repo), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ix
+}
+
+func top(t *testing.T, ix *Index, q string) (Doc, []Hit) {
+	t.Helper()
+	hs, err := ix.Lexical(context.Background(), QueryTerms(q), DefaultBoosts, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hs) == 0 {
+		t.Fatalf("no hit for %q", q)
+	}
+	return ix.Doc(hs[0].Doc), hs
+}
+
+func TestLexicalFindsFunctionByItsDocWords(t *testing.T) {
+	_, repo := fixture(t)
+	ix := open(t, repo, Options{Model: embed.LocalModel})
+	if ix.How != "build" || ix.Len() == 0 {
+		t.Fatalf("first open: how %q, %d docs", ix.How, ix.Len())
+	}
+	// Doc words (with other forms: "doubling", "attempts") find Backoff.
+	d, _ := top(t, ix, "wait longer after failed attempts, doubling the delay")
+	if d.Path != "fetch/retry.go" || d.Name != "Backoff" {
+		t.Fatalf("top hit %s#%s, want fetch/retry.go#Backoff", d.Path, d.Anchor)
+	}
+	// Identifier parts: "parse header" finds ParseHeader.
+	if d, _ := top(t, ix, "parse header"); d.Name != "ParseHeader" {
+		t.Fatalf("top hit for parse header: %+v", d)
+	}
+	// A Markdown heading.
+	if d, _ := top(t, ix, "how are templates rendered"); d.Path != "docs/guide.md" && d.Path != "web/page.go" {
+		t.Fatalf("templates: %+v", d)
+	}
+	if ix.Vectors() == 0 || ix.Model() != embed.LocalModel || ix.Dim() != embed.LocalDim {
+		t.Fatalf("vectors: %d of %q dim %d", ix.Vectors(), ix.Model(), ix.Dim())
+	}
+	// Reopening at the same memory uses the generation as it is.
+	again := open(t, repo, Options{Model: embed.LocalModel})
+	if again.How != "current" || again.dir != ix.dir {
+		t.Fatalf("reopen: how %q dir %s (was %s)", again.How, again.dir, ix.dir)
+	}
+}
+
+func TestNearestFindsTheSectionOfItsOwnText(t *testing.T) {
+	_, repo := fixture(t)
+	ix := open(t, repo, Options{Model: embed.LocalModel})
+	vs, _ := embed.NewLocal().Embed(context.Background(), []string{"exponential backoff delay for the next retry attempt"})
+	hs := ix.Nearest(embed.Quantize(vs[0]), 3)
+	if len(hs) == 0 || ix.Doc(hs[0].Doc).Name != "Backoff" {
+		t.Fatalf("nearest: %+v", hs)
+	}
+	for i := 1; i < len(hs); i++ {
+		if hs[i].Score > hs[i-1].Score {
+			t.Fatal("not sorted")
+		}
+	}
+	// A query of another dimension finds nothing rather than garbage.
+	if hs := ix.Nearest(embed.Quantize([]float32{1, 2, 3}), 3); hs != nil {
+		t.Fatalf("wrong dimension: %v", hs)
+	}
+}
+
+// After a one-file change the index is updated from the memory diff (not
+// rebuilt): it finds the new text and no longer the old.
+func TestUpdateAfterOneFileChange(t *testing.T) {
+	r, repo := fixture(t)
+	ix := open(t, repo, Options{Model: embed.LocalModel})
+	oldDir := ix.dir
+	ix.Close()
+
+	r.Write("fetch/retry.go", strings.Replace(retryGo, "// ParseHeader splits a raw header line into its name and payload.",
+		"// ParseHeader splits a raw header line; quokka handling lives here.", 1))
+	r.Commit("edit")
+	extractAt(t, r)
+
+	up := open(t, repo, Options{Model: embed.LocalModel})
+	if up.How != "update" {
+		t.Fatalf("after a one-file change: how %q, want update", up.How)
+	}
+	if up.Memory != mem(t, repo).Commit {
+		t.Fatal("index does not reflect the new memory")
+	}
+	if d, _ := top(t, up, "quokka"); d.Name != "ParseHeader" {
+		t.Fatalf("new text: %+v", d)
+	}
+	hs, err := up.Lexical(context.Background(), QueryTerms("payload"), Boosts{}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hs {
+		if up.Doc(h.Doc).Name == "ParseHeader" {
+			t.Fatal("the old text (\"payload\" in the doc comment) is still indexed")
+		}
+	}
+	// The untouched file is still there, once.
+	if d, hs := top(t, up, "RenderPage"); d.Name != "RenderPage" || len(hs) > 1 && up.Doc(hs[1].Doc).Name == "RenderPage" {
+		t.Fatalf("untouched file: %+v", d)
+	}
+	if n, _ := up.bl.DocCount(); int(n) != up.Len() {
+		t.Fatalf("bleve holds %d docs, the table %d", n, up.Len())
+	}
+	if up.Vectors() == 0 {
+		t.Fatal("vectors lost in the update")
+	}
+	// The old generation is kept one round (a reader may have it open);
+	// the one before is pruned.
+	if _, err := os.Stat(oldDir); err != nil {
+		t.Fatalf("previous generation removed too early: %v", err)
+	}
+	up.Close()
+	r.Write("web/page.go", "package web\n\n// RenderPage is gone.\n")
+	r.Commit("edit again")
+	extractAt(t, r)
+	third := open(t, repo, Options{Model: embed.LocalModel})
+	if _, err := os.Stat(oldDir); !os.IsNotExist(err) {
+		t.Fatalf("generation two updates back still present: %v", err)
+	}
+	if hs, _ := third.Lexical(context.Background(), QueryTerms("template html"), Boosts{}, 10); len(hs) > 0 && third.Doc(hs[0].Doc).Path == "web/page.go" {
+		t.Fatal("removed function still found")
+	}
+}
+
+func TestRebuildsWhenDamaged(t *testing.T) {
+	_, repo := fixture(t)
+	ix := open(t, repo, Options{Model: embed.LocalModel})
+	dir := ix.dir
+	ix.Close()
+	if err := os.WriteFile(filepath.Join(dir, "docs.bin"), []byte("garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	again := open(t, repo, Options{Model: embed.LocalModel})
+	if again.How != "build" {
+		t.Fatalf("damaged generation: how %q, want build", again.How)
+	}
+	if d, _ := top(t, again, "parse header"); d.Name != "ParseHeader" {
+		t.Fatal("rebuilt index does not answer")
+	}
+	again.Close()
+	// A damaged pointer too.
+	idx, _ := Dir(repo)
+	os.WriteFile(filepath.Join(idx, currentFile), []byte("../../etc\n"), 0o644)
+	if third := open(t, repo, Options{Model: embed.LocalModel}); third.How != "build" {
+		t.Fatalf("bad current: how %q", third.How)
+	}
+}
+
+// A query never waits for another process's update: it answers from the
+// generation it has, and says so.
+func TestStaleWhileAnotherUpdates(t *testing.T) {
+	r, repo := fixture(t)
+	ix := open(t, repo, Options{Model: embed.LocalModel})
+	before := ix.Memory
+	ix.Close()
+	r.Write("docs/guide.md", guideMD+"\n## Zebras\n\nZebra crossing notes.\n")
+	r.Commit("edit")
+	extractAt(t, r)
+	lock, _, err := repo.TryLock("index")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := open(t, repo, Options{Model: embed.LocalModel})
+	if !st.Stale || st.Memory != before {
+		t.Fatalf("while locked: stale %v memory %s (was %s)", st.Stale, st.Memory, before)
+	}
+	lock.Unlock()
+	st.Close()
+	now := open(t, repo, Options{Model: embed.LocalModel})
+	if now.Stale || now.How != "update" {
+		t.Fatalf("after unlock: %+v", now.How)
+	}
+	if d, _ := top(t, now, "zebra crossing"); d.Path != "docs/guide.md" {
+		t.Fatalf("zebra: %+v", d)
+	}
+}
+
+func TestModelChangeReloadsVectors(t *testing.T) {
+	_, repo := fixture(t)
+	a := open(t, repo, Options{Model: embed.LocalModel})
+	a.Close()
+	// Memory holds no vectors of this model: the generation records that
+	// and is not rebuilt on every open.
+	b := open(t, repo, Options{Model: "openai:none"})
+	if b.Vectors() != 0 || b.How == "current" {
+		t.Fatalf("other model: %d vectors, how %q", b.Vectors(), b.How)
+	}
+	b.Close()
+	if c := open(t, repo, Options{Model: "openai:none"}); c.How != "current" {
+		t.Fatalf("same model again: how %q", c.How)
+	}
+}
+
+func TestAnalyzer(t *testing.T) {
+	got := Terms("parseHTTPRequest reads the Requests; parse_http_request utf8Decode x")
+	want := []string{"parsehttprequest", "pars", "http", "request", "read", "parse_http_request", "utf8decode", "utf8", "decod"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("terms %q\nwant  %q", got, want)
+	}
+}

@@ -1,0 +1,304 @@
+package index
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"sort"
+	"strings"
+	"syscall"
+	"unsafe"
+)
+
+// Doc is one indexed section, as the docs table keeps it: enough to rank
+// and to find the record it came from, not its text.
+type Doc struct {
+	ID        string // path + "#" + anchor: the bleve document id
+	Path      string
+	Anchor    string
+	Kind      string // code, markdown, json, yaml, toml, text
+	Symbol    string // function, method, type, heading, key, file, ...
+	Language  string
+	Name      string
+	QName     string
+	StartLine int
+	EndLine   int
+	Topics    []string
+}
+
+// docID is the bleve document id of a section.
+func docID(path, anchor string) string { return path + "#" + anchor }
+
+// The docs table (docs.bin): every section of the memory, sorted by id, so
+// a bleve hit's id is found by binary search and a path's sections are one
+// contiguous run. It is read through mmap: opening costs nothing however
+// large the memory is.
+//
+//	"KXD1" | count uint32 | offsets [count+1]uint32 | records
+//	record: uvarint pathLen | uvarint len+bytes for id, kind, symbol,
+//	        language, name, qname | uvarint start, end | uvarint nTopics,
+//	        then len+bytes per topic
+const docsMagic = "KXD1"
+
+func encodeDocs(docs []Doc) []byte {
+	var data []byte
+	offs := make([]uint32, 0, len(docs)+1)
+	str := func(s string) {
+		data = binary.AppendUvarint(data, uint64(len(s)))
+		data = append(data, s...)
+	}
+	for _, d := range docs {
+		offs = append(offs, uint32(len(data)))
+		data = binary.AppendUvarint(data, uint64(len(d.Path)))
+		str(d.ID)
+		str(d.Kind)
+		str(d.Symbol)
+		str(d.Language)
+		str(d.Name)
+		str(d.QName)
+		data = binary.AppendUvarint(data, uint64(d.StartLine))
+		data = binary.AppendUvarint(data, uint64(d.EndLine))
+		data = binary.AppendUvarint(data, uint64(len(d.Topics)))
+		for _, t := range d.Topics {
+			str(t)
+		}
+	}
+	offs = append(offs, uint32(len(data)))
+	out := make([]byte, 0, 8+4*len(offs)+len(data))
+	out = append(out, docsMagic...)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(docs)))
+	for _, o := range offs {
+		out = binary.LittleEndian.AppendUint32(out, o)
+	}
+	return append(out, data...)
+}
+
+// docTable reads docs.bin.
+type docTable struct {
+	buf   []byte
+	n     int
+	offs  []byte // (n+1) little-endian uint32
+	data  []byte
+	unmap func() error
+}
+
+var errTable = errors.New("index table is damaged")
+
+func parseDocs(buf []byte) (*docTable, error) {
+	if len(buf) < 8 || string(buf[:4]) != docsMagic {
+		return nil, fmt.Errorf("%w: docs header", errTable)
+	}
+	n := int(binary.LittleEndian.Uint32(buf[4:]))
+	if n < 0 || 8+4*(n+1) > len(buf) {
+		return nil, fmt.Errorf("%w: docs count", errTable)
+	}
+	t := &docTable{buf: buf, n: n, offs: buf[8 : 8+4*(n+1)], data: buf[8+4*(n+1):]}
+	if int(t.off(n)) != len(t.data) {
+		return nil, fmt.Errorf("%w: docs size", errTable)
+	}
+	return t, nil
+}
+
+func (t *docTable) off(i int) uint32 { return binary.LittleEndian.Uint32(t.offs[4*i:]) }
+
+func (t *docTable) record(i int) []byte {
+	a, b := t.off(i), t.off(i+1)
+	if a > b || int(b) > len(t.data) {
+		return nil
+	}
+	return t.data[a:b]
+}
+
+type reader struct {
+	b   []byte
+	bad bool
+}
+
+func (r *reader) uv() int {
+	v, k := binary.Uvarint(r.b)
+	if k <= 0 || v > uint64(len(r.b))+1<<31 {
+		r.bad = true
+		r.b = nil
+		return 0
+	}
+	r.b = r.b[k:]
+	return int(v)
+}
+
+func (r *reader) str() string {
+	n := r.uv()
+	if n > len(r.b) {
+		r.bad = true
+		r.b = nil
+		return ""
+	}
+	s := string(r.b[:n])
+	r.b = r.b[n:]
+	return s
+}
+
+// id returns the id of doc i without decoding the rest.
+func (t *docTable) id(i int) string {
+	r := reader{b: t.record(i)}
+	r.uv()
+	return r.str()
+}
+
+// doc decodes doc i.
+func (t *docTable) doc(i int) Doc {
+	r := reader{b: t.record(i)}
+	pl := r.uv()
+	var d Doc
+	d.ID = r.str()
+	d.Kind, d.Symbol, d.Language, d.Name, d.QName = r.str(), r.str(), r.str(), r.str(), r.str()
+	d.StartLine, d.EndLine = r.uv(), r.uv()
+	if n := r.uv(); n <= 64 {
+		for j := 0; j < n; j++ {
+			d.Topics = append(d.Topics, r.str())
+		}
+	}
+	if pl <= len(d.ID) && len(d.ID) > pl && d.ID[pl] == '#' {
+		d.Path, d.Anchor = d.ID[:pl], d.ID[pl+1:]
+	}
+	return d
+}
+
+// find returns the ordinal of the doc with this id, or -1.
+func (t *docTable) find(id string) int {
+	i := sort.Search(t.n, func(i int) bool { return t.id(i) >= id })
+	if i < t.n && t.id(i) == id {
+		return i
+	}
+	return -1
+}
+
+// pathRange returns the ordinals [lo, hi) of a path's docs.
+func (t *docTable) pathRange(path string) (int, int) {
+	prefix := path + "#"
+	lo := sort.Search(t.n, func(i int) bool { return t.id(i) >= prefix })
+	hi := lo
+	for hi < t.n && strings.HasPrefix(t.id(hi), prefix) {
+		hi++
+	}
+	return lo, hi
+}
+
+func (t *docTable) close() error {
+	if t == nil || t.unmap == nil {
+		return nil
+	}
+	return t.unmap()
+}
+
+// The vector table (vectors.bin): the quantized vectors of every doc, for
+// exact nearest-neighbour search. A doc has one vector, or one per chunk
+// for a large section.
+//
+//	"KXV1" | dim uint32 | count uint32 | modelLen uint32 | model, padded to 4 |
+//	docs [count]uint32 | scales [count]float32 | q [count*dim]int8
+const vecsMagic = "KXV1"
+
+type vecTable struct {
+	model  string
+	dim    int
+	n      int
+	docs   []uint32
+	scales []float32
+	q      []int8
+	unmap  func() error
+}
+
+type vecRow struct {
+	doc   uint32
+	scale float32
+	q     []int8
+}
+
+func encodeVecs(model string, dim int, rows []vecRow) []byte {
+	hdr := 16 + (len(model)+3)/4*4
+	out := make([]byte, hdr, hdr+len(rows)*(8+dim))
+	copy(out, vecsMagic)
+	binary.LittleEndian.PutUint32(out[4:], uint32(dim))
+	binary.LittleEndian.PutUint32(out[8:], uint32(len(rows)))
+	binary.LittleEndian.PutUint32(out[12:], uint32(len(model)))
+	copy(out[16:], model)
+	for _, r := range rows {
+		out = binary.LittleEndian.AppendUint32(out, r.doc)
+	}
+	for _, r := range rows {
+		out = binary.LittleEndian.AppendUint32(out, math.Float32bits(r.scale))
+	}
+	for _, r := range rows {
+		out = append(out, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(r.q))), len(r.q))...)
+	}
+	return out
+}
+
+func parseVecs(buf []byte, ndocs int) (*vecTable, error) {
+	if len(buf) < 16 || string(buf[:4]) != vecsMagic {
+		return nil, fmt.Errorf("%w: vectors header", errTable)
+	}
+	dim := int(binary.LittleEndian.Uint32(buf[4:]))
+	n := int(binary.LittleEndian.Uint32(buf[8:]))
+	ml := int(binary.LittleEndian.Uint32(buf[12:]))
+	hdr := 16 + (ml+3)/4*4
+	if dim < 0 || dim > 1<<16 || n < 0 || ml > 1024 || len(buf) != hdr+n*(8+dim) {
+		return nil, fmt.Errorf("%w: vectors size", errTable)
+	}
+	t := &vecTable{model: string(buf[16 : 16+ml]), dim: dim, n: n}
+	p := buf[hdr:]
+	if n > 0 {
+		t.docs = unsafe.Slice((*uint32)(unsafe.Pointer(&p[0])), n)
+		t.scales = unsafe.Slice((*float32)(unsafe.Pointer(&p[4*n])), n)
+		if dim > 0 {
+			t.q = unsafe.Slice((*int8)(unsafe.Pointer(&p[8*n])), n*dim)
+		}
+	}
+	for _, d := range t.docs {
+		if int(d) >= ndocs {
+			return nil, fmt.Errorf("%w: vector of doc %d of %d", errTable, d, ndocs)
+		}
+	}
+	return t, nil
+}
+
+func (t *vecTable) close() error {
+	if t == nil || t.unmap == nil {
+		return nil
+	}
+	return t.unmap()
+}
+
+// mapFile maps a file read-only. Little-endian hosts only read tables as
+// they are written (the binary encoding above is little-endian; amd64 and
+// arm64 are).
+func mapFile(path string) ([]byte, func() error, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	size := fi.Size()
+	if size == 0 {
+		return []byte{}, func() error { return nil }, nil
+	}
+	if size > 1<<40 {
+		return nil, nil, fmt.Errorf("%s: too large", path)
+	}
+	b, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		// No mmap (some filesystems): read it.
+		b, err = os.ReadFile(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		return b, func() error { return nil }, nil
+	}
+	return b, func() error { return syscall.Munmap(b) }, nil
+}
