@@ -1,8 +1,346 @@
 package extract
 
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/konteks/git-konteks/embed"
+	"github.com/konteks/git-konteks/extract/section"
+	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/memory"
+	"github.com/konteks/git-konteks/memref"
+)
+
 // embedStage runs after every record of a run is decided and before the
-// final tree is written. It is where vectors for new embedding texts are
-// computed and stored under vectors/<model>/ (the recall issue); until
-// then it does nothing. It may read r.editor (the memory tree being built),
-// r.prev (memory before the run) and write through r.writer.
-func (r *run) embedStage() error { return nil }
+// final tree is written: it computes vectors for embedding texts that have
+// none yet and stores them under vectors/<model>/<xx> (xx: the first two
+// hex digits of the text's hash), quantized to int8.
+//
+// Cost follows the change: a `changed` run looks only at the records it
+// rewrote, embeds only the texts whose hash no shard holds, and rewrites
+// only the shards those hashes fall in. A full or rebuild run (or one after
+// a run that could not embed everything, marked by vectors/<model>/
+// incomplete, or the first run with a new model) visits every record, and
+// it also drops vectors no record references any more; changed runs never
+// delete, so a vector stays until the next full run (unreferenced vectors
+// cost space, not correctness, and may serve a revert).
+//
+// Vectors are reused from the previous memory by hash in every mode,
+// rebuild included: an unchanged text is never embedded again.
+//
+// When the provider fails, the run still commits its records with the
+// vectors it has and marks the model incomplete; recall falls back to
+// lexical search for sections without vectors.
+func (r *run) embedStage() error {
+	e, err := embed.Configured(r.repo.GitDir)
+	if err != nil {
+		return err
+	}
+	if e == nil {
+		return nil // konteks.embed.provider = none
+	}
+	model := e.Model()
+	mpath := embed.ModelPath(model)
+	r.embedModel = model
+
+	// The records as this run leaves them: write the tree being built (its
+	// objects stay pending in the writer until the final flush).
+	root, err := r.editor.Write(r.writer)
+	if err != nil {
+		return err
+	}
+	if err := r.writer.Flush(); err != nil {
+		return err
+	}
+	var prevModel gitstore.Hash // the previous memory's vectors of this model
+	incomplete := false
+	if r.prev != nil {
+		if h, isTree, ok, err := r.repo.Lookup(r.prev.Tree, mpath); err != nil {
+			return err
+		} else if ok && isTree {
+			prevModel = h
+			if _, _, ok, _ := r.repo.Lookup(h, embed.IncompleteName); ok {
+				incomplete = true
+			}
+		}
+	}
+	full := r.mode == ModeFull || r.mode == ModeRebuild || prevModel.IsZero() || incomplete
+
+	// Records to visit.
+	var refs []memref.RecordRef
+	if full {
+		if refs, err = memref.Records(r.repo, root); err != nil {
+			return err
+		}
+	} else {
+		changes, err := memref.DiffRecords(r.repo, r.prev.Tree, root)
+		if err != nil {
+			return err
+		}
+		for _, c := range changes {
+			if !c.New.IsZero() {
+				refs = append(refs, memref.RecordRef{Path: c.Path, Blob: c.New})
+			}
+		}
+	}
+
+	es := &embedState{run: r, emb: e, prevModel: prevModel, shards: map[string]*shard{}, wanted: map[embed.Key]bool{}}
+	if err := es.visit(refs); err != nil {
+		return err
+	}
+	if err := es.flushTexts(); err != nil {
+		return err
+	}
+
+	// Write the shards.
+	names := make([]string, 0, len(es.shards))
+	for n := range es.shards {
+		names = append(names, n)
+	}
+	if full && !prevModel.IsZero() {
+		// Every shard of the previous memory is rewritten or dropped.
+		t, err := r.repo.Tree(prevModel)
+		if err != nil {
+			return err
+		}
+		for _, en := range t.Entries {
+			if _, ok := es.shards[en.Name]; !ok && len(en.Name) == 2 {
+				if err := r.editor.Delete(mpath + "/" + en.Name); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		sh := es.shards[n]
+		if full {
+			// Keep exactly the vectors some record references.
+			kept := sh.entries[:0]
+			for _, en := range sh.entries {
+				if es.wanted[en.Key] {
+					kept = append(kept, en)
+				}
+			}
+			if len(kept) != len(sh.entries) {
+				sh.dirty = true
+			}
+			sh.entries = kept
+		}
+		p := mpath + "/" + n
+		switch {
+		case len(sh.entries) == 0:
+			if err := r.editor.Delete(p); err != nil {
+				return err
+			}
+		case sh.dirty || !sh.blob.IsZero():
+			h := sh.blob
+			if sh.dirty || h.IsZero() {
+				b, err := embed.EncodeShard(sh.dim, sh.entries)
+				if err != nil {
+					return err
+				}
+				if h, err = r.writer.Blob(b); err != nil {
+					return err
+				}
+			}
+			if err := r.editor.Set(p, filemode.Regular, h); err != nil {
+				return err
+			}
+		}
+	}
+	if es.failed != nil {
+		h, err := r.writer.Blob([]byte(fmt.Sprintf("%v\n", es.failed)))
+		if err != nil {
+			return err
+		}
+		if err := r.editor.Set(mpath+"/"+embed.IncompleteName, filemode.Regular, h); err != nil {
+			return err
+		}
+	} else if incomplete {
+		if err := r.editor.Delete(mpath + "/" + embed.IncompleteName); err != nil {
+			return err
+		}
+	}
+	r.stats.Embedded += es.embedded
+	r.stats.EmbedReused += es.reused
+	return nil
+}
+
+// shard is one vectors/<model>/<xx> file being updated.
+type shard struct {
+	blob    gitstore.Hash // as read from the previous memory (zero: new)
+	dim     int
+	entries []embed.Entry
+	have    map[embed.Key]bool
+	dirty   bool
+}
+
+type pending struct {
+	key  embed.Key
+	text string
+}
+
+type embedState struct {
+	run       *run
+	emb       embed.Embedder
+	prevModel gitstore.Hash
+	shards    map[string]*shard
+	wanted    map[embed.Key]bool // every key the visited records reference
+	queue     []pending
+	queued    map[embed.Key]bool
+	embedded  int
+	reused    int
+	failed    error // the provider's error, once it failed
+}
+
+// embedBatch is how many texts go to the embedder at once.
+const embedBatch = 1024
+
+// shardOf returns the shard a key falls in, reading it from the previous
+// memory the first time.
+func (es *embedState) shardOf(k embed.Key) (*shard, error) {
+	name := embed.ShardName(k.String())
+	if sh, ok := es.shards[name]; ok {
+		return sh, nil
+	}
+	sh := &shard{have: map[embed.Key]bool{}}
+	es.shards[name] = sh
+	if es.prevModel.IsZero() {
+		return sh, nil
+	}
+	h, _, ok, err := es.run.repo.Lookup(es.prevModel, name)
+	if err != nil || !ok {
+		return sh, err
+	}
+	b, err := es.run.repo.BlobBytes(h, memory.MaxCompressedSize)
+	if err != nil {
+		return nil, err
+	}
+	dim, entries, err := embed.DecodeShard(b)
+	if err != nil {
+		// A damaged shard is dropped and its vectors computed again.
+		sh.dirty = true
+		return sh, nil
+	}
+	sh.blob, sh.dim, sh.entries = h, dim, entries
+	for _, en := range entries {
+		sh.have[en.Key] = true
+	}
+	return sh, nil
+}
+
+// visit reads records and queues the texts whose vectors are missing.
+func (es *embedState) visit(refs []memref.RecordRef) error {
+	es.queued = map[embed.Key]bool{}
+	reader := es.run.repo.NewBlobReader(len(refs))
+	defer reader.Close()
+	ids := make([]gitstore.Hash, len(refs))
+	for i, rf := range refs {
+		ids[i] = rf.Blob
+	}
+	i := 0
+	return reader.ReadBlobs(context.Background(), ids, memory.MaxCompressedSize, func(b gitstore.Blob) error {
+		p := refs[i].Path
+		i++
+		if b.Missing || b.TooLarge {
+			return fmt.Errorf("%w: record of %s is missing", memref.ErrCorrupt, p)
+		}
+		f, err := memory.DecodeFile(b.Data)
+		if err != nil {
+			return fmt.Errorf("%w: record of %s: %v", memref.ErrCorrupt, p, err)
+		}
+		for si := range f.Sections {
+			s := &f.Sections[si]
+			if len(s.Chunks) > 0 {
+				// A chunked section is covered by its chunks.
+				for _, c := range s.Chunks {
+					if err := es.want(c.EmbHash, func() string { return section.ChunkEmbeddingText(p, *s, c) }); err != nil {
+						return err
+					}
+				}
+				continue
+			}
+			if err := es.want(s.EmbHash, func() string { return section.EmbeddingText(p, *s) }); err != nil {
+				return err
+			}
+		}
+		if len(es.queue) >= embedBatch {
+			return es.flushTexts()
+		}
+		return nil
+	})
+}
+
+// want notes that a text's vector is needed, and queues the text when no
+// shard has it.
+func (es *embedState) want(hash string, text func() string) error {
+	k, ok := embed.ParseKey(hash)
+	if !ok || es.wanted[k] {
+		return nil
+	}
+	es.wanted[k] = true
+	sh, err := es.shardOf(k)
+	if err != nil {
+		return err
+	}
+	if sh.have[k] {
+		es.reused++
+		return nil
+	}
+	if es.failed != nil || es.queued[k] {
+		return nil
+	}
+	t := text()
+	if section.Hash(t) != hash {
+		// The record was made by a version whose texts differ from this
+		// one's: a vector stored under its hash would describe another
+		// text. Leave it to the next rebuild.
+		return nil
+	}
+	es.queued[k] = true
+	es.queue = append(es.queue, pending{key: k, text: t})
+	return nil
+}
+
+// flushTexts embeds the queued texts and adds their vectors to shards.
+func (es *embedState) flushTexts() error {
+	if len(es.queue) == 0 || es.failed != nil {
+		es.queue = es.queue[:0]
+		return nil
+	}
+	texts := make([]string, len(es.queue))
+	for i, p := range es.queue {
+		texts[i] = p.text
+	}
+	vs, err := es.emb.Embed(context.Background(), texts)
+	if err != nil {
+		es.failed = err
+		es.queue = es.queue[:0]
+		return nil
+	}
+	for i, p := range es.queue {
+		q := embed.Quantize(vs[i])
+		sh, err := es.shardOf(p.key)
+		if err != nil {
+			return err
+		}
+		if sh.dim == 0 {
+			sh.dim = len(q.Q)
+		}
+		if len(q.Q) != sh.dim {
+			// The model changed its dimension under the same id: the old
+			// shard cannot be kept.
+			sh.entries, sh.have, sh.dim = nil, map[embed.Key]bool{}, len(q.Q)
+		}
+		sh.entries = append(sh.entries, embed.Entry{Key: p.key, Quantized: q})
+		sh.have[p.key] = true
+		sh.dirty = true
+		es.embedded++
+	}
+	es.queue = es.queue[:0]
+	return nil
+}
