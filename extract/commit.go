@@ -125,6 +125,7 @@ func (r *run) manifest() *manifest.Manifest {
 		RecordVersion:  memory.RecordVersion,
 		GateVersion:    GateVersion,
 		SummaryVersion: SummaryVersion,
+		Summarizer:     r.llm.name(),
 		SourceCommit:   r.target.Hash.String(),
 		SourceTree:     r.target.TreeHash.String(),
 		Mode:           r.mode,

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -33,9 +34,20 @@ const (
 // summarizeDirs refreshes directory summaries bottom-up. Only directories
 // with a changed child are refreshed, each at most once, and the climb
 // stops where a directory's L0 did not change. A first run (or a new
-// summarizer) summarizes every directory.
+// summarizer) summarizes every directory. Directories are handled a depth
+// level at a time, deepest first, so the LLM summarizer can work on a
+// whole level in parallel while every parent still sees its children's new
+// L0.
 func (r *run) summarizeDirs() error {
-	all := !r.prev.Derived() || r.mode == ModeRebuild || r.prev.Manifest.SummaryVersion != SummaryVersion
+	r.llm = newLLM(r.repo)
+	prevSummarizer := ""
+	if r.prev.Derived() {
+		prevSummarizer = r.prev.Manifest.Summarizer
+		if prevSummarizer == "" {
+			prevSummarizer = fmt.Sprintf("builtin-v%d", r.prev.Manifest.SummaryVersion)
+		}
+	}
+	all := !r.prev.Derived() || r.mode == ModeRebuild || r.prev.Manifest.SummaryVersion != SummaryVersion || prevSummarizer != r.llm.name()
 	dirty := map[string]map[string]bool{} // dir -> changed child names (nil: all)
 	if all {
 		if err := r.listDirs("", func(d string) { dirty[d] = nil }); err != nil {
@@ -53,36 +65,71 @@ func (r *run) summarizeDirs() error {
 		}
 	}
 	r.dirL0 = map[string]string{}
+	depthOf := func(d string) int {
+		if d == "" {
+			return 0
+		}
+		return strings.Count(d, "/") + 1
+	}
 	for len(dirty) > 0 {
-		// Deepest first, so a parent sees its children's new L0.
-		var next string
-		best := -1
+		deepest := -1
 		for d := range dirty {
-			depth := strings.Count(d, "/")
-			if d != "" {
-				depth++
-			}
-			if depth > best || depth == best && d < next {
-				next, best = d, depth
+			deepest = max(deepest, depthOf(d))
+		}
+		var level []string
+		for d := range dirty {
+			if depthOf(d) == deepest {
+				level = append(level, d)
 			}
 		}
-		changed := dirty[next]
-		delete(dirty, next)
-		climb, err := r.summarizeDir(next, changed)
-		if err != nil {
-			return fmt.Errorf("summarize %q: %w", next, err)
+		sort.Strings(level)
+		var jobs []*dirJob
+		for _, d := range level {
+			j, err := r.prepDir(d, dirty[d])
+			delete(dirty, d)
+			if err != nil {
+				return fmt.Errorf("summarize %q: %w", d, err)
+			}
+			jobs = append(jobs, j)
 		}
-		r.stats.Summaries++
-		if climb && next != "" {
-			pd, name := splitParent(next)
-			if c, ok := dirty[pd]; !ok {
-				dirty[pd] = map[string]bool{name: true}
-			} else if c != nil {
-				c[name] = true
+		var fresh []*dirJob
+		for _, j := range jobs {
+			if j.s != nil && !j.deferred {
+				fresh = append(fresh, j)
+			}
+		}
+		if r.llm != nil && len(fresh) > 0 {
+			r.llm.summarizeAll(context.Background(), fresh)
+		}
+		for _, j := range jobs {
+			climb, err := r.finishDir(j)
+			if err != nil {
+				return fmt.Errorf("summarize %q: %w", j.dir, err)
+			}
+			r.stats.Summaries++
+			if climb && j.dir != "" {
+				pd, name := splitParent(j.dir)
+				if c, ok := dirty[pd]; !ok {
+					dirty[pd] = map[string]bool{name: true}
+				} else if c != nil {
+					c[name] = true
+				}
 			}
 		}
 	}
+	if r.llm != nil {
+		r.stats.LLMTokens = int(r.llm.tokens.Load())
+		r.stats.LLMFailures = int(r.llm.failures.Load())
+	}
 	return nil
+}
+
+// dirJob is one directory being summarized in a level.
+type dirJob struct {
+	dir      string
+	old      *memory.DirSummary
+	s        *memory.DirSummary // nil: the directory is gone
+	deferred bool               // only freshness changed
 }
 
 func splitParent(p string) (dir, name string) {
@@ -134,21 +181,20 @@ func (r *run) readSummary(dir string) *memory.DirSummary {
 	return &s
 }
 
-// summarizeDir refreshes one directory's summary. changed names the
-// children that changed (nil: all). It reports whether the L0 changed, so
-// the parent must be refreshed too.
-func (r *run) summarizeDir(dir string, changed map[string]bool) (climb bool, err error) {
+// prepDir gathers what a directory's summary is made from: its children
+// (a stable sample above MaxSampled) and their L0, reusing the cached L0
+// of children that did not change. changed names the children that
+// changed (nil: all). The built-in L0 and L1 are filled in.
+func (r *run) prepDir(dir string, changed map[string]bool) (*dirJob, error) {
+	j := &dirJob{dir: dir, old: r.readSummary(dir)}
 	entries, ok, err := r.editor.List(filesPath(dir))
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	old := r.readSummary(dir)
 	if !ok || len(entries) == 0 {
-		if old != nil {
-			return true, r.editor.Delete(memory.DirSummaryPath(dir))
-		}
-		return false, nil
+		return j, nil
 	}
+	old := j.old
 	sample := sampleChildren(entries)
 	total := len(entries)
 	inSample := map[string]bool{}
@@ -165,8 +211,8 @@ func (r *run) summarizeDir(dir string, changed map[string]bool) (climb bool, err
 		if !touched && float64(old.Freshness.Pending+len(changed)) <= deferShare*float64(total) {
 			s := *old
 			s.Freshness = memory.Freshness{Total: total, Sampled: len(sample), Unsampled: total - len(sample), Pending: old.Freshness.Pending + len(changed)}
-			r.dirL0[dir] = s.L0
-			return false, r.writeSummary(dir, &s)
+			j.s, j.deferred = &s, true
+			return j, nil
 		}
 	}
 	cached := map[string]memory.DirChild{}
@@ -183,23 +229,35 @@ func (r *run) summarizeDir(dir string, changed map[string]bool) (climb bool, err
 		}
 		l0, err := r.childL0(dir, e)
 		if err != nil {
-			return false, err
+			return nil, err
 		}
 		children = append(children, memory.DirChild{Name: e.Name, Dir: e.IsDir, L0: l0})
 	}
-	s := &memory.DirSummary{
+	j.s = &memory.DirSummary{
 		Path:       dir,
 		Children:   children,
 		Freshness:  memory.Freshness{Total: total, Sampled: len(sample), Unsampled: total - len(sample)},
 		Summarizer: fmt.Sprintf("builtin-v%d", SummaryVersion),
 	}
-	s.L0 = dirAbstract(dir, entries, children)
-	s.L1 = dirOverview(s)
-	r.dirL0[dir] = s.L0
-	if err := r.writeSummary(dir, s); err != nil {
+	j.s.L0 = dirAbstract(dir, entries, children)
+	j.s.L1 = dirOverview(j.s)
+	return j, nil
+}
+
+// finishDir writes a directory's summary (or removes it) and reports
+// whether its L0 changed, so the parent must be refreshed too.
+func (r *run) finishDir(j *dirJob) (climb bool, err error) {
+	if j.s == nil {
+		if j.old != nil {
+			return true, r.editor.Delete(memory.DirSummaryPath(j.dir))
+		}
+		return false, nil
+	}
+	r.dirL0[j.dir] = j.s.L0
+	if err := r.writeSummary(j.dir, j.s); err != nil {
 		return false, err
 	}
-	return old == nil || old.L0 != s.L0, nil
+	return !j.deferred && (j.old == nil || j.old.L0 != j.s.L0), nil
 }
 
 func (r *run) writeSummary(dir string, s *memory.DirSummary) error {
@@ -334,10 +392,17 @@ func plural(n int, word string) string {
 
 // dirOverview makes a directory's L1: its L0, then one line per sampled
 // child with the child's L0, bounded by MaxL1.
-func dirOverview(s *memory.DirSummary) string {
+func dirOverview(s *memory.DirSummary) string { return dirOverviewWith(s, "") }
+
+// dirOverviewWith is dirOverview with a paragraph (an LLM's) after the L0.
+func dirOverviewWith(s *memory.DirSummary, para string) string {
 	var b strings.Builder
 	b.WriteString(s.L0)
 	b.WriteString("\n\n")
+	if para = strings.TrimSpace(para); para != "" {
+		b.WriteString(para)
+		b.WriteString("\n\n")
+	}
 	for i, c := range s.Children {
 		n := c.Name
 		if c.Dir {

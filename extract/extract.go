@@ -166,6 +166,7 @@ type run struct {
 	changedSource     map[string]bool
 	project           *Project
 	portraitRefreshed bool
+	llm               *llmSummarizer
 	modDelta          map[string]*moduleDelta
 }
 

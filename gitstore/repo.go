@@ -400,3 +400,25 @@ func (r *Repo) runGitDir(name string) (string, error) {
 	}
 	return filepath.Clean(p), nil
 }
+
+// ConfigValue reads one git config value (all config levels, as git
+// resolves them); "" when unset.
+func (r *Repo) ConfigValue(key string) string {
+	if r.gitCLI != "" {
+		out, err := r.runGit(nil, "config", "--get", key)
+		if err != nil {
+			return ""
+		}
+		return strings.TrimSpace(string(out))
+	}
+	cfg, err := r.storage.Config()
+	if err != nil {
+		return ""
+	}
+	i := strings.IndexByte(key, '.')
+	j := strings.LastIndexByte(key, '.')
+	if i < 0 || j <= i {
+		return cfg.Raw.Section(key[:max(i, 0)]).Option(key[i+1:])
+	}
+	return cfg.Raw.Section(key[:i]).Subsection(key[i+1 : j]).Option(key[j+1:])
+}

@@ -24,6 +24,8 @@ type Manifest struct {
 	GateVersion   int    `json:"gate_version"`
 	// SummaryVersion versions the directory summarizer.
 	SummaryVersion int `json:"summary_version,omitempty"`
+	// Summarizer names what wrote the directory summaries: builtin-vN or llm:<model>.
+	Summarizer string `json:"summarizer,omitempty"`
 
 	SourceCommit string `json:"source_commit"`
 	SourceTree   string `json:"source_tree"`
@@ -76,6 +78,9 @@ type Run struct {
 	EmbedReused int `json:"embed_reused,omitempty"`
 	// Summaries counts directory summaries refreshed (or deferred).
 	Summaries int `json:"summaries"`
+	// LLMTokens and LLMFailures count the LLM summarizer's use, when set.
+	LLMTokens   int `json:"llm_tokens,omitempty"`
+	LLMFailures int `json:"llm_failures,omitempty"`
 }
 
 // Partial describes a checkpoint of an interrupted run.
