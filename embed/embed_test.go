@@ -346,9 +346,13 @@ func TestProviderBacksOffThenGivesUp(t *testing.T) {
 	l, _ := net.Listen("tcp", "127.0.0.1:0")
 	dead := "http://" + l.Addr().String()
 	l.Close()
-	e3 := &HTTP{Provider: "ollama", Name: "m", URL: dead + "/api/embed", Backoff: time.Millisecond, Retries: 1}
+	e3 := &HTTP{Provider: "ollama", Name: "m", URL: dead + "/api/embed", Backoff: time.Second}
+	t0 := time.Now()
 	if _, err := e3.Embed(context.Background(), []string{"a"}); !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("dead server: %v", err)
+	}
+	if took := time.Since(t0); took > 1500*time.Millisecond {
+		t.Fatalf("a server that is not there was retried for %v", took)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -80,6 +81,7 @@ type httpError struct {
 	msg        string
 	retryable  bool
 	retryAfter time.Duration
+	down       bool // nothing answered (connection refused, DNS): retried once only
 }
 
 func (e *httpError) Error() string {
@@ -110,7 +112,7 @@ func (h *HTTP) batch(ctx context.Context, texts []string) ([][]float32, error) {
 		}
 		last = err
 		var he *httpError
-		if !errors.As(err, &he) || !he.retryable || attempt >= retries {
+		if !errors.As(err, &he) || !he.retryable || attempt >= retries || he.down && attempt >= 1 {
 			break
 		}
 		wait := backoff << attempt
@@ -167,7 +169,8 @@ func (h *HTTP) request(ctx context.Context, texts []string) ([][]float32, error)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, &httpError{msg: err.Error(), retryable: true}
+		var op *net.OpError
+		return nil, &httpError{msg: err.Error(), retryable: true, down: errors.As(err, &op) && op.Op == "dial"}
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
