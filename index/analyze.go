@@ -115,7 +115,8 @@ func (a *analyzer) terms(text string, fn func(term string)) {
 
 // Terms returns the distinct terms of text in first-seen order.
 func Terms(text string) []string {
-	a := newAnalyzer()
+	a := analyzerPool.Get().(*analyzer)
+	defer analyzerPool.Put(a)
 	seen := map[string]bool{}
 	var out []string
 	a.terms(text, func(t string) {
@@ -180,8 +181,9 @@ func eachWord(s string, fn func(string)) {
 }
 
 // splitParts splits an identifier into lowercased parts (see
-// section.SplitIdentifier; this one reuses buffers, and digits stay with
-// the letters before them: utf8, sha256, int64).
+// section.SplitIdentifier; this one reuses buffers): at underscores, humps,
+// acronym ends and letter/digit boundaries (pypy310 → pypy 310). The whole
+// compound is a term too, so int64 and sha256 still match exactly.
 func splitParts(w string, parts []string, scratch *[]rune) []string {
 	ascii := true
 	for i := 0; i < len(w); i++ {
@@ -264,9 +266,12 @@ func splitASCII(w string, parts []string) []string {
 			start = i + 1
 			continue
 		}
-		if i > start && isUpper(c) {
+		if i > start {
 			prev := w[i-1]
-			if isLower(prev) || isDigit(prev) || isUpper(prev) && i+1 < len(w) && isLower(w[i+1]) {
+			switch {
+			case isUpper(c) && (isLower(prev) || isDigit(prev) || isUpper(prev) && i+1 < len(w) && isLower(w[i+1])),
+				isDigit(c) && !isDigit(prev),
+				!isDigit(c) && isDigit(prev):
 				emit(i)
 				start = i
 			}

@@ -38,7 +38,8 @@ var DefaultBoosts = Boosts{Name: 0.6, Path: 0.4}
 // QueryTerms analyses a query text into weighted terms: each distinct term
 // once, weighted by how often the query repeats it.
 func QueryTerms(text string) []Term {
-	a := newAnalyzer()
+	a := analyzerPool.Get().(*analyzer)
+	defer analyzerPool.Put(a)
 	idx := map[string]int{}
 	var out []Term
 	a.terms(text, func(t string) {
