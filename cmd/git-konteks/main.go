@@ -70,6 +70,8 @@ func newApp() *cli.App {
 			statusCommand(),
 			showCommand(),
 			manifestCommand(),
+			recallCommand(),
+			contextCommand(),
 			rememberCommand(),
 			diaryCommand(),
 			memoriesCommand(),

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/konteks/git-konteks/extract"
+	"github.com/konteks/git-konteks/recall"
+)
+
+func recallCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "recall",
+		Usage:     "find the sections of memory that matter for a task or question",
+		ArgsUsage: `"task or question"`,
+		Description: "Ranks every section of memory (functions, types, headings, config keys, files) for the\n" +
+			"task: BM25 over their text and vector similarity, fused by reciprocal rank, with boosts for\n" +
+			"symbol definitions and names the task mentions, and at most a few hits per file.\n" +
+			"Prints one hit per line (path:start-end  name  summary), or JSON with --json.\n" +
+			"The search index is a local cache under .git/konteks/index, brought up to date from\n" +
+			"refs/konteks on the way.",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 10, Usage: "number of hits"},
+			&cli.BoolFlag{Name: "refresh", Usage: "run a `changed` extraction first, so memory describes HEAD"},
+			&cli.StringFlag{Name: "mode", Value: recall.Hybrid, Usage: "`MODE`: hybrid, lexical or vector"},
+			jsonFlag,
+		},
+		Action: runRecall,
+	}
+}
+
+// recallHit is one line of `recall --json`: the hit, and the commit memory
+// describes, so that every answer says how current it is.
+type recallHit struct {
+	recall.Hit
+	SourceCommit string `json:"source_commit"`
+	HeadMoved    bool   `json:"head_moved"`
+}
+
+func runRecall(c *cli.Context) error {
+	task := strings.TrimSpace(strings.Join(c.Args().Slice(), " "))
+	if task == "" {
+		return cli.Exit("recall needs a task or question, e.g. git konteks recall \"where are retries handled\"", 2)
+	}
+	switch c.String("mode") {
+	case recall.Hybrid, recall.Lexical, recall.Vector:
+	default:
+		return cli.Exit(fmt.Sprintf("unknown --mode %q (want hybrid, lexical or vector)", c.String("mode")), 2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	s, err := openSearcher(ctx, c.Bool("refresh"))
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	res, err := s.Search(ctx, task, recall.Options{Limit: c.Int("limit"), Mode: c.String("mode")})
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		out := make([]recallHit, len(res.Hits))
+		for i, h := range res.Hits {
+			out[i] = recallHit{Hit: h, SourceCommit: res.Memory.SourceCommit, HeadMoved: res.Memory.HeadMoved}
+		}
+		// stderr carries the notes and the memory line for people; the
+		// JSON array stays clean for programs.
+		printNotes(res.Notes, res.Memory, true)
+		return printJSON(c, out)
+	}
+	w := c.App.Writer
+	for _, h := range res.Hits {
+		name := h.Name
+		if name == "" {
+			name = h.Anchor
+		}
+		fmt.Fprintf(w, "%s:%d-%d  %s  %s\n", h.Path, h.StartLine, h.EndLine, name, flatLine(h.Summary, 120))
+	}
+	if len(res.Hits) == 0 {
+		fmt.Fprintln(w, "no section of memory matches")
+	}
+	fmt.Fprintln(w, memoryLine(res.Memory))
+	printNotes(res.Notes, res.Memory, false)
+	return nil
+}
+
+// openSearcher opens memory for recall and context, after a `changed`
+// extraction when refresh is set.
+func openSearcher(ctx context.Context, refresh bool) (*recall.Searcher, error) {
+	repo, err := openRepo()
+	if err != nil {
+		return nil, err
+	}
+	if refresh {
+		if _, err := extract.Run(ctx, repo, extract.Options{ToolVersion: version}); err != nil {
+			return nil, fmt.Errorf("refresh: %w", err)
+		}
+	}
+	s, err := recall.Open(ctx, repo, recall.OpenOptions{})
+	if errors.Is(err, recall.ErrNoMemory) {
+		return nil, fmt.Errorf("%w (or pass --refresh)", err)
+	}
+	return s, err
+}
+
+// memoryLine says which commit an answer describes and whether HEAD has
+// moved past it.
+func memoryLine(st recall.MemoryState) string {
+	l := "memory: source " + shortHash(st.SourceCommit)
+	switch {
+	case st.HeadAhead:
+		l += " — HEAD " + shortHash(st.Head) + " has moved past it (run `git konteks extract`, or pass --refresh)"
+	case st.HeadMoved:
+		l += " — HEAD " + shortHash(st.Head) + " is on another line of history (run `git konteks extract`, or pass --refresh)"
+	default:
+		l += " (HEAD)"
+	}
+	return l
+}
+
+func printNotes(notes []string, st recall.MemoryState, withMemory bool) {
+	if withMemory {
+		fmt.Fprintln(os.Stderr, memoryLine(st))
+	}
+	for _, n := range notes {
+		fmt.Fprintln(os.Stderr, "note: "+n)
+	}
+}
+
+func flatLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > max {
+		cut := max
+		for cut > 0 && s[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/konteks/git-konteks/internal/testgit"
+)
+
+const recallFetchGo = `package fetch
+
+import "time"
+
+// Backoff computes how long to wait before the next attempt: the delay
+// doubles with every failed attempt, up to a ceiling.
+func Backoff(attempt int) time.Duration {
+	d := 100 * time.Millisecond << attempt
+	if d > 10*time.Second {
+		d = 10 * time.Second
+	}
+	return d
+}
+`
+
+func recallRepo(t *testing.T) *testgit.Repo {
+	t.Helper()
+	r := testgit.New(t)
+	r.Write("README.md", "# Fetcher\n\nFetcher downloads feeds and retries politely.\n")
+	r.Write("fetch/fetch.go", recallFetchGo)
+	r.Write("render/chart.go", "package render\n\n// DrawChart renders a bar chart as SVG.\nfunc DrawChart(values []float64) string { return \"<svg/>\" }\n")
+	r.Commit("init")
+	return r
+}
+
+type recallJSONHit struct {
+	Path         string  `json:"path"`
+	StartLine    int     `json:"start_line"`
+	EndLine      int     `json:"end_line"`
+	Kind         string  `json:"kind"`
+	Name         string  `json:"name"`
+	Score        float64 `json:"score"`
+	Summary      string  `json:"summary"`
+	Snippet      string  `json:"snippet"`
+	SourceCommit string  `json:"source_commit"`
+	HeadMoved    bool    `json:"head_moved"`
+}
+
+func recallJSON(t *testing.T, dir string, args ...string) []recallJSONHit {
+	t.Helper()
+	out := run(t, dir, append([]string{"recall", "--json"}, args...)...)
+	var hits []recallJSONHit
+	if err := json.Unmarshal([]byte(out), &hits); err != nil {
+		t.Fatalf("decode recall --json: %v\n%s", err, out)
+	}
+	return hits
+}
+
+func TestRecallCommand(t *testing.T) {
+	r := recallRepo(t)
+	head := r.Git("rev-parse", "HEAD")
+	if _, errOut, err := tryRun(r.Dir, nil, "recall", "backoff"); err == nil || !strings.Contains(errOut, "git konteks extract") {
+		t.Fatalf("recall without memory: err %v, stderr %q", err, errOut)
+	}
+	extractJSON(t, r.Dir)
+
+	// Text: one hit per line, path:start-end  name  summary, then the
+	// commit memory describes.
+	out := run(t, r.Dir, "recall", "how long to wait between retries of a failed attempt")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if !strings.HasPrefix(lines[0], "fetch/fetch.go:5-13  Backoff  Backoff computes how long to wait") {
+		t.Fatalf("first line %q\n%s", lines[0], out)
+	}
+	if last := lines[len(lines)-1]; !strings.Contains(last, "memory: source "+head[:12]) || !strings.Contains(last, "(HEAD)") {
+		t.Fatalf("memory line %q", last)
+	}
+
+	hits := recallJSON(t, r.Dir, "--limit", "2", "retry delay doubling")
+	if len(hits) == 0 || len(hits) > 2 {
+		t.Fatalf("--limit 2 gave %d hits", len(hits))
+	}
+	h := hits[0]
+	if h.Path != "fetch/fetch.go" || h.StartLine != 5 || h.EndLine != 13 || h.Kind != "code" || h.Name != "Backoff" ||
+		h.Score <= 0 || h.Summary == "" || !strings.Contains(h.Snippet, "func Backoff") || h.SourceCommit != head || h.HeadMoved {
+		t.Fatalf("hit %+v", h)
+	}
+
+	// HEAD moves: the answer says so; --refresh extracts first.
+	r.Write("fetch/jitter.go", "package fetch\n\n// Jitter spreads retries of many clients apart with randomness.\nfunc Jitter() {}\n")
+	newHead := r.Commit("jitter")
+	out = run(t, r.Dir, "recall", "spread retries apart with randomness")
+	if !strings.Contains(out, "has moved past it") || strings.Contains(out, "fetch/jitter.go") {
+		t.Fatalf("stale memory not reported, or new file found before extraction:\n%s", out)
+	}
+	hits = recallJSON(t, r.Dir, "--refresh", "spread retries apart with randomness")
+	if len(hits) == 0 || hits[0].Path != "fetch/jitter.go" || hits[0].SourceCommit != newHead || hits[0].HeadMoved {
+		t.Fatalf("after --refresh: %+v", hits)
+	}
+
+	if _, errOut, err := tryRun(r.Dir, nil, "recall"); err == nil || !strings.Contains(errOut, "task") {
+		t.Fatalf("recall without a task: %v %q", err, errOut)
+	}
+	if _, _, err := tryRun(r.Dir, nil, "recall", "--mode", "psychic", "x"); err == nil {
+		t.Fatal("unknown mode accepted")
+	}
+}
+
+// A provider that is down does not stop recall: it answers lexically and
+// says so on stderr.
+func TestRecallCommandProviderDown(t *testing.T) {
+	r := recallRepo(t)
+	r.Git("config", "konteks.embed.provider", "ollama")
+	r.Git("config", "konteks.embed.url", "http://127.0.0.1:9") // discard port: nothing listens
+	// Extraction commits its records all the same and marks the vectors
+	// incomplete.
+	rep := extractJSON(t, r.Dir)
+	if rep.Manifest.Totals.Included != 3 || rep.Manifest.EmbedModel != "ollama:nomic-embed-text" {
+		t.Fatalf("extraction with the provider down: %+v", rep.Manifest)
+	}
+	if marker := r.Git("ls-tree", "--name-only", "refs/konteks", "vectors/ollama_nomic-embed-text/"); !strings.Contains(marker, "incomplete") {
+		t.Fatalf("no incomplete marker: %q", marker)
+	}
+	out, errOut, err := tryRun(r.Dir, nil, "recall", "doubling delay before the next attempt")
+	if err != nil {
+		t.Fatalf("recall failed: %v\n%s", err, errOut)
+	}
+	if !strings.HasPrefix(out, "fetch/fetch.go:5-13  Backoff") || !strings.Contains(errOut, "lexical") {
+		t.Fatalf("stdout %q\nstderr %q", out, errOut)
+	}
+}
+
+func TestContextCommand(t *testing.T) {
+	r := recallRepo(t)
+	extractJSON(t, r.Dir)
+	out := run(t, r.Dir, "context", "make retries wait longer after each failure")
+	for _, want := range []string{"# Context: make retries wait longer", "## Project", "Fetcher downloads feeds", "## Relevant areas", "## Sections", "### fetch/fetch.go:5-13", "d := 100 * time.Millisecond << attempt"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("context lacks %q:\n%s", want, out)
+		}
+	}
+	var pack struct {
+		Budget   int    `json:"budget"`
+		Tokens   int    `json:"tokens"`
+		Markdown string `json:"markdown"`
+		Sections []struct {
+			Path  string `json:"path"`
+			Shown string `json:"shown"`
+		} `json:"sections"`
+		Memory struct {
+			SourceCommit string `json:"source_commit"`
+		} `json:"memory"`
+	}
+	js := run(t, r.Dir, "context", "--json", "--budget", "150", "make retries wait longer after each failure")
+	if err := json.Unmarshal([]byte(js), &pack); err != nil {
+		t.Fatalf("%v\n%s", err, js)
+	}
+	if pack.Budget != 150 || pack.Tokens > 150 || pack.Tokens == 0 || pack.Memory.SourceCommit == "" || len(pack.Sections) == 0 {
+		t.Fatalf("pack %+v", pack)
+	}
+	if _, _, err := tryRun(r.Dir, nil, "context", "--budget", "10", "x"); err == nil {
+		t.Fatal("a 10-token budget accepted")
+	}
+}

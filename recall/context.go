@@ -1,0 +1,291 @@
+package recall
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+)
+
+// Pack is a context pack: Markdown for an agent, fitted to a token budget.
+type Pack struct {
+	Task     string        `json:"task"`
+	Budget   int           `json:"budget"`
+	Tokens   int           `json:"tokens"` // estimated tokens of Markdown
+	Markdown string        `json:"markdown"`
+	Sections []PackSection `json:"sections"`
+	Memory   MemoryState   `json:"memory"`
+	Mode     string        `json:"mode"`
+	Notes    []string      `json:"notes,omitempty"`
+}
+
+// PackSection is a section as the pack shows it.
+type PackSection struct {
+	Path      string  `json:"path"`
+	StartLine int     `json:"start_line"`
+	EndLine   int     `json:"end_line"`
+	Name      string  `json:"name"`
+	Score     float64 `json:"score"`
+	// Shown is how much of the section the pack holds: "full" (its
+	// text), "summary" (its first lines and summary) or "reference" (only
+	// path:line and name).
+	Shown string `json:"shown"`
+}
+
+// DefaultBudget is the token budget of a context pack.
+const DefaultBudget = 2000
+
+// Tokens estimates the tokens of a text the way most tokenizers land on
+// source code and English: about four bytes per token.
+func Tokens(s string) int { return (len(s) + 3) / 4 }
+
+// PackOptions control a context pack.
+type PackOptions struct {
+	Budget int // tokens (default DefaultBudget)
+	Mode   string
+}
+
+// Context builds a context pack for a task: the project in two lines, the
+// areas the relevant sections are in, then the best sections with their
+// text and path:line references, stepping down from full text to summary
+// to a bare reference as the budget runs out.
+func (s *Searcher) Context(ctx context.Context, task string, opt PackOptions) (*Pack, error) {
+	budget := opt.Budget
+	if budget <= 0 {
+		budget = DefaultBudget
+	}
+	res, err := s.Search(ctx, task, Options{Limit: 24, PerFile: 3, Mode: opt.Mode})
+	if err != nil {
+		return nil, err
+	}
+	p := &Pack{Task: task, Budget: budget, Memory: res.Memory, Mode: res.Mode, Notes: res.Notes}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Context: %s\n\n", oneLine(task, 200))
+	st := res.Memory
+	fmt.Fprintf(&b, "Memory describes commit %.12s", st.SourceCommit)
+	switch {
+	case st.HeadAhead:
+		fmt.Fprintf(&b, "; HEAD (%.12s) has moved past it", st.Head)
+	case st.HeadMoved:
+		fmt.Fprintf(&b, "; HEAD (%.12s) is elsewhere", st.Head)
+	}
+	b.WriteString(".\n\n")
+	if proj := s.project(); proj != "" {
+		b.WriteString("## Project\n\n")
+		b.WriteString(proj)
+		b.WriteString("\n\n")
+	}
+	if areas := areasOf(res.Hits); areas != "" {
+		b.WriteString("## Relevant areas\n\n")
+		b.WriteString(areas)
+		b.WriteString("\n")
+	}
+	b.WriteString("## Sections\n\n")
+	used := Tokens(b.String())
+	for i, h := range res.Hits {
+		ref := fmt.Sprintf("%s:%d-%d", h.Path, h.StartLine, h.EndLine)
+		title := fmt.Sprintf("### %s — %s\n", ref, displayName(h))
+		full := title + fence(h.Language, h.Content)
+		sum := title + summaryBlock(h)
+		bare := fmt.Sprintf("- %s %s\n", ref, displayName(h))
+		left := budget - used
+		// Keep room to at least name the next few hits.
+		reserve := 0
+		if i+1 < len(res.Hits) {
+			reserve = Tokens(bare) * min(3, len(res.Hits)-i-1)
+		}
+		var text, shown string
+		switch {
+		case Tokens(full) <= left-reserve:
+			text, shown = full, "full"
+		case Tokens(sum) <= left-reserve:
+			text, shown = sum, "summary"
+		case Tokens(bare) <= left:
+			text, shown = bare, "reference"
+		}
+		if text == "" {
+			break
+		}
+		b.WriteString(text)
+		if shown != "reference" {
+			b.WriteString("\n")
+		}
+		used = Tokens(b.String())
+		p.Sections = append(p.Sections, PackSection{Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, Name: h.Name, Score: h.Score, Shown: shown})
+	}
+	if len(res.Hits) == 0 {
+		b.WriteString("No section of memory matches this task.\n")
+	}
+	p.Markdown = b.String()
+	p.Tokens = Tokens(p.Markdown)
+	return p, nil
+}
+
+func displayName(h Hit) string {
+	n := h.Name
+	if n == "" {
+		n = h.Anchor
+	}
+	if h.Symbol != "" && h.Symbol != n {
+		return n + " (" + h.Symbol + ")"
+	}
+	return n
+}
+
+func summaryBlock(h Hit) string {
+	var b strings.Builder
+	if h.Summary != "" {
+		b.WriteString(oneLine(h.Summary, 300))
+		b.WriteString("\n")
+	}
+	if sn := snippet(h.Content, 3, 240); sn != "" && !strings.Contains(h.Summary, strings.TrimSpace(sn)) {
+		b.WriteString(fence(h.Language, sn+"\n…"))
+	}
+	return b.String()
+}
+
+// fence wraps text in a Markdown code fence longer than any backtick run
+// inside it.
+func fence(lang, text string) string {
+	ticks := "```"
+	for strings.Contains(text, ticks) {
+		ticks += "`"
+	}
+	return ticks + strings.ToLower(strings.ReplaceAll(lang, " ", "")) + "\n" + strings.TrimRight(text, "\n") + "\n" + ticks + "\n"
+}
+
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > max {
+		cut := max
+		for cut > 0 && s[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}
+
+// areasOf groups hits by directory: each area with its hit count and the
+// names found there.
+func areasOf(hits []Hit) string {
+	type area struct {
+		dir   string
+		n     int
+		score float64
+		names []string
+	}
+	m := map[string]*area{}
+	for _, h := range hits {
+		d := path.Dir(h.Path)
+		a := m[d]
+		if a == nil {
+			a = &area{dir: d}
+			m[d] = a
+		}
+		a.n++
+		a.score += h.Score
+		if len(a.names) < 4 && h.Name != "" {
+			a.names = append(a.names, h.Name)
+		}
+	}
+	list := make([]*area, 0, len(m))
+	for _, a := range m {
+		list = append(list, a)
+	}
+	sort.Slice(list, func(i, j int) bool {
+		if list[i].score != list[j].score {
+			return list[i].score > list[j].score
+		}
+		return list[i].dir < list[j].dir
+	})
+	var b strings.Builder
+	for i, a := range list {
+		if i == 5 {
+			break
+		}
+		dir := a.dir
+		if dir == "." {
+			dir = "(root)"
+		} else {
+			dir += "/"
+		}
+		fmt.Fprintf(&b, "- `%s` — %d section(s): %s\n", dir, a.n, strings.Join(a.names, ", "))
+	}
+	return b.String()
+}
+
+// project describes the project in (at most) two lines: what its README
+// says it is, and what it is made of.
+func (s *Searcher) project() string {
+	var lines []string
+	for _, name := range []string{"README.md", "README", "README.rst", "README.txt", "readme.md", "Readme.md"} {
+		f, err := s.record(name)
+		if err != nil || f == nil {
+			continue
+		}
+		for _, sec := range f.Sections {
+			if t := readmeLine(sec.Content); t != "" {
+				lines = append(lines, oneLine(t, 300))
+				break
+			}
+		}
+		break
+	}
+	if s.mem != nil && s.mem.Manifest != nil {
+		t := s.mem.Manifest.Totals
+		langs := s.languages(3)
+		l := fmt.Sprintf("%d files, %d sections in memory", t.Included, t.Sections)
+		if langs != "" {
+			l += "; mostly " + langs
+		}
+		lines = append(lines, l+".")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// readmeLine finds the first prose paragraph of a README section.
+func readmeLine(content string) string {
+	for _, para := range strings.Split(content, "\n\n") {
+		p := strings.TrimSpace(para)
+		if p == "" || strings.HasPrefix(p, "#") || strings.HasPrefix(p, "!") || strings.HasPrefix(p, "[!") ||
+			strings.HasPrefix(p, "<") || strings.HasPrefix(p, "```") || strings.HasPrefix(p, "|") || strings.HasPrefix(p, "[![") {
+			continue
+		}
+		return p
+	}
+	return ""
+}
+
+// languages names the most common languages of the memory's sections.
+func (s *Searcher) languages(n int) string {
+	counts := map[string]int{}
+	for i := 0; i < s.ix.Len(); i++ {
+		if l := s.ix.Doc(i).Language; l != "" {
+			counts[l]++
+		}
+	}
+	type lc struct {
+		l string
+		c int
+	}
+	var list []lc
+	for l, c := range counts {
+		list = append(list, lc{l, c})
+	}
+	sort.Slice(list, func(i, j int) bool {
+		if list[i].c != list[j].c {
+			return list[i].c > list[j].c
+		}
+		return list[i].l < list[j].l
+	})
+	var out []string
+	for i, x := range list {
+		if i == n {
+			break
+		}
+		out = append(out, x.l)
+	}
+	return strings.Join(out, ", ")
+}

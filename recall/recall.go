@@ -1,0 +1,510 @@
+// Package recall answers a question from memory: it ranks the sections of
+// the memory ref for a task (hybrid BM25 and vector search fused by
+// reciprocal rank, with boosts and a per-file diversity limit) and fits the
+// best of them into a context pack for an agent. It only reads memory.
+package recall
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/konteks/git-konteks/embed"
+	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/index"
+	"github.com/konteks/git-konteks/memory"
+	"github.com/konteks/git-konteks/memref"
+)
+
+// Modes of ranking.
+const (
+	Hybrid  = "hybrid"  // BM25 and vector candidates fused (default)
+	Lexical = "lexical" // BM25 only
+	Vector  = "vector"  // vector search only
+)
+
+// Hit is one ranked section.
+type Hit struct {
+	Path      string  `json:"path"`
+	StartLine int     `json:"start_line"`
+	EndLine   int     `json:"end_line"`
+	Kind      string  `json:"kind"`
+	Symbol    string  `json:"symbol,omitempty"`
+	Name      string  `json:"name"` // qualified symbol name or heading path
+	Anchor    string  `json:"anchor"`
+	Score     float64 `json:"score"`
+	Summary   string  `json:"summary"`
+	Snippet   string  `json:"snippet"`
+	// Content is the section's whole text (for context packs).
+	Content  string `json:"-"`
+	Language string `json:"-"`
+	doc      int
+}
+
+// Result is the answer to one query.
+type Result struct {
+	Query string `json:"query"`
+	Hits  []Hit  `json:"hits"`
+	// Memory describes which source commit the memory (and so the answer)
+	// reflects, and whether HEAD has moved past it.
+	Memory MemoryState `json:"memory"`
+	Mode   string      `json:"mode"`            // ranking that ran
+	Notes  []string    `json:"notes,omitempty"` // fallbacks and caveats, for people and agents
+}
+
+// MemoryState says what memory an answer comes from.
+type MemoryState struct {
+	Commit       string `json:"commit"`        // memory commit
+	SourceCommit string `json:"source_commit"` // the source commit memory describes
+	Head         string `json:"head,omitempty"`
+	HeadMoved    bool   `json:"head_moved"` // HEAD is not the source commit
+	HeadAhead    bool   `json:"head_ahead"` // ... and descends from it
+	Index        string `json:"index"`      // current, update, build, stale
+}
+
+// Options control a search.
+type Options struct {
+	Limit   int    // hits returned (default 10)
+	Mode    string // Hybrid (default), Lexical or Vector
+	PerFile int    // at most this many hits per file (default 3; <0: no limit)
+	// NoContent leaves Summary, Snippet and Content empty (ranking only:
+	// no record is read).
+	NoContent bool
+}
+
+// Searcher answers queries from one memory commit through its index.
+type Searcher struct {
+	repo  *gitstore.Repo
+	mem   *memref.Memory
+	ix    *index.Index
+	emb   embed.Embedder
+	state MemoryState
+	notes []string
+	cache map[string]*memory.File
+}
+
+// OpenOptions control Open.
+type OpenOptions struct {
+	// Embedder embeds queries; nil uses the one configured for the
+	// repository (git config konteks.embed.*).
+	Embedder embed.Embedder
+	// NoEmbedder turns vector search off.
+	NoEmbedder bool
+	// Memory is the memory commit to search; nil reads refs/konteks.
+	Memory *memref.Memory
+}
+
+// ErrNoMemory is returned when the repository has no memory yet.
+var ErrNoMemory = errors.New("no memory yet: run `git konteks extract`")
+
+// Open reads memory and opens (updating or building as needed) its index.
+func Open(ctx context.Context, repo *gitstore.Repo, opt OpenOptions) (*Searcher, error) {
+	mem := opt.Memory
+	if mem == nil {
+		var err error
+		mem, err = memref.Read(repo, memory.Ref)
+		if err != nil {
+			return nil, fmt.Errorf("%w; run `git konteks extract --mode rebuild`", err)
+		}
+		if mem == nil {
+			return nil, ErrNoMemory
+		}
+	}
+	s := &Searcher{repo: repo, mem: mem, cache: map[string]*memory.File{}}
+	emb := opt.Embedder
+	if emb == nil && !opt.NoEmbedder {
+		var err error
+		emb, err = embed.Configured(repo.GitDir)
+		if err != nil {
+			s.notes = append(s.notes, fmt.Sprintf("embedder: %v; lexical search only", err))
+			emb = nil
+		}
+	}
+	s.emb = emb
+	model := ""
+	if emb != nil {
+		model = emb.Model()
+	}
+	ix, err := index.Open(ctx, repo, mem, index.Options{Model: model})
+	if err != nil {
+		return nil, err
+	}
+	s.ix = ix
+	if ix.Stale {
+		s.notes = append(s.notes, fmt.Sprintf("the index is being updated by another process; answering from memory %.12s", ix.Memory))
+	}
+	s.state = MemoryState{Commit: ix.Memory.String(), Index: ix.How}
+	if mem.Manifest != nil {
+		s.state.SourceCommit = mem.Manifest.SourceCommit
+		if ix.Stale {
+			if old, err := memref.ReadCommit(repo, ix.Memory); err == nil && old.Manifest != nil {
+				s.state.SourceCommit = old.Manifest.SourceCommit
+			}
+		}
+	}
+	if head, err := repo.Resolve("HEAD"); err == nil {
+		s.state.Head = head.Hash.String()
+		if s.state.SourceCommit != "" && s.state.Head != s.state.SourceCommit {
+			s.state.HeadMoved = true
+			if ok, err := repo.IsAncestor(gitstore.ParseHash(s.state.SourceCommit), head.Hash); err == nil && ok {
+				s.state.HeadAhead = true
+			}
+		}
+	}
+	if emb != nil && ix.Model() != model {
+		s.notes = append(s.notes, fmt.Sprintf("memory holds no vectors of %s (run `git konteks extract` with it configured); lexical search only", model))
+	}
+	return s, nil
+}
+
+// Close releases the index.
+func (s *Searcher) Close() error { return s.ix.Close() }
+
+// Index is the open index.
+func (s *Searcher) Index() *index.Index { return s.ix }
+
+// State says what memory the searcher answers from.
+func (s *Searcher) State() MemoryState { return s.state }
+
+// Ranking constants.
+const (
+	candidates = 200  // candidates taken from each ranking
+	rrfK       = 60.0 // reciprocal rank fusion constant
+	// Weights of the two rankings in the fusion.
+	lexWeight = 1.0
+	vecWeight = 1.0
+	// defBoost multiplies the score of a symbol definition (function,
+	// type, class, ...) over other sections (comments, blocks, files).
+	defBoost = 1.15
+	// nameBoost multiplies the score of a section whose name's words all
+	// occur in the query.
+	nameBoost = 1.3
+	// areaWeight scales the area prior: how much of the candidates' total
+	// score falls in the section's directory.
+	areaWeight = 0.25
+	// expandTerms is how many co-occurring terms expand a query before it
+	// is embedded.
+	expandTerms = 6
+)
+
+// definitions are the symbols that define something.
+var definitions = map[string]bool{
+	"function": true, "method": true, "class": true, "type": true, "interface": true, "struct": true,
+	"enum": true, "trait": true, "module": true, "constructor": true, "macro": true, "record": true,
+	"protocol": true, "object": true, "impl": true, "const": true, "var": true, "variable": true,
+}
+
+// Search ranks memory's sections for a query.
+func (s *Searcher) Search(ctx context.Context, q string, opt Options) (*Result, error) {
+	if opt.Limit <= 0 {
+		opt.Limit = 10
+	}
+	if opt.PerFile == 0 {
+		opt.PerFile = 3
+	}
+	mode := opt.Mode
+	if mode == "" {
+		mode = Hybrid
+	}
+	res := &Result{Query: q, Memory: s.state, Notes: append([]string(nil), s.notes...)}
+	ranked, mode, notes, err := s.rank(ctx, q, mode)
+	if err != nil {
+		return nil, err
+	}
+	res.Mode = mode
+	res.Notes = append(res.Notes, notes...)
+	perFile := map[string]int{}
+	for _, h := range ranked {
+		if len(res.Hits) >= opt.Limit {
+			break
+		}
+		d := s.ix.Doc(h.Doc)
+		if opt.PerFile > 0 && perFile[d.Path] >= opt.PerFile {
+			continue
+		}
+		perFile[d.Path]++
+		name := d.QName
+		if name == "" {
+			name = d.Name
+		}
+		res.Hits = append(res.Hits, Hit{
+			Path: d.Path, StartLine: d.StartLine, EndLine: d.EndLine, Kind: d.Kind, Symbol: d.Symbol,
+			Name: name, Anchor: d.Anchor, Score: round(h.Score), Language: d.Language, doc: h.Doc,
+		})
+	}
+	if !opt.NoContent {
+		if err := s.fill(res.Hits); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func round(x float64) float64 { return math.Round(x*1e6) / 1e6 }
+
+// rank returns every candidate, best first.
+func (s *Searcher) rank(ctx context.Context, q, mode string) ([]index.Hit, string, []string, error) {
+	var notes []string
+	terms := index.QueryTerms(q)
+	var lex, vec []index.Hit
+	var err error
+	if mode != Vector {
+		lex, err = s.ix.Lexical(ctx, terms, index.DefaultBoosts, candidates)
+		if err != nil {
+			return nil, mode, nil, err
+		}
+	}
+	if mode != Lexical {
+		switch {
+		case s.emb == nil:
+			notes = append(notes, "no embedder configured; lexical search only")
+		case s.ix.Vectors() == 0:
+			// Open already said why.
+		default:
+			vtext := q
+			if exp := s.expansion(ctx, terms, lex); len(exp) > 0 {
+				vtext += "\n" + strings.Join(exp, " ")
+			}
+			vs, err := s.emb.Embed(ctx, []string{vtext})
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, mode, nil, ctx.Err()
+				}
+				notes = append(notes, fmt.Sprintf("embedding the query failed (%v); lexical search only", err))
+			} else if len(vs) == 1 {
+				vec = s.ix.Nearest(embed.Quantize(vs[0]), candidates)
+			}
+		}
+		if vec == nil {
+			if mode == Vector {
+				notes = append(notes, "vector search unavailable; answering with lexical search")
+				if lex == nil {
+					if lex, err = s.ix.Lexical(ctx, terms, index.DefaultBoosts, candidates); err != nil {
+						return nil, mode, nil, err
+					}
+				}
+			}
+			mode = Lexical
+		}
+	}
+	fused := map[int]float64{}
+	add := func(hs []index.Hit, w float64) {
+		for r, h := range hs {
+			fused[h.Doc] += w / (rrfK + float64(r+1))
+		}
+	}
+	switch mode {
+	case Lexical:
+		add(lex, lexWeight)
+	case Vector:
+		add(vec, vecWeight)
+	default:
+		add(lex, lexWeight)
+		add(vec, vecWeight)
+	}
+	out := make([]index.Hit, 0, len(fused))
+	for d, sc := range fused {
+		out = append(out, index.Hit{Doc: d, Score: sc})
+	}
+	s.boost(out, terms)
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return out[i].Doc < out[j].Doc
+	})
+	return out, mode, notes, nil
+}
+
+// boost applies the priors: symbol definitions, names the query spells
+// out, and the areas (directories) the candidates concentrate in.
+func (s *Searcher) boost(hs []index.Hit, terms []index.Term) {
+	if len(hs) == 0 {
+		return
+	}
+	qset := map[string]bool{}
+	for _, t := range terms {
+		qset[t.Text] = true
+	}
+	area := map[string]float64{}
+	var total float64
+	docs := make([]index.Doc, len(hs))
+	for i, h := range hs {
+		docs[i] = s.ix.Doc(h.Doc)
+		area[path.Dir(docs[i].Path)] += h.Score
+		total += h.Score
+	}
+	for i := range hs {
+		d := &docs[i]
+		f := 1.0
+		if definitions[d.Symbol] {
+			f *= defBoost
+		}
+		if nameMatches(d, qset) {
+			f *= nameBoost
+		}
+		if total > 0 {
+			f *= 1 + areaWeight*area[path.Dir(d.Path)]/total
+		}
+		hs[i].Score *= f
+	}
+}
+
+// nameMatches reports whether every word of the section's own name is a
+// query term (a query naming parseConfig, or "parse config", matches).
+func nameMatches(d *index.Doc, q map[string]bool) bool {
+	if d.Name == "" {
+		return false
+	}
+	ts := index.QueryTerms(d.Name)
+	if len(ts) == 0 {
+		return false
+	}
+	n := 0
+	for _, t := range ts {
+		if q[t.Text] {
+			n++
+		} else if len(ts) > 1 && !strings.Contains(d.Name, "_") && t.Text == strings.ToLower(d.Name) {
+			// the whole compound form; its parts decide
+			n++
+		}
+	}
+	return n == len(ts)
+}
+
+// expansion picks terms that co-occur with the query in this repository:
+// the topics shared by the best lexical hits that the query does not
+// already say. Vectors are stored per text and reused across clones, so
+// they cannot know the repository; this is where the repository's own
+// vocabulary enters vector search.
+func (s *Searcher) expansion(ctx context.Context, terms []index.Term, lex []index.Hit) []string {
+	if len(lex) == 0 {
+		return nil
+	}
+	q := map[string]bool{}
+	for _, t := range terms {
+		q[t.Text] = true
+	}
+	type cand struct {
+		t     string
+		score float64
+		docs  int
+	}
+	cs := map[string]*cand{}
+	n := min(10, len(lex))
+	for r := 0; r < n; r++ {
+		d := s.ix.Doc(lex[r].Doc)
+		seen := map[string]bool{}
+		for _, t := range d.Topics {
+			ts := index.QueryTerms(t)
+			if len(ts) != 1 || q[ts[0].Text] || seen[t] {
+				continue
+			}
+			seen[t] = true
+			c := cs[t]
+			if c == nil {
+				c = &cand{t: t}
+				cs[t] = c
+			}
+			c.score += 1 / float64(r+2)
+			c.docs++
+		}
+	}
+	var list []*cand
+	for _, c := range cs {
+		if c.docs >= 2 {
+			list = append(list, c)
+		}
+	}
+	sort.Slice(list, func(i, j int) bool {
+		if list[i].score != list[j].score {
+			return list[i].score > list[j].score
+		}
+		return list[i].t < list[j].t
+	})
+	var out []string
+	for _, c := range list {
+		if len(out) >= expandTerms {
+			break
+		}
+		out = append(out, c.t)
+	}
+	return out
+}
+
+// fill loads the hits' sections from memory: summary, snippet, content.
+func (s *Searcher) fill(hits []Hit) error {
+	for i := range hits {
+		h := &hits[i]
+		f, err := s.record(h.Path)
+		if err != nil {
+			return err
+		}
+		if f == nil {
+			continue
+		}
+		for _, sec := range f.Sections {
+			if sec.Anchor != h.Anchor {
+				continue
+			}
+			h.Summary = sec.Summary
+			h.Content = sec.Content
+			h.Snippet = snippet(sec.Content, snippetLines, snippetBytes)
+			break
+		}
+	}
+	return nil
+}
+
+// record reads (once) the record of a path from the memory the index
+// reflects.
+func (s *Searcher) record(p string) (*memory.File, error) {
+	if f, ok := s.cache[p]; ok {
+		return f, nil
+	}
+	f, ok, err := memref.Record(s.repo, s.ix.Tree, p)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		f = nil
+	}
+	s.cache[p] = f
+	return f, nil
+}
+
+// Snippet bounds.
+const (
+	snippetLines = 8
+	snippetBytes = 600
+)
+
+// snippet is the start of a section's text: up to n lines and max bytes,
+// cut at a line end when it can be, with trailing blank lines dropped.
+func snippet(content string, n, maxBytes int) string {
+	end := 0
+	for i := 0; i < n && end < len(content); i++ {
+		k := strings.IndexByte(content[end:], '\n')
+		if k < 0 {
+			end = len(content)
+			break
+		}
+		end += k + 1
+	}
+	out := content[:end]
+	if len(out) > maxBytes {
+		cut := strings.LastIndexByte(out[:maxBytes], '\n')
+		if cut <= 0 {
+			cut = maxBytes
+			for cut > 0 && cut < len(out) && out[cut]&0xC0 == 0x80 {
+				cut--
+			}
+		}
+		out = out[:cut]
+	}
+	return strings.TrimRight(out, "\n \t")
+}
