@@ -458,6 +458,7 @@ type outcome struct {
 	record gitstore.Hash // record blob (new or reused)
 	data   []byte        // encoded record, when new
 	file   *memory.File  // decoded record (for counts), when known
+	parse  time.Duration // time spent sectioning, when extracted anew
 	err    error
 }
 
@@ -613,7 +614,13 @@ func (r *run) extractOne(it item, b gitstore.Blob) outcome {
 		o.skip = reason
 		return o
 	}
+	t0 := time.Now()
 	f := buildRecord(it.path, it.blob.String(), b.Data)
+	o.parse = time.Since(t0)
+	if extractedSecret(f) { // text decoded from a PDF or media file (formats.go)
+		o.skip = SkipSecretTxt
+		return o
+	}
 	data, err := memory.EncodeFile(f)
 	if err != nil {
 		o.err = fmt.Errorf("%s: %w", it.path, err)
@@ -701,6 +708,7 @@ func (r *run) apply(o outcome) error {
 		} else {
 			r.stats.Extracted++
 			r.sinceCk++
+			countFormat(&r.stats, f, o.parse)
 		}
 		addRecord(&r.totals, f)
 		r.moduleAdd(p, f, 1)

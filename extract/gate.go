@@ -17,7 +17,7 @@ import (
 
 // GateVersion versions the built-in gate rules. A change forces the next
 // run to re-gate every path (not to re-extract kept files).
-const GateVersion = 1
+const GateVersion = 2 // 2: PDFs and media pass under their own rule (formats.go)
 
 // DefaultMaxFileSize is the largest file that is remembered.
 const DefaultMaxFileSize = 10 << 20
@@ -65,6 +65,7 @@ type Gate struct {
 
 	mu   sync.Mutex
 	dirs map[string]*dirRules
+	caps formatCaps // size caps of PDFs and media (formats.go)
 }
 
 type dirRules struct {
@@ -211,7 +212,7 @@ func (g *Gate) Path(p string, kind gitstore.EntryKind) string {
 	if generated == flagSet {
 		return SkipGenerated
 	}
-	if binaryExt[strings.ToLower(path.Ext(base))] {
+	if binaryExt[strings.ToLower(path.Ext(base))] && !binaryFormat(base) {
 		return SkipBinary
 	}
 	return ""
@@ -224,6 +225,9 @@ func (g *Gate) Content(p string, data []byte) string {
 	}
 	if isLFSPointer(data) {
 		return SkipLFS
+	}
+	if binaryFormat(p) {
+		return g.formatContent(p, data)
 	}
 	head := data
 	if len(head) > 8000 {

@@ -84,6 +84,7 @@ func buildRecord(p string, blob string, data []byte) *memory.File {
 		Fallback: res.Fallback,
 		Topics:   res.Topics,
 		Sections: res.Sections,
+		Warnings: res.Warnings,
 	}
 	derive(f, p)
 	return f
@@ -112,6 +113,8 @@ func splitSections(in section.Input) section.Result {
 		} else {
 			res = fallback.Split(in, reason)
 		}
+	case formatOf(in.Path, in.Language) != "": // HTML, PDF, notebooks, media (formats.go)
+		res = splitFormat(in)
 	case kind == "code":
 		res = fallback.Split(in, code.ReasonNoGrammar)
 	case kind == "markdown":

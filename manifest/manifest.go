@@ -81,6 +81,16 @@ type Run struct {
 	// LLMTokens and LLMFailures count the LLM summarizer's use, when set.
 	LLMTokens   int `json:"llm_tokens,omitempty"`
 	LLMFailures int `json:"llm_failures,omitempty"`
+	// Formats counts the files this run sectioned anew, by record kind
+	// (code, markdown, html, pdf, notebook, media, ...).
+	Formats map[string]*FormatRun `json:"formats,omitempty"`
+}
+
+// FormatRun is what sectioning the files of one kind cost in one run.
+type FormatRun struct {
+	Files    int     `json:"files"`
+	ParseMS  float64 `json:"parse_ms"` // time in the sectioners, summed over workers
+	Warnings int     `json:"warnings,omitempty"`
 }
 
 // Partial describes a checkpoint of an interrupted run.

@@ -11,7 +11,7 @@ package memory
 // extraction that fills it. Bump it whenever a change to sectioning or to
 // the record shape would make old records wrong; memory written with another
 // version is rebuilt rather than mixed.
-const RecordVersion = 3
+const RecordVersion = 4
 
 // File is the memory record of one included source file, stored zstd
 // compressed at files/<source path> in the memory ref. The path itself is
@@ -37,6 +37,9 @@ type File struct {
 	// only; bounded by MaxSkeleton).
 	Skeleton string    `json:"skeleton,omitempty"`
 	Sections []Section `json:"sections"`
+	// Warnings say what the sectioner could not do (a PDF page without
+	// text, a font without Unicode, a budget reached).
+	Warnings []string `json:"warnings,omitempty"`
 	// Entities are the symbols this file defines that others can refer to;
 	// Edges its links (imports) to other files or packages.
 	Entities []Entity `json:"entities,omitempty"`

@@ -179,7 +179,7 @@ func TestGateSkipsAndCounts(t *testing.T) {
 		".gitattributes":          "attr/gen.txt linguist-generated\nvendor/lib/keep.go -linguist-vendored\n",
 		"vendor/lib/keep.go":      "package lib // kept by attribute\n",
 		"web/app.min.js":          "var a=1;\n",
-		"image.png":               "\x89PNG\r\n\x1a\n",
+		"archive.zip":             "PK\x03\x04",
 		"blob.dat":                "abc\x00def",
 		"empty.txt":               "",
 		"lfs.bin.txt":             "version https://git-lfs.github.com/spec/v1\noid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12345\n",
