@@ -169,13 +169,18 @@ func Load(repo *gitstore.Repo, tree gitstore.Hash) (items []Item, bad []string, 
 			bad = append(bad, p+": "+err.Error())
 			return nil
 		}
+		if strings.HasPrefix(e.Path, "skills/") {
+			// Skills are their own kind of entry (skills.go), checked here
+			// too so that a peer's broken skill is caught like any entry.
+			if _, err := decodeSkill(b); err != nil {
+				bad = append(bad, p+": "+err.Error())
+			}
+			return nil
+		}
 		en, err := Decode(b)
 		if err != nil {
 			bad = append(bad, p+": "+err.Error())
 			return nil
-		}
-		if strings.HasPrefix(e.Path, "skills/") {
-			return nil // skills are their own kind of entry
 		}
 		entries = append(entries, en)
 		paths = append(paths, p)

@@ -75,6 +75,7 @@ func newApp() *cli.App {
 			rememberCommand(),
 			diaryCommand(),
 			memoriesCommand(),
+			skillCommand(),
 			fetchCommand(),
 			pushCommand(),
 			syncCommand(),
