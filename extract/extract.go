@@ -166,6 +166,7 @@ type run struct {
 	changedSource     map[string]bool
 	project           *Project
 	portraitRefreshed bool
+	pkgDirs           map[string]bool // nested package dirs of the previous portrait
 	llm               *llmSummarizer
 	modDelta          map[string]*moduleDelta
 }
@@ -273,6 +274,7 @@ func (r *run) do(ctx context.Context) (*Result, error) {
 	r.stats.Skipped = map[string]int{}
 	r.changed, r.abstracts = map[string]bool{}, map[string]string{}
 	r.changedSource, r.modDelta = map[string]bool{}, map[string]*moduleDelta{}
+	r.pkgDirs = packageDirs(r.readProject())
 
 	var items []item
 	r.mode = mode

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
+	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/memory"
 )
 
@@ -75,9 +76,39 @@ func isEntryPoint(p string) bool {
 	return false
 }
 
-// moduleAdd records a record's contribution (d = +1 or -1) to its module.
+// moduleAdd records a record's contribution (d = +1 or -1) to its area's
+// module and to the module of every package (named by the portrait) that
+// contains it.
 func (r *run) moduleAdd(p string, f *memory.File, d int) {
 	name, _ := moduleOf(p)
+	r.moduleAddTo(name, p, f, d)
+	for dir := range r.pkgDirs {
+		if strings.HasPrefix(p, dir+"/") {
+			r.moduleAddTo(dir, p, f, d)
+		}
+	}
+}
+
+// packageDirs lists the package directories of a portrait that get their
+// own module: nested ones (a top-level package is its area's module).
+func packageDirs(pr *Project) map[string]bool {
+	out := map[string]bool{}
+	if pr == nil {
+		return out
+	}
+	for _, p := range pr.Packages {
+		if strings.Contains(p.Path, "/") {
+			out[p.Path] = true
+		}
+	}
+	return out
+}
+
+// moduleFile is the file name of a module under modules/: the area name,
+// "_root", or a package path with its slashes escaped.
+func moduleFile(key string) string { return strings.ReplaceAll(key, "/", "%2F") }
+
+func (r *run) moduleAddTo(name, p string, f *memory.File, d int) {
 	md := r.modDelta[name]
 	if md == nil {
 		md = &moduleDelta{roles: map[string]int{}, langs: map[string]int{}, entries: map[string]int{}}
@@ -110,6 +141,7 @@ func (r *run) modules() error {
 			touched[RootModule] = true
 		}
 	}
+	recount := map[string]bool{}
 	if r.portraitRefreshed {
 		// Package information may have moved between modules.
 		entries, _, err := r.editor.List(memory.ModulesDir)
@@ -117,17 +149,39 @@ func (r *run) modules() error {
 			return err
 		}
 		for _, e := range entries {
-			touched[e.Name] = true
+			touched[strings.ReplaceAll(e.Name, "%2F", "/")] = true
+		}
+		// A package that appeared is counted from its records; one that
+		// went away loses its module.
+		now := packageDirs(r.project)
+		for dir := range now {
+			if !r.pkgDirs[dir] {
+				recount[dir], touched[dir] = true, true
+			}
+		}
+		for dir := range r.pkgDirs {
+			if !now[dir] {
+				if err := r.editor.Delete(memory.ModulesDir + "/" + moduleFile(dir)); err != nil {
+					return err
+				}
+				delete(touched, dir)
+			}
+		}
+	}
+	for dir := range recount {
+		delete(r.modDelta, dir)
+		if err := r.recountModule(dir, dir); err != nil {
+			return err
 		}
 	}
 	names := sortedKeys(touched)
 	for _, name := range names {
-		mp := memory.ModulesDir + "/" + name
+		mp := memory.ModulesDir + "/" + moduleFile(name)
 		m := &Module{Name: name, Roles: map[string]int{}, Languages: map[string]int{}}
 		if name != RootModule {
 			m.Path = name
 		}
-		if h, _, ok, err := r.editor.Get(mp); err == nil && ok && !h.IsZero() {
+		if h, _, ok, err := r.editor.Get(mp); err == nil && ok && !h.IsZero() && !recount[name] {
 			if b, err := r.repo.BlobBytes(h, 4<<20); err == nil {
 				var old Module
 				if json.Unmarshal(b, &old) == nil {
@@ -204,17 +258,58 @@ func bumpInt(m map[string]int, k string, d int) {
 	}
 }
 
+// recountModule counts a module's records from scratch (a package the
+// portrait just found), as deltas on an empty module.
+func (r *run) recountModule(key, dir string) error {
+	var walk func(d string) error
+	walk = func(d string) error {
+		entries, ok, err := r.editor.List(filesPath(d))
+		if err != nil || !ok {
+			return err
+		}
+		for _, e := range entries {
+			p := path.Join(d, e.Name)
+			if e.IsDir {
+				if err := walk(p); err != nil {
+					return err
+				}
+				continue
+			}
+			h, _, found, err := r.editor.Get(memory.FilePath(p))
+			if err != nil || !found || h.IsZero() {
+				continue
+			}
+			f, err := r.recordAt(h, p)
+			if err != nil {
+				return err
+			}
+			r.moduleAddTo(key, p, f, 1)
+		}
+		return nil
+	}
+	return walk(dir)
+}
+
 // pathTopicsOf splits a module name into topic words.
 func pathTopicsOf(name string) []string {
 	if name == RootModule {
 		return nil
 	}
 	var out []string
-	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9') }) {
+	for _, w := range strings.FieldsFunc(strings.ToLower(path.Base(name)), func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9') }) {
 		if len(w) > 1 {
 			out = append(out, w)
 		}
 	}
 	sort.Strings(out)
 	return out
+}
+
+// recordAt decodes a record that may have been written in this run and
+// not flushed yet.
+func (r *run) recordAt(h gitstore.Hash, p string) (*memory.File, error) {
+	if b, ok := r.writer.PendingObject(h); ok {
+		return memory.DecodeFile(b)
+	}
+	return r.decodeRecord(h, p)
 }

@@ -290,3 +290,10 @@ func (r *Repo) Identity() Signature {
 	r.identity = &s
 	return s
 }
+
+// PendingObject returns the content of an object added to w and not yet
+// flushed.
+func (w *Writer) PendingObject(h Hash) ([]byte, bool) {
+	o, ok := w.objs[h]
+	return o.data, ok
+}
