@@ -23,11 +23,7 @@ func fetchCommand() *cli.Command {
 }
 
 func runFetch(c *cli.Context) error {
-	repo, err := openRepo()
-	if err != nil {
-		return err
-	}
-	remote, err := pickRemote(c, repo)
+	repo, remote, err := openRemote(c)
 	if err != nil {
 		return err
 	}

@@ -7,26 +7,27 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/graph"
 	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/memref"
 )
 
-// readMemory opens the repository and its derived memory, or says how to
+// openMemory opens the repository and its derived memory, or says how to
 // create it.
-func readMemory() (*memref.Memory, error) {
+func openMemory() (*gitstore.Repo, *memref.Memory, error) {
 	repo, err := openRepo()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	mem, err := memref.Read(repo, memory.Ref)
 	if err != nil {
-		return nil, fmt.Errorf("%w; `git konteks extract --mode rebuild` rebuilds it", err)
+		return nil, nil, fmt.Errorf("%w; `git konteks extract --mode rebuild` rebuilds it", err)
 	}
 	if !mem.Derived() {
-		return nil, errors.New("no memory yet: run `git konteks extract`")
+		return nil, nil, errors.New("no memory yet: run `git konteks extract`")
 	}
-	return mem, nil
+	return repo, mem, nil
 }
 
 func overviewCommand() *cli.Command {
@@ -36,11 +37,7 @@ func overviewCommand() *cli.Command {
 		ArgsUsage: "[DIR]",
 		Flags:     []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
-			repo, err := openRepo()
-			if err != nil {
-				return err
-			}
-			mem, err := readMemory()
+			repo, mem, err := openMemory()
 			if err != nil {
 				return err
 			}
@@ -88,11 +85,7 @@ func skeletonCommand() *cli.Command {
 			if c.NArg() != 1 {
 				return cli.Exit("usage: git konteks skeleton PATH", 2)
 			}
-			repo, err := openRepo()
-			if err != nil {
-				return err
-			}
-			mem, err := readMemory()
+			repo, mem, err := openMemory()
 			if err != nil {
 				return err
 			}
@@ -125,11 +118,7 @@ func graphCommand() *cli.Command {
 			if c.NArg() != 1 {
 				return cli.Exit("usage: git konteks graph NAME", 2)
 			}
-			repo, err := openRepo()
-			if err != nil {
-				return err
-			}
-			mem, err := readMemory()
+			repo, mem, err := openMemory()
 			if err != nil {
 				return err
 			}

@@ -19,11 +19,7 @@ func projectCommand() *cli.Command {
 		Usage: "show the project portrait: what it is, languages, packages, entry points, scripts, modules",
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
-			repo, err := openRepo()
-			if err != nil {
-				return err
-			}
-			mem, err := readMemory()
+			repo, mem, err := openMemory()
 			if err != nil {
 				return err
 			}

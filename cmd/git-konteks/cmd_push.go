@@ -19,11 +19,7 @@ func pushCommand() *cli.Command {
 }
 
 func runPush(c *cli.Context) error {
-	repo, err := openRepo()
-	if err != nil {
-		return err
-	}
-	remote, err := pickRemote(c, repo)
+	repo, remote, err := openRemote(c)
 	if err != nil {
 		return err
 	}

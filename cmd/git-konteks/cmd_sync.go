@@ -31,11 +31,7 @@ type syncJSON struct {
 }
 
 func runSync(c *cli.Context) error {
-	repo, err := openRepo()
-	if err != nil {
-		return err
-	}
-	remote, err := pickRemote(c, repo)
+	repo, remote, err := openRemote(c)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,17 @@ import (
 	"github.com/konteks/git-konteks/gitstore"
 )
 
+// openRemote opens the repository and picks the remote a sharing command
+// works with.
+func openRemote(c *cli.Context) (*gitstore.Repo, string, error) {
+	repo, err := openRepo()
+	if err != nil {
+		return nil, "", err
+	}
+	remote, err := pickRemote(c, repo)
+	return repo, remote, err
+}
+
 // pickRemote returns the remote named on the command line, else "origin",
 // else the only remote.
 func pickRemote(c *cli.Context, repo *gitstore.Repo) (string, error) {
