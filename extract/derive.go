@@ -2,6 +2,7 @@ package extract
 
 import (
 	"path"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -243,21 +244,10 @@ func skeletonOf(f *memory.File) string {
 			line += "  // " + d
 		}
 		if b.Len()+len(line) > memory.MaxSkeleton-40 {
-			b.WriteString("… " + itoa(len(f.Sections)-i) + " more symbols\n")
+			b.WriteString("… " + strconv.Itoa(len(f.Sections)-i) + " more symbols\n")
 			break
 		}
 		b.WriteString(indent + line + "\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
-}
-
-func itoa(i int) string {
-	if i == 0 {
-		return "0"
-	}
-	var d []byte
-	for ; i > 0; i /= 10 {
-		d = append([]byte{byte('0' + i%10)}, d...)
-	}
-	return string(d)
 }

@@ -154,7 +154,8 @@ type run struct {
 	lastCkpt    time.Time
 	sinceCk     int
 	checkpoints int
-	embedModel  string // model whose vectors embedStage wrote
+	embedModel  string     // model whose vectors embedStage wrote
+	readMu      sync.Mutex // guards stats.BytesRead, counted by workers
 
 	// changed holds the source paths whose record appeared, changed or
 	// went away in this run; abstracts the abstracts of records made in
@@ -632,12 +633,10 @@ func (r *run) extractOne(it item, b gitstore.Blob) outcome {
 	return o
 }
 
-var readMu sync.Mutex
-
 func (r *run) countRead(n int64) {
-	readMu.Lock()
+	r.readMu.Lock()
 	r.stats.BytesRead += n
-	readMu.Unlock()
+	r.readMu.Unlock()
 }
 
 // apply records one path's new state in the tree being built and in the

@@ -3,7 +3,6 @@ package memory
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 )
 
 // Paths of the memory tree under refs/konteks.
@@ -24,8 +23,8 @@ const MaxPathLen = 4096
 func FilePath(source string) string { return FilesDir + "/" + source }
 
 // ValidSourcePath checks a source path read from memory or a tree: relative,
-// slash-separated, no empty, "." or ".." components, no NUL, valid UTF-8 is
-// not required (git allows any bytes) but control characters are refused.
+// slash-separated, no empty, "." or ".." or ".git" components, no control
+// characters. Invalid UTF-8 is allowed: git allows any bytes in names.
 func ValidSourcePath(p string) error {
 	if p == "" || len(p) > MaxPathLen {
 		return fmt.Errorf("invalid path: length %d", len(p))
@@ -38,8 +37,8 @@ func ValidSourcePath(p string) error {
 			return fmt.Errorf("invalid path %q", p)
 		}
 	}
-	for _, r := range p {
-		if r < 0x20 || r == 0x7f || r == utf8.RuneError && !utf8.ValidString(p) {
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c < 0x20 || c == 0x7f {
 			return fmt.Errorf("invalid path %q: control character", p)
 		}
 	}

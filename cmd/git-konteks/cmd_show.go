@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -104,12 +105,5 @@ func notInMemory(repo *gitstore.Repo, mem *extract.Memory, arg string) error {
 }
 
 func indent(s, pre string) string {
-	out := pre
-	for i := 0; i < len(s); i++ {
-		out += string(s[i])
-		if s[i] == '\n' && i+1 < len(s) {
-			out += pre
-		}
-	}
-	return out
+	return pre + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n"+pre)
 }
