@@ -8,6 +8,9 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -382,4 +385,38 @@ func TestConfigProviders(t *testing.T) {
 	if h := e.(*HTTP); h.URL != "https://api.openai.com/v1/embeddings" || e.Model() != "openai:text-embedding-3-small@256" || e.Dim() != 256 {
 		t.Fatalf("openai defaults: %s %s", h.URL, e.Model())
 	}
+}
+
+// BenchmarkLocalEmbed measures the built-in embedder's throughput on real
+// source: the Go standard library's net/http, in 60-line chunks (the size
+// of an embedding text).
+func BenchmarkLocalEmbed(b *testing.B) {
+	files, _ := filepath.Glob(filepath.Join(runtime.GOROOT(), "src", "net", "http", "*.go"))
+	var texts []string
+	var size int
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		lines := strings.Split(string(data), "\n")
+		for i := 0; i < len(lines); i += 60 {
+			t := strings.Join(lines[i:min(i+60, len(lines))], "\n")
+			texts = append(texts, t)
+			size += len(t)
+		}
+	}
+	if len(texts) == 0 {
+		b.Skip("no Go source tree")
+	}
+	e := NewLocal()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := e.Embed(context.Background(), texts); err != nil {
+			b.Fatal(err)
+		}
+	}
+	sec := b.Elapsed().Seconds() / float64(b.N)
+	b.ReportMetric(float64(len(texts))/sec, "texts/s")
+	b.ReportMetric(float64(size)/sec/1e6, "MB/s")
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -105,18 +107,33 @@ const (
 	maxWordLen       = 48   // longer runs are hashes, base64, data: skipped
 )
 
-// featurizer holds per-goroutine scratch space and a stem cache.
+// featurizer holds per-goroutine scratch space and caches: source text
+// repeats its words endlessly, so each distinct word's features are
+// computed once.
 type featurizer struct {
-	feats map[uint64]float32
-	stems map[string]string
-	runes []rune
-	parts []string
-	lower []byte
-	vec   []float64
+	feats  map[uint64]float32
+	keys   []uint64
+	counts map[string]int32
+	order  []string
+	words  map[string][]feature
+	cur    []feature // features of the word being analysed
+	stems  map[string]string
+	runes  []rune
+	parts  []string
+	lower  []byte
+	vec    []float64
 }
 
+type feature struct {
+	h uint64
+	w float32
+}
+
+// maxCachedWords bounds a featurizer's word cache.
+const maxCachedWords = 1 << 17
+
 func newFeaturizer() *featurizer {
-	return &featurizer{feats: map[uint64]float32{}, stems: map[string]string{}, vec: make([]float64, LocalDim)}
+	return &featurizer{feats: map[uint64]float32{}, counts: map[string]int32{}, words: map[string][]feature{}, stems: map[string]string{}, vec: make([]float64, LocalDim)}
 }
 
 // Feature kinds, hashed in as a first byte so that a word, a stem and a
@@ -146,19 +163,53 @@ func hashFeature(kind byte, s string) uint64 {
 }
 
 func (f *featurizer) add(kind byte, s string, w float32) {
-	f.feats[hashFeature(kind, s)] += w
+	f.cur = append(f.cur, feature{hashFeature(kind, s), w})
 }
 
 // vector computes the unit vector of one text.
 func (f *featurizer) vector(text string) []float32 {
 	clear(f.feats)
-	eachWord(text, f.word)
+	// Count each distinct word once, then add its features weighted by
+	// its count, words in first-seen order.
+	clear(f.counts)
+	f.order = f.order[:0]
+	eachWord(text, func(w string) {
+		if c, ok := f.counts[w]; ok {
+			f.counts[w] = c + 1
+			return
+		}
+		f.counts[w] = 1
+		f.order = append(f.order, w)
+	})
+	for _, w := range f.order {
+		fs, ok := f.words[w]
+		if !ok {
+			f.cur = f.cur[:0]
+			f.word(w)
+			fs = append([]feature(nil), f.cur...)
+			if len(f.words) >= maxCachedWords {
+				clear(f.words)
+			}
+			f.words[strings.Clone(w)] = fs
+		}
+		c := float32(f.counts[w])
+		for _, x := range fs {
+			f.feats[x.h] += x.w * c
+		}
+	}
 	for i := range f.vec {
 		f.vec[i] = 0
 	}
-	// Sublinear term frequency, then two signed projections per feature:
+	// Features in a fixed order (floating-point sums depend on it), then
+	// sublinear term frequency and two signed projections per feature:
 	// collisions in one are unlikely to repeat in the other.
-	for h, w := range f.feats {
+	f.keys = f.keys[:0]
+	for h := range f.feats {
+		f.keys = append(f.keys, h)
+	}
+	slices.Sort(f.keys)
+	for _, h := range f.keys {
+		w := f.feats[h]
 		v := math.Log1p(float64(w))
 		i1 := h % LocalDim
 		i2 := (h >> 20) % LocalDim
