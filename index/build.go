@@ -27,7 +27,7 @@ import (
 
 // FormatVersion is the version of the index layout, fields and analyzer; a
 // generation of another version is rebuilt.
-const FormatVersion = 1
+const FormatVersion = 4
 
 // meta describes a generation (meta.json).
 type meta struct {
@@ -57,7 +57,7 @@ func makeDocs(a *analyzer, path string, f *memory.File, withBleve bool) []sectio
 		d := Doc{
 			ID: docID(path, s.Anchor), Path: path, Anchor: s.Anchor,
 			Kind: s.Kind, Symbol: s.Symbol, Language: s.Language, Name: s.Name, QName: s.QName,
-			StartLine: s.StartLine, EndLine: s.EndLine, Topics: s.Topics,
+			StartLine: s.StartLine, EndLine: s.EndLine, Topics: s.Topics, Summary: s.Summary, Blob: f.Blob,
 		}
 		sd := sectionDoc{doc: d}
 		if withBleve {

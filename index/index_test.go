@@ -2,6 +2,8 @@ package index
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -289,5 +291,82 @@ func TestAnalyzer(t *testing.T) {
 	want := []string{"parsehttprequest", "pars", "http", "request", "read", "parse_http_request", "utf8decode", "utf", "decod"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("terms %q\nwant  %q", got, want)
+	}
+}
+
+// nearestExact scores every vector: the reference Nearest's shortlist is
+// checked against.
+func nearestExact(t *vecTable, q embed.Quantized, n int) []Hit {
+	best := map[int]float64{}
+	for i := 0; i < t.n; i++ {
+		s := float64(embed.DotInt8(q.Q, t.q[i*t.dim:(i+1)*t.dim])) * float64(q.Scale) * float64(t.scales[i])
+		if b, ok := best[int(t.docs[i])]; !ok || s > b {
+			best[int(t.docs[i])] = s
+		}
+	}
+	var hs []Hit
+	for d, s := range best {
+		hs = append(hs, Hit{Doc: d, Score: s})
+	}
+	sortHits(hs)
+	return hs[:min(n, len(hs))]
+}
+
+// The sign-bit shortlist keeps the exact nearest neighbours: over 12,000
+// embedded texts, a shortlist of 20 per hit holds the exact top 25.
+func TestNearestShortlist(t *testing.T) {
+	words := strings.Fields("parse request header retry backoff delay render template page chart legend config load file path open close read write buffer stream socket connect timeout cache store key value index search query rank vector embed token split identifier module package import export build test bench error panic recover lock mutex channel goroutine schedule")
+	rng := rand.New(rand.NewPCG(1, 2))
+	var texts []string
+	for i := 0; i < 12000; i++ {
+		var b strings.Builder
+		for j := 0; j < 4+rng.IntN(12); j++ {
+			w := words[rng.IntN(len(words))]
+			if rng.IntN(3) == 0 {
+				w += fmt.Sprintf("%c%c", 'a'+rng.IntN(26), 'a'+rng.IntN(26)) // rarer words
+			}
+			b.WriteString(w)
+			b.WriteByte(' ')
+		}
+		texts = append(texts, b.String())
+	}
+	vs, err := embed.NewLocal().Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := make([]vecRow, len(vs))
+	for i, v := range vs {
+		q := embed.Quantize(v)
+		rows[i] = vecRow{doc: uint32(i), scale: q.Scale, q: q.Q}
+	}
+	vt, err := parseVecs(encodeVecs(embed.LocalModel, embed.LocalDim, rows), len(rows))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := &Index{vecs: vt}
+	for _, query := range []string{"retry the request after a timeout", "render a chart legend", "lock the mutex before writing the cache"} {
+		qv, _ := embed.NewLocal().Embed(context.Background(), []string{query})
+		q := embed.Quantize(qv[0])
+		exact := nearestExact(vt, q, 25)
+		short := map[int32]bool{}
+		for _, r := range vt.shortlist(sketch(nil, q.Q), 500) {
+			short[r] = true
+		}
+		missed := 0
+		for _, h := range exact {
+			if !short[int32(h.Doc)] {
+				missed++
+			}
+		}
+		if missed > 1 {
+			t.Errorf("%q: the shortlist missed %d of the exact top 25", query, missed)
+		}
+		got := ix.Nearest(q, 10)
+		want := nearestExact(vt, q, 10)
+		for i := range want {
+			if got[i].Doc != want[i].Doc && got[i].Score != want[i].Score {
+				t.Errorf("%q: rank %d is %v, exact %v", query, i, got[i], want[i])
+			}
+		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"container/heap"
 	"context"
 	"fmt"
+	"math"
+	"math/bits"
 	"runtime"
 	"sort"
 	"sync"
@@ -60,17 +62,16 @@ func (ix *Index) Lexical(ctx context.Context, terms []Term, b Boosts, n int) ([]
 	if len(terms) == 0 || n <= 0 {
 		return nil, nil
 	}
+	// Boosts go on the term queries: bleve does not apply a disjunction's.
 	field := func(name string, boost float64) query.Query {
 		qs := make([]query.Query, 0, len(terms))
 		for _, t := range terms {
 			tq := query.NewTermQuery(t.Text)
 			tq.SetField(name)
-			tq.SetBoost(t.Weight)
+			tq.SetBoost(t.Weight * boost)
 			qs = append(qs, tq)
 		}
-		d := query.NewDisjunctionQuery(qs)
-		d.SetBoost(boost)
-		return d
+		return query.NewDisjunctionQuery(qs)
 	}
 	qs := []query.Query{field(fieldText, 1)}
 	if b.Name > 0 {
@@ -117,46 +118,141 @@ func (ix *Index) DocFreq(term string) int {
 }
 
 // Nearest ranks sections by the cosine similarity of their best vector to
-// q (exact search over every stored vector, on every CPU). It returns
-// nothing when the index holds no vectors of q's dimension.
+// q. Every stored vector's cosine is first estimated from ternary sketches
+// (a few AND/POPCNT instructions each); the most promising shortlist (at
+// least 4,000 vectors, 20 per hit asked for) is then scored exactly in
+// int8. TestNearestShortlist checks that the shortlist keeps the exact
+// nearest. Nearest returns nothing when the index holds no vectors of q's
+// dimension.
 func (ix *Index) Nearest(q embed.Quantized, n int) []Hit {
 	t := ix.vecs
 	if t == nil || t.n == 0 || t.dim != len(q.Q) || n <= 0 {
 		return nil
 	}
+	short := max(shortlistMin, 20*n)
+	var rows []int32
+	if short >= t.n {
+		rows = make([]int32, t.n)
+		for i := range rows {
+			rows[i] = int32(i)
+		}
+	} else {
+		rows = t.shortlist(sketch(nil, q.Q), short)
+	}
+	// Exact scores, best per doc.
+	best := map[int]float64{}
+	dim := t.dim
+	for _, i := range rows {
+		s := float64(embed.DotInt8(q.Q, t.q[int(i)*dim:(int(i)+1)*dim])) * float64(q.Scale) * float64(t.scales[i])
+		d := int(t.docs[i])
+		if b, ok := best[d]; !ok || s > b {
+			best[d] = s
+		}
+	}
+	h := &hitHeap{}
+	for d, s := range best {
+		hit := Hit{Doc: d, Score: s}
+		if h.Len() < n {
+			heap.Push(h, hit)
+		} else if worse((*h)[0], hit) {
+			(*h)[0] = hit
+			heap.Fix(h, 0)
+		}
+	}
+	out := []Hit(*h)
+	sortHits(out)
+	return out
+}
+
+// shortlistMin is the smallest shortlist Nearest scores exactly.
+const shortlistMin = 4000
+
+// shortlist returns about m rows (ties at the cut-off included) whose
+// sketches promise the highest cosine with the query's sketch qs: the
+// ternary dot product, normalised by the number of components each side
+// has. It runs on every CPU.
+func (t *vecTable) shortlist(qs []uint64, m int) []int32 {
 	workers := runtime.GOMAXPROCS(0)
-	if t.n < 4096 {
+	if t.n < 32768 {
 		workers = 1
 	}
-	// Split rows at doc boundaries so each doc is scored by one worker.
-	bounds := []int{0}
-	for w := 1; w < workers; w++ {
-		i := t.n * w / workers
-		for i < t.n && i > 0 && t.docs[i] == t.docs[i-1] {
-			i++
-		}
-		bounds = append(bounds, i)
+	words := t.words
+	qp, qn := qs[:words], qs[words:2*words]
+	qnnz := 0
+	for k := 0; k < words; k++ {
+		qnnz += bits.OnesCount64(qp[k]) + bits.OnesCount64(qn[k])
 	}
-	bounds = append(bounds, t.n)
-	results := make([][]Hit, workers)
+	if qnnz == 0 {
+		qnnz = 1
+	}
+	est := make([]float32, t.n)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
+		lo, hi := t.n*w/workers, t.n*(w+1)/workers
 		wg.Add(1)
-		go func(w int) {
+		go func() {
 			defer wg.Done()
-			results[w] = t.scan(q, bounds[w], bounds[w+1], n)
-		}(w)
+			for i := lo; i < hi; i++ {
+				b := t.bits[2*i*words : 2*(i+1)*words : 2*(i+1)*words]
+				rp, rn := b[:words], b[words:]
+				agree, disagree, nnz := 0, 0, 0
+				for k := 0; k < words; k++ {
+					agree += bits.OnesCount64(qp[k]&rp[k]) + bits.OnesCount64(qn[k]&rn[k])
+					disagree += bits.OnesCount64(qp[k]&rn[k]) + bits.OnesCount64(qn[k]&rp[k])
+					nnz += bits.OnesCount64(rp[k]) + bits.OnesCount64(rn[k])
+				}
+				if nnz == 0 {
+					nnz = 1
+				}
+				est[i] = float32(agree-disagree) / float32(math.Sqrt(float64(nnz*qnnz)))
+			}
+		}()
 	}
 	wg.Wait()
-	var all []Hit
-	for _, r := range results {
-		all = append(all, r...)
+	// The m-th largest estimate, by selection on a copy.
+	tmp := append([]float32(nil), est...)
+	cut := nthLargest(tmp, m)
+	rows := make([]int32, 0, m+m/8)
+	for i, e := range est {
+		if e >= cut {
+			rows = append(rows, int32(i))
+		}
 	}
-	sortHits(all)
-	if len(all) > n {
-		all = all[:n]
+	return rows
+}
+
+// nthLargest returns the k-th largest value of a (k >= 1), reordering a.
+func nthLargest(a []float32, k int) float32 {
+	if k > len(a) {
+		k = len(a)
 	}
-	return all
+	lo, hi, want := 0, len(a)-1, k-1
+	for lo < hi {
+		p := a[(lo+hi)/2]
+		i, j := lo, hi
+		for i <= j {
+			for a[i] > p {
+				i++
+			}
+			for a[j] < p {
+				j--
+			}
+			if i <= j {
+				a[i], a[j] = a[j], a[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case want <= j:
+			hi = j
+		case want >= i:
+			lo = i
+		default:
+			return a[want]
+		}
+	}
+	return a[want]
 }
 
 func sortHits(h []Hit) {
@@ -166,38 +262,6 @@ func sortHits(h []Hit) {
 		}
 		return h[i].Doc < h[j].Doc
 	})
-}
-
-// scan scores rows [lo, hi) and keeps the n best docs.
-func (t *vecTable) scan(q embed.Quantized, lo, hi, n int) []Hit {
-	h := &hitHeap{}
-	dim := t.dim
-	best := -2.0
-	cur := -1
-	flush := func() {
-		if cur < 0 {
-			return
-		}
-		if h.Len() < n {
-			heap.Push(h, Hit{Doc: cur, Score: best})
-		} else if worse((*h)[0], Hit{Doc: cur, Score: best}) {
-			(*h)[0] = Hit{Doc: cur, Score: best}
-			heap.Fix(h, 0)
-		}
-	}
-	for i := lo; i < hi; i++ {
-		d := int(t.docs[i])
-		if d != cur {
-			flush()
-			cur, best = d, -2
-		}
-		s := float64(embed.DotInt8(q.Q, t.q[i*dim:(i+1)*dim])) * float64(q.Scale) * float64(t.scales[i])
-		if s > best {
-			best = s
-		}
-	}
-	flush()
-	return *h
 }
 
 // worse reports whether a ranks below b.
