@@ -5,6 +5,7 @@
 package recall
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -74,6 +75,8 @@ type Options struct {
 	// NoContent leaves Summary, Snippet and Content empty (ranking only:
 	// no record is read).
 	NoContent bool
+	// Ranking overrides DefaultRanking.
+	Ranking *Ranking
 }
 
 // Searcher answers queries from one memory commit through its index.
@@ -85,6 +88,7 @@ type Searcher struct {
 	state MemoryState
 	notes []string
 	cache map[string]*memory.File
+	blobs map[gitstore.Hash][]byte
 }
 
 // OpenOptions control Open.
@@ -114,7 +118,7 @@ func Open(ctx context.Context, repo *gitstore.Repo, opt OpenOptions) (*Searcher,
 			return nil, ErrNoMemory
 		}
 	}
-	s := &Searcher{repo: repo, mem: mem, cache: map[string]*memory.File{}}
+	s := &Searcher{repo: repo, mem: mem, cache: map[string]*memory.File{}, blobs: map[gitstore.Hash][]byte{}}
 	emb := opt.Embedder
 	if emb == nil && !opt.NoEmbedder {
 		var err error
@@ -170,26 +174,38 @@ func (s *Searcher) Index() *index.Index { return s.ix }
 // State says what memory the searcher answers from.
 func (s *Searcher) State() MemoryState { return s.state }
 
-// Ranking constants.
-const (
-	candidates = 200  // candidates taken from each ranking
-	rrfK       = 60.0 // reciprocal rank fusion constant
-	// Weights of the two rankings in the fusion.
-	lexWeight = 1.0
-	vecWeight = 1.0
-	// defBoost multiplies the score of a symbol definition (function,
+// Ranking holds the weights of the ranking. DefaultRanking is what recall
+// uses; the evaluation (scripts/eval) compares others against it.
+type Ranking struct {
+	Candidates int     // candidates taken from each ranking
+	RRFK       float64 // reciprocal rank fusion constant
+	// Fusion weights of the lexical and vector rankings, and of their
+	// per-file aggregates.
+	Lexical, Vector, File float64
+	// Definition multiplies the score of a symbol definition (function,
 	// type, class, ...) over other sections (comments, blocks, files).
-	defBoost = 1.15
-	// nameBoost multiplies the score of a section whose name's words all
-	// occur in the query.
-	nameBoost = 1.3
-	// areaWeight scales the area prior: how much of the candidates' total
-	// score falls in the section's directory.
-	areaWeight = 0.25
-	// expandTerms is how many co-occurring terms expand a query before it
-	// is embedded.
-	expandTerms = 6
-)
+	Definition float64
+	// Name multiplies the score of a section whose name's words all occur
+	// in the query.
+	Name float64
+	// Area scales the area prior: the share of the candidates' total score
+	// that falls in the section's directory.
+	Area float64
+	// Expand is how many co-occurring terms expand a query before it is
+	// embedded.
+	Expand int
+	// Fields weighs matches in names and paths against the text.
+	Fields index.Boosts
+}
+
+// DefaultRanking is the ranking recall uses.
+var DefaultRanking = Ranking{
+	Candidates: 200, RRFK: 60,
+	Lexical: 1, Vector: 1, File: 0,
+	Definition: 1.15, Name: 1.3, Area: 0.25,
+	Expand: 6,
+	Fields: index.DefaultBoosts,
+}
 
 // definitions are the symbols that define something.
 var definitions = map[string]bool{
@@ -211,7 +227,11 @@ func (s *Searcher) Search(ctx context.Context, q string, opt Options) (*Result, 
 		mode = Hybrid
 	}
 	res := &Result{Query: q, Memory: s.state, Notes: append([]string(nil), s.notes...)}
-	ranked, mode, notes, err := s.rank(ctx, q, mode)
+	rk := DefaultRanking
+	if opt.Ranking != nil {
+		rk = *opt.Ranking
+	}
+	ranked, mode, notes, err := s.rank(ctx, q, mode, &rk)
 	if err != nil {
 		return nil, err
 	}
@@ -247,13 +267,13 @@ func (s *Searcher) Search(ctx context.Context, q string, opt Options) (*Result, 
 func round(x float64) float64 { return math.Round(x*1e6) / 1e6 }
 
 // rank returns every candidate, best first.
-func (s *Searcher) rank(ctx context.Context, q, mode string) ([]index.Hit, string, []string, error) {
+func (s *Searcher) rank(ctx context.Context, q, mode string, rk *Ranking) ([]index.Hit, string, []string, error) {
 	var notes []string
 	terms := index.QueryTerms(q)
 	var lex, vec []index.Hit
 	var err error
 	if mode != Vector {
-		lex, err = s.ix.Lexical(ctx, terms, index.DefaultBoosts, candidates)
+		lex, err = s.ix.Lexical(ctx, terms, rk.Fields, rk.Candidates)
 		if err != nil {
 			return nil, mode, nil, err
 		}
@@ -266,7 +286,7 @@ func (s *Searcher) rank(ctx context.Context, q, mode string) ([]index.Hit, strin
 			// Open already said why.
 		default:
 			vtext := q
-			if exp := s.expansion(ctx, terms, lex); len(exp) > 0 {
+			if exp := s.expansion(terms, lex, rk.Expand); len(exp) > 0 {
 				vtext += "\n" + strings.Join(exp, " ")
 			}
 			vs, err := s.emb.Embed(ctx, []string{vtext})
@@ -276,14 +296,14 @@ func (s *Searcher) rank(ctx context.Context, q, mode string) ([]index.Hit, strin
 				}
 				notes = append(notes, fmt.Sprintf("embedding the query failed (%v); lexical search only", err))
 			} else if len(vs) == 1 {
-				vec = s.ix.Nearest(embed.Quantize(vs[0]), candidates)
+				vec = s.ix.Nearest(embed.Quantize(vs[0]), rk.Candidates)
 			}
 		}
 		if vec == nil {
 			if mode == Vector {
 				notes = append(notes, "vector search unavailable; answering with lexical search")
 				if lex == nil {
-					if lex, err = s.ix.Lexical(ctx, terms, index.DefaultBoosts, candidates); err != nil {
+					if lex, err = s.ix.Lexical(ctx, terms, rk.Fields, rk.Candidates); err != nil {
 						return nil, mode, nil, err
 					}
 				}
@@ -294,23 +314,26 @@ func (s *Searcher) rank(ctx context.Context, q, mode string) ([]index.Hit, strin
 	fused := map[int]float64{}
 	add := func(hs []index.Hit, w float64) {
 		for r, h := range hs {
-			fused[h.Doc] += w / (rrfK + float64(r+1))
+			fused[h.Doc] += w / (rk.RRFK + float64(r+1))
 		}
 	}
-	switch mode {
-	case Lexical:
-		add(lex, lexWeight)
-	case Vector:
-		add(vec, vecWeight)
-	default:
-		add(lex, lexWeight)
-		add(vec, vecWeight)
+	if mode != Vector {
+		add(lex, rk.Lexical)
+		if rk.File > 0 {
+			add(s.byFile(lex), rk.File)
+		}
+	}
+	if mode != Lexical {
+		add(vec, rk.Vector)
+		if rk.File > 0 {
+			add(s.byFile(vec), rk.File)
+		}
 	}
 	out := make([]index.Hit, 0, len(fused))
 	for d, sc := range fused {
 		out = append(out, index.Hit{Doc: d, Score: sc})
 	}
-	s.boost(out, terms)
+	s.boost(out, terms, rk)
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Score != out[j].Score {
 			return out[i].Score > out[j].Score
@@ -320,9 +343,44 @@ func (s *Searcher) rank(ctx context.Context, q, mode string) ([]index.Hit, strin
 	return out, mode, notes, nil
 }
 
+// byFile ranks the files of a ranking by the evidence of all their
+// sections, not only their best one: a file whose several sections match
+// is a better answer than one with a single lucky match. Each file is
+// represented by its best section. Scores decay by rank within the file
+// (1, 1/2, 1/3, ...), so one long file cannot win on volume alone.
+func (s *Searcher) byFile(hs []index.Hit) []index.Hit {
+	type agg struct {
+		best  int
+		n     int
+		score float64
+	}
+	files := map[string]*agg{}
+	var order []string
+	for _, h := range hs {
+		if h.Score <= 0 {
+			continue
+		}
+		p := s.ix.Doc(h.Doc).Path
+		a := files[p]
+		if a == nil {
+			a = &agg{best: h.Doc}
+			files[p] = a
+			order = append(order, p)
+		}
+		a.n++
+		a.score += h.Score / float64(a.n)
+	}
+	out := make([]index.Hit, 0, len(order))
+	for _, p := range order {
+		out = append(out, index.Hit{Doc: files[p].best, Score: files[p].score})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
+	return out
+}
+
 // boost applies the priors: symbol definitions, names the query spells
 // out, and the areas (directories) the candidates concentrate in.
-func (s *Searcher) boost(hs []index.Hit, terms []index.Term) {
+func (s *Searcher) boost(hs []index.Hit, terms []index.Term, rk *Ranking) {
 	if len(hs) == 0 {
 		return
 	}
@@ -342,13 +400,13 @@ func (s *Searcher) boost(hs []index.Hit, terms []index.Term) {
 		d := &docs[i]
 		f := 1.0
 		if definitions[d.Symbol] {
-			f *= defBoost
+			f *= rk.Definition
 		}
 		if nameMatches(d, qset) {
-			f *= nameBoost
+			f *= rk.Name
 		}
 		if total > 0 {
-			f *= 1 + areaWeight*area[path.Dir(d.Path)]/total
+			f *= 1 + rk.Area*area[path.Dir(d.Path)]/total
 		}
 		hs[i].Score *= f
 	}
@@ -381,8 +439,8 @@ func nameMatches(d *index.Doc, q map[string]bool) bool {
 // already say. Vectors are stored per text and reused across clones, so
 // they cannot know the repository; this is where the repository's own
 // vocabulary enters vector search.
-func (s *Searcher) expansion(ctx context.Context, terms []index.Term, lex []index.Hit) []string {
-	if len(lex) == 0 {
+func (s *Searcher) expansion(terms []index.Term, lex []index.Hit, k int) []string {
+	if len(lex) == 0 || k <= 0 {
 		return nil
 	}
 	q := map[string]bool{}
@@ -428,7 +486,7 @@ func (s *Searcher) expansion(ctx context.Context, terms []index.Term, lex []inde
 	})
 	var out []string
 	for _, c := range list {
-		if len(out) >= expandTerms {
+		if len(out) >= k {
 			break
 		}
 		out = append(out, c.t)
@@ -436,10 +494,21 @@ func (s *Searcher) expansion(ctx context.Context, terms []index.Term, lex []inde
 	return out
 }
 
-// fill loads the hits' sections from memory: summary, snippet, content.
+// fill completes hits: the summary from the index; the section's text
+// (snippet and content) from the source blob the record was made from,
+// which costs a fraction of decoding the record, or from the record when
+// the section is not plain lines of its file (PDF text, media metadata,
+// ...) or the blob is not in this clone.
 func (s *Searcher) fill(hits []Hit) error {
 	for i := range hits {
 		h := &hits[i]
+		d := s.ix.Doc(h.doc)
+		h.Summary = d.Summary
+		if text, ok := s.sourceLines(d); ok {
+			h.Content = text
+			h.Snippet = snippet(text, snippetLines, snippetBytes)
+			continue
+		}
 		f, err := s.record(h.Path)
 		if err != nil {
 			return err
@@ -459,6 +528,59 @@ func (s *Searcher) fill(hits []Hit) error {
 	}
 	return nil
 }
+
+// lineKinds are the section kinds whose content is the lines of the file.
+var lineKinds = map[string]bool{"code": true, "markdown": true, "json": true, "yaml": true, "toml": true}
+
+// sourceLines returns a section's lines from its file's source blob, made
+// valid UTF-8 without carriage returns as records are.
+func (s *Searcher) sourceLines(d index.Doc) (string, bool) {
+	if !lineKinds[d.Kind] || d.StartLine < 1 || d.EndLine < d.StartLine {
+		return "", false
+	}
+	h := gitstore.ParseHash(d.Blob)
+	if h.IsZero() {
+		return "", false
+	}
+	data, ok := s.blobs[h]
+	if !ok {
+		b, err := s.repo.BlobBytes(h, maxSourceBlob)
+		if err != nil || bytes.IndexByte(b[:min(len(b), 8000)], 0) >= 0 {
+			b = nil
+		}
+		data = b
+		s.blobs[h] = data
+	}
+	if data == nil {
+		return "", false
+	}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	line, start := 1, 0
+	for line < d.StartLine && start < len(data) {
+		k := bytes.IndexByte(data[start:], '\n')
+		if k < 0 {
+			return "", false
+		}
+		start += k + 1
+		line++
+	}
+	end := start
+	for line <= d.EndLine && end < len(data) {
+		k := bytes.IndexByte(data[end:], '\n')
+		if k < 0 {
+			end = len(data)
+			break
+		}
+		end += k + 1
+		line++
+	}
+	text := strings.ReplaceAll(string(data[start:end]), "\r", "")
+	return strings.TrimSuffix(strings.ToValidUTF8(text, "\uFFFD"), "\n"), true
+}
+
+// maxSourceBlob bounds a source blob read for its lines (the gate keeps
+// files up to 10 MiB).
+const maxSourceBlob = 16 << 20
 
 // record reads (once) the record of a path from the memory the index
 // reflects.

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Recall benchmark on a large real tree: commits SRC (default: the Go
+# toolchain's own $(go env GOROOT)/src) into a temporary repository,
+# extracts memory, then measures
+#   - the cold index build from the memory ref (the first query after a
+#     fetch or clone), in-process (Go benchmark) and through the CLI;
+#   - query latency p50/p95 in-process (index open) and for the CLI end to
+#     end (process start included);
+#   - embedding throughput of the built-in embedder.
+#   usage: scripts/bench-recall.sh [SRC_DIR] [BINARY]
+# Targets: cold build < 2 s, in-process p50 < 20 ms, CLI p50 < 100 ms.
+set -euo pipefail
+src=${1:-$(go env GOROOT)/src}
+bin=${2:-$(pwd)/bin/git-konteks}
+reps=${BENCH_REPS:-5}
+root=$(pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/konteks-bench-recall.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.invalid
+export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.invalid
+export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+
+echo "source: $src"
+git init -q "$work/repo"
+cp -r "$src/." "$work/repo/"
+cd "$work/repo"
+git add -A >/dev/null 2>&1
+git commit -qm "import source" >/dev/null
+t0=$(date +%s.%N)
+"$bin" extract --mode full --quiet
+t1=$(date +%s.%N)
+"$bin" manifest --json > "$work/manifest.json"
+read -r sections embedded embed_ms <<<"$(python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); print(m["totals"]["sections"], m["run"].get("embedded",0), m.get("timings_ms",{}).get("embed",0))' "$work/manifest.json")"
+printf 'extraction: %.1fs, %d sections, %d texts embedded (embed stage %.1fs)\n' "$(echo "$t1 - $t0" | bc -l)" "$sections" "$embedded" "$(echo "$embed_ms/1000" | bc -l)"
+
+queries=(
+  "parse HTTP request headers"
+  "how does the garbage collector decide when to start a cycle"
+  "add a timeout to DNS lookups"
+  "gzip writer compression level"
+  "where are goroutine stacks grown"
+  "JSON decoding of struct field tags"
+  "TLS handshake client certificate verification"
+  "format a time with a layout string"
+  "sort a slice with a custom less function"
+  "escape analysis of closures in the compiler"
+  "read a zip archive's central directory"
+  "map iteration order randomization"
+  "retry on EINTR in system calls"
+  "regular expression syntax parsing"
+  "URL query parameter encoding"
+  "mutex starvation mode"
+  "utf8 decode rune from string"
+  "build constraints in file names"
+  "go vet printf format checks"
+  "channel close panics on closed channel"
+)
+now() { date +%s.%N; }
+
+# Cold start: no index at all, as right after a clone or fetch.
+idx="$(git rev-parse --git-common-dir)/konteks/index"
+colds=()
+for i in $(seq 1 3); do
+  rm -rf "$idx"
+  t0=$(now); "$bin" recall --json "${queries[0]}" >/dev/null 2>&1; t1=$(now)
+  colds+=("$(echo "($t1 - $t0)*1000" | bc -l)")
+done
+printf 'cold index build + first query (CLI): %s ms\n' "$(printf '%.0f ' "${colds[@]}")"
+
+# CLI end to end, index warm.
+lat=()
+for r in $(seq 1 "$reps"); do
+  for q in "${queries[@]}"; do
+    t0=$(now); "$bin" recall --json "$q" >/dev/null 2>&1; t1=$(now)
+    lat+=("$(echo "($t1 - $t0)*1000" | bc -l)")
+  done
+done
+sorted=$(printf '%s\n' "${lat[@]}" | sort -n)
+n=${#lat[@]}
+p50=$(echo "$sorted" | sed -n "$(( (n+1)/2 ))p")
+p95=$(echo "$sorted" | sed -n "$(( (n*95+99)/100 ))p")
+printf 'CLI recall (process start included): p50 %.1f ms, p95 %.1f ms over %d queries\n' "$p50" "$p95" "$n"
+
+# One-file change: extraction, then the first query updates the index.
+target=$(git ls-files '*.go' | grep -v -e testdata -e vendor | awk 'NR==200')
+echo "// bench edit: quokka" >> "$target"
+git commit -qam "edit"
+t0=$(now); "$bin" extract --quiet; t1=$(now)
+"$bin" recall --json "quokka" >/dev/null 2>&1; t2=$(now)
+printf 'one-file change: extract %.0f ms, first query with index update %.0f ms\n' "$(echo "($t1 - $t0)*1000" | bc -l)" "$(echo "($t2 - $t1)*1000" | bc -l)"
+
+# In-process: cold build, query latency; embedding throughput.
+cd "$root"
+KONTEKS_BENCH_REPO="$work/repo" go test -run '^$' -bench 'ColdBuild' -benchtime 3x ./index/ | grep -E '^Benchmark'
+KONTEKS_BENCH_REPO="$work/repo" go test -run '^$' -bench 'Query' -benchtime 400x ./recall/ | grep -E '^Benchmark'
+go test -run '^$' -bench 'LocalEmbed' -benchtime 3x ./embed/ | grep -E '^Benchmark'

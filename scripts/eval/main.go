@@ -1,0 +1,489 @@
+// Command eval measures recall quality on real git history: for each
+// commit, its message is the query and the files it changed are the
+// answer, asked of memory extracted at the commit's parent. It reports
+// recall@1/5/10 and MRR for lexical-only, vector-only and hybrid ranking.
+//
+//	go run ./scripts/eval [-n 150] [-max-files 8] [-json out.json] REPO...
+//
+// Each REPO (a work tree or a bare git dir, e.g. a mirror) is cloned (bare,
+// hard-linked) into a temporary directory, so the source is never
+// written to. Memory is extracted at the oldest selected commit's parent
+// (full), then brought forward commit by commit with `changed` runs, as
+// the post-commit hook would; the search index follows by its own
+// incremental updates.
+//
+// Selection: non-merge commits, newest first, skipping bots (dependabot,
+// renovate, "[bot]") and commits whose message is shorter than 8 bytes; a
+// commit counts when 1..max-files of the files it changed have a record
+// at its parent (files it added cannot be found at the parent and are not
+// part of the answer; gated files — lockfiles, generated, vendored — are
+// not either).
+//
+// Metrics per query: files are ranked by their best section (one hit per
+// file); recall@k is the share of the answer files in the top k, MRR the
+// reciprocal rank of the first answer file (0 past rank 100); both are
+// averaged over queries.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/pprof"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/konteks/git-konteks/extract"
+	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/memref"
+	"github.com/konteks/git-konteks/recall"
+)
+
+var (
+	nCommits = flag.Int("n", 150, "queries (commits) per repository")
+	maxFiles = flag.Int("max-files", 8, "largest number of answer files a commit may have")
+	jsonOut  = flag.String("json", "", "write per-query results to this file")
+	verbose  = flag.Bool("v", false, "print every query's ranks")
+	keep     = flag.Bool("keep", false, "keep the temporary clones")
+	depth    = flag.Int("depth", 100, "ranking depth for MRR")
+	cache    = flag.String("cache", "", "keep clones and their memory in `DIR` and reuse them (ranking experiments)")
+	variants = flag.String("variants", "", "JSON `FILE` of named ranking variants ({\"name\": {\"Vector\": 0.5, ...}}) to evaluate besides the default, in hybrid mode")
+)
+
+// variantList is the ranking variants under evaluation, by name.
+var variantList []variant
+
+type variant struct {
+	name string
+	rk   *recall.Ranking
+}
+
+var modes = []string{baselineMode, recall.Lexical, recall.Vector, recall.Hybrid}
+
+// baselineMode is BM25 over whole files (one document per file, the same
+// analyzer), the baseline the issue quotes: it calibrates how hard a set
+// of queries is.
+const baselineMode = "files-bm25"
+
+type query struct {
+	Repo    string         `json:"repo"`
+	Commit  string         `json:"commit"`
+	Query   string         `json:"query"`
+	Answer  []string       `json:"answer"`
+	Ranks   map[string]any `json:"ranks"` // mode -> rank per answer file (0: not in depth)
+	ranksBy map[string][]int
+}
+
+type metrics struct {
+	N                    int
+	R1, R5, R10, MRR     float64
+	Took                 time.Duration
+	Extract, IndexUpdate time.Duration
+}
+
+func main() {
+	flag.Parse()
+	if p := os.Getenv("KONTEKS_CPUPROFILE"); p != "" {
+		f, err := os.Create(p)
+		if err == nil {
+			pprof.StartCPUProfile(f)
+			defer pprof.StopCPUProfile()
+		}
+	}
+	if flag.NArg() == 0 {
+		fmt.Fprintln(os.Stderr, "usage: eval [-n N] [-max-files K] REPO...")
+		os.Exit(2)
+	}
+	if *variants != "" {
+		b, err := os.ReadFile(*variants)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		var raw map[string]json.RawMessage
+		if err := json.Unmarshal(b, &raw); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		var names []string
+		for n := range raw {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			rk := recall.DefaultRanking
+			if err := json.Unmarshal(raw[n], &rk); err != nil {
+				fmt.Fprintf(os.Stderr, "variant %s: %v\n", n, err)
+				os.Exit(2)
+			}
+			variantList = append(variantList, variant{n, &rk})
+			modes = append(modes, "v:"+n)
+		}
+	}
+	var all []query
+	results := map[string]map[string]*metrics{}
+	var order []string
+	for _, src := range flag.Args() {
+		name := repoName(src)
+		qs, ms, err := evalRepo(src, name)
+		if err != nil {
+			pprof.StopCPUProfile()
+			fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+			os.Exit(1)
+		}
+		all = append(all, qs...)
+		results[name] = ms
+		order = append(order, name)
+	}
+	fmt.Printf("\n%-28s %-12s %5s %9s %9s %9s %7s\n", "repository", "mode", "n", "recall@1", "recall@5", "recall@10", "MRR")
+	for _, name := range order {
+		for _, m := range modes {
+			r := results[name][m]
+			fmt.Printf("%-28s %-12s %5d %9.3f %9.3f %9.3f %7.3f\n", name, m, r.N, r.R1, r.R5, r.R10, r.MRR)
+		}
+	}
+	if len(order) > 1 {
+		for _, m := range modes {
+			var agg metrics
+			for _, name := range order {
+				r := results[name][m]
+				agg.N += r.N
+				agg.R1 += r.R1 * float64(r.N)
+				agg.R5 += r.R5 * float64(r.N)
+				agg.R10 += r.R10 * float64(r.N)
+				agg.MRR += r.MRR * float64(r.N)
+			}
+			n := float64(agg.N)
+			fmt.Printf("%-28s %-12s %5d %9.3f %9.3f %9.3f %7.3f\n", "(all queries)", m, agg.N, agg.R1/n, agg.R5/n, agg.R10/n, agg.MRR/n)
+		}
+	}
+	if *jsonOut != "" {
+		b, _ := json.MarshalIndent(all, "", "  ")
+		if err := os.WriteFile(*jsonOut, b, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+}
+
+func repoName(src string) string {
+	src = strings.TrimSuffix(filepath.Clean(src), "/.git")
+	src = strings.TrimSuffix(src, "/repo")
+	return filepath.Base(src)
+}
+
+func git(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=eval", "GIT_AUTHOR_EMAIL=eval@example.invalid",
+		"GIT_COMMITTER_NAME=eval", "GIT_COMMITTER_EMAIL=eval@example.invalid")
+	out, err := cmd.Output()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, ee.Stderr)
+		}
+		return "", err
+	}
+	return string(out), nil
+}
+
+type candidate struct {
+	commit, parent, msg string
+	changed             []string // modified, deleted or renamed-from paths at the parent
+}
+
+func evalRepo(src, name string) ([]query, map[string]*metrics, error) {
+	var dir string
+	if *cache != "" {
+		dir = filepath.Join(*cache, name+".git")
+		if _, err := os.Stat(dir); err != nil {
+			if _, err := git(*cache, "clone", "-q", "--bare", src, dir); err != nil {
+				return nil, nil, err
+			}
+		}
+	} else {
+		tmp, err := os.MkdirTemp("", "konteks-eval-")
+		if err != nil {
+			return nil, nil, err
+		}
+		if !*keep {
+			defer os.RemoveAll(tmp)
+		}
+		dir = filepath.Join(tmp, "repo.git")
+		if _, err := git(tmp, "clone", "-q", "--bare", src, dir); err != nil {
+			return nil, nil, err
+		}
+	}
+	cands, err := pick(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	repo, err := gitstore.Open(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	ctx := context.Background()
+	ms := map[string]*metrics{}
+	for _, m := range modes {
+		ms[m] = &metrics{}
+	}
+	var qs []query
+	fmt.Fprintf(os.Stderr, "%s: %d candidate commits\n", name, len(cands))
+	var extractT, openT, queryT time.Duration
+	known := knownMemory(repo)
+	fb, err := newFileBaseline()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer fb.idx.Close()
+	for i, c := range cands {
+		t0 := time.Now()
+		var mem *memref.Memory
+		if h, ok := known[c.parent]; ok {
+			if mem, err = memref.ReadCommit(repo, h); err != nil {
+				return nil, nil, err
+			}
+		} else {
+			opt := extract.Options{Rev: c.parent, Mode: extract.ModeChanged, ToolVersion: "eval"}
+			if i == 0 {
+				opt.Mode = extract.ModeFull
+			}
+			if _, err := extract.Run(ctx, repo, opt); err != nil {
+				return nil, nil, fmt.Errorf("extract %s: %w", c.parent, err)
+			}
+			if mem, err = memref.Read(repo, "refs/konteks"); err != nil {
+				return nil, nil, err
+			}
+		}
+		extractT += time.Since(t0)
+		t0 = time.Now()
+		var answer []string
+		for _, p := range c.changed {
+			if _, ok, _ := memref.Record(repo, mem.Tree, p); ok {
+				answer = append(answer, p)
+			}
+		}
+		if len(answer) == 0 || len(answer) > *maxFiles {
+			continue
+		}
+		if err := fb.update(repo, mem); err != nil {
+			return nil, nil, err
+		}
+		s, err := recall.Open(ctx, repo, recall.OpenOptions{Memory: mem})
+		if err != nil {
+			return nil, nil, err
+		}
+		openT += time.Since(t0)
+		q := query{Repo: name, Commit: c.commit, Query: c.msg, Answer: answer, Ranks: map[string]any{}, ranksBy: map[string][]int{}}
+		t0 = time.Now()
+		for _, m := range modes {
+			if m == baselineMode {
+				paths, err := fb.search(c.msg, *depth)
+				if err != nil {
+					return nil, nil, err
+				}
+				rank := map[string]int{}
+				for r, p := range paths {
+					rank[p] = r + 1
+				}
+				var rs []int
+				for _, a := range answer {
+					rs = append(rs, rank[a])
+				}
+				q.ranksBy[m] = rs
+				q.Ranks[m] = rs
+				score(ms[m], rs)
+				continue
+			}
+			opt := recall.Options{Limit: *depth, PerFile: 1, Mode: m, NoContent: true}
+			if strings.HasPrefix(m, "v:") {
+				opt.Mode = recall.Hybrid
+				for _, v := range variantList {
+					if "v:"+v.name == m {
+						opt.Ranking = v.rk
+					}
+				}
+			}
+			res, err := s.Search(ctx, c.msg, opt)
+			if err != nil {
+				s.Close()
+				return nil, nil, err
+			}
+			rank := map[string]int{}
+			for r, h := range res.Hits {
+				if _, ok := rank[h.Path]; !ok {
+					rank[h.Path] = r + 1
+				}
+			}
+			var rs []int
+			for _, a := range answer {
+				rs = append(rs, rank[a])
+			}
+			q.ranksBy[m] = rs
+			q.Ranks[m] = rs
+			score(ms[m], rs)
+		}
+		queryT += time.Since(t0)
+		s.Close()
+		qs = append(qs, q)
+		if *verbose {
+			fmt.Fprintf(os.Stderr, "%.10s files %v lex %v vec %v hyb %v  %s  %v\n", c.commit, q.ranksBy[baselineMode], q.ranksBy[recall.Lexical], q.ranksBy[recall.Vector], q.ranksBy[recall.Hybrid], firstLine(c.msg), answer)
+		}
+		if len(qs) >= *nCommits {
+			break
+		}
+	}
+	for _, m := range modes {
+		r := ms[m]
+		if r.N > 0 {
+			n := float64(r.N)
+			r.R1, r.R5, r.R10, r.MRR = r.R1/n, r.R5/n, r.R10/n, r.MRR/n
+		}
+	}
+	fmt.Fprintf(os.Stderr, "%s: %d queries; extraction %v, index open/update %v, queries %v\n", name, len(qs), extractT.Round(time.Millisecond), openT.Round(time.Millisecond), queryT.Round(time.Millisecond))
+	return qs, ms, nil
+}
+
+// knownMemory maps source commits to the memory commits describing them,
+// from the history of refs/konteks (a cached clone's earlier runs).
+func knownMemory(repo *gitstore.Repo) map[string]gitstore.Hash {
+	out := map[string]gitstore.Hash{}
+	h, err := repo.ReadRef("refs/konteks")
+	for err == nil && !h.IsZero() {
+		m, err := memref.ReadCommit(repo, h)
+		if err != nil || m.Manifest == nil {
+			break
+		}
+		if _, ok := out[m.Manifest.SourceCommit]; !ok {
+			out[m.Manifest.SourceCommit] = h
+		}
+		c, err := repo.Commit(h)
+		if err != nil || len(c.ParentHashes) == 0 {
+			break
+		}
+		h = c.ParentHashes[0]
+	}
+	return out
+}
+
+func score(m *metrics, ranks []int) {
+	m.N++
+	at := func(k int) float64 {
+		n := 0
+		for _, r := range ranks {
+			if r > 0 && r <= k {
+				n++
+			}
+		}
+		return float64(n) / float64(len(ranks))
+	}
+	m.R1 += at(1)
+	m.R5 += at(5)
+	m.R10 += at(10)
+	best := 0
+	for _, r := range ranks {
+		if r > 0 && (best == 0 || r < best) {
+			best = r
+		}
+	}
+	if best > 0 {
+		m.MRR += 1 / float64(best)
+	}
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+// pick lists candidate commits, oldest first: non-merge, not by a bot,
+// with a message, changing at least one file that existed at the parent.
+func pick(dir string) ([]candidate, error) {
+	limit := *nCommits * 3
+	out, err := git(dir, "log", "--no-merges", "-z", fmt.Sprintf("-n%d", limit), "--format=%H%x00%P%x00%an%x00%B", "HEAD")
+	if err != nil {
+		return nil, err
+	}
+	fields := strings.Split(out, "\x00")
+	var cands []candidate
+	for i := 0; i+3 < len(fields); i += 4 {
+		h := strings.TrimSpace(fields[i])
+		parents := strings.Fields(fields[i+1])
+		author := fields[i+2]
+		msg := cleanMessage(fields[i+3])
+		if len(parents) != 1 || len(msg) < 8 || isBot(author) {
+			continue
+		}
+		ns, err := git(dir, "diff-tree", "-r", "-z", "--no-commit-id", "--name-status", "-M", parents[0], h)
+		if err != nil {
+			return nil, err
+		}
+		parts := strings.Split(strings.TrimRight(ns, "\x00"), "\x00")
+		var changed []string
+		for j := 0; j < len(parts); {
+			st := parts[j]
+			switch {
+			case st == "":
+				j++
+			case strings.HasPrefix(st, "R") || strings.HasPrefix(st, "C"):
+				if j+2 < len(parts) && strings.HasPrefix(st, "R") {
+					changed = append(changed, parts[j+1])
+				}
+				j += 3
+			case st == "A":
+				j += 2
+			default:
+				if j+1 < len(parts) {
+					changed = append(changed, parts[j+1])
+				}
+				j += 2
+			}
+		}
+		if len(changed) == 0 {
+			continue
+		}
+		sort.Strings(changed)
+		cands = append(cands, candidate{commit: h, parent: parents[0], msg: msg, changed: changed})
+	}
+	for i, j := 0, len(cands)-1; i < j; i, j = i+1, j-1 {
+		cands[i], cands[j] = cands[j], cands[i]
+	}
+	return cands, nil
+}
+
+func isBot(author string) bool {
+	a := strings.ToLower(author)
+	return strings.Contains(a, "[bot]") || strings.Contains(a, "dependabot") || strings.Contains(a, "renovate")
+}
+
+// cleanMessage drops trailers (Signed-off-by:, Co-authored-by:, ...) and
+// bounds the message: the query is what a person wrote about the change.
+func cleanMessage(msg string) string {
+	var keep []string
+	for _, l := range strings.Split(strings.TrimSpace(msg), "\n") {
+		t := strings.TrimSpace(l)
+		if k, _, ok := strings.Cut(t, ": "); ok && isTrailer(k) {
+			continue
+		}
+		keep = append(keep, l)
+	}
+	s := strings.TrimSpace(strings.Join(keep, "\n"))
+	if len(s) > 1000 {
+		s = s[:1000]
+	}
+	return s
+}
+
+func isTrailer(k string) bool {
+	switch strings.ToLower(k) {
+	case "signed-off-by", "co-authored-by", "reviewed-by", "acked-by", "tested-by", "reported-by",
+		"change-id", "reviewed-on", "run-tryboty", "trybot-result", "auto-submit", "commit-queue", "cc":
+		return true
+	}
+	return false
+}
