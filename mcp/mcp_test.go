@@ -1,0 +1,317 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/konteks/git-konteks/durable"
+	"github.com/konteks/git-konteks/extract"
+	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/internal/testgit"
+)
+
+// connect serves s over in-memory transports and returns a client session.
+func connect(t testing.TB, s *Server) *sdk.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	st, ct := sdk.NewInMemoryTransports()
+	ss, err := s.MCP().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		ss.Wait()
+		cancel()
+		s.Close()
+	})
+	return cs
+}
+
+func call(t testing.TB, cs *sdk.ClientSession, name string, args map[string]any, out any) (string, error) {
+	if args == nil {
+		args = map[string]any{}
+	}
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		return "", err
+	}
+	var text strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			text.WriteString(tc.Text)
+		}
+	}
+	if res.IsError {
+		return text.String(), fmt.Errorf("%s: %s", name, text.String())
+	}
+	if out != nil {
+		b, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(b, out); err != nil {
+			return "", err
+		}
+	}
+	return text.String(), nil
+}
+
+func fixture(t *testing.T) *testgit.Repo {
+	t.Helper()
+	r := testgit.New(t)
+	r.CopyTree("../testdata/repos/mixed")
+	r.Commit("init")
+	return r
+}
+
+func extractIn(t *testing.T, dir string) {
+	t.Helper()
+	repo, err := gitstore.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := extract.Run(context.Background(), repo, extract.Options{ToolVersion: "test"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestConcurrentReadsAndWrites runs reads, saves and refreshes at once
+// (under -race): every call is answered, every save lands, and the server
+// ends on the newest memory.
+func TestConcurrentReadsAndWrites(t *testing.T) {
+	r := fixture(t)
+	extractIn(t, r.Dir)
+	s, err := New(context.Background(), Options{Dir: r.Dir, ToolVersion: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, s)
+
+	var wg sync.WaitGroup
+	errs := make(chan error, 100)
+	const savers = 4
+	for i := range 24 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var err error
+			switch i % 8 {
+			case 0:
+				_, err = call(t, cs, ToolRecall, map[string]any{"task": "store value " + strconv.Itoa(i)}, nil)
+			case 1:
+				_, err = call(t, cs, ToolContext, map[string]any{"task": "configure the app", "budget": 300}, nil)
+			case 2:
+				_, err = call(t, cs, ToolShow, map[string]any{"path": "internal/store/store.go", "anchor": "Store.Put"}, nil)
+			case 3:
+				_, err = call(t, cs, ToolStatus, nil, nil)
+			case 4:
+				_, err = call(t, cs, ToolMemories, map[string]any{"filter": "store"}, nil)
+			case 5:
+				if i/8 < savers {
+					_, err = call(t, cs, ToolRemember, map[string]any{"text": fmt.Sprintf("Finding number %d about the store: Put overwrites silently.", i), "kind": "insight"}, nil)
+				}
+			case 6:
+				_, err = call(t, cs, ToolRefresh, nil, nil)
+			case 7:
+				_, err = call(t, cs, ToolOverview, map[string]any{"path": "internal"}, nil)
+			}
+			if err != nil {
+				errs <- err
+			}
+		}()
+	}
+	// Meanwhile, the repository moves on.
+	r.Write("internal/store/extra.go", "package store\n\n// Extra is more.\nfunc Extra() {}\n")
+	r.Commit("extra")
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	var ms MemoriesOutput
+	if _, err := call(t, cs, ToolMemories, map[string]any{"kind": "insight"}, &ms); err != nil {
+		t.Fatal(err)
+	}
+	if ms.Total != 3 {
+		t.Fatalf("%d insights saved concurrently, want 3: %+v", ms.Total, ms.Entries)
+	}
+	var rf RefreshOutput
+	if _, err := call(t, cs, ToolRefresh, nil, &rf); err != nil {
+		t.Fatal(err)
+	}
+	var rc RecallOutput
+	if _, err := call(t, cs, ToolRecall, map[string]any{"task": "extra"}, &rc); err != nil {
+		t.Fatal(err)
+	}
+	if !rc.Memory.UpToDate || rc.Memory.SourceCommit != r.Git("rev-parse", "HEAD") || rc.Memory.MemoryCommit != r.Git("rev-parse", "refs/konteks") {
+		t.Fatalf("recall after everything: %+v", rc.Memory)
+	}
+}
+
+// TestWalk checks the commit counts against git's own.
+func TestWalk(t *testing.T) {
+	r := testgit.New(t)
+	commit := func(f string) string {
+		r.Write(f, f)
+		return r.Commit(f)
+	}
+	base := commit("a")
+	commit("b")
+	main2 := commit("c")
+	r.Git("checkout", "-q", "-b", "side", base)
+	commit("s1")
+	side := commit("s2")
+	r.Git("checkout", "-q", "main")
+	r.Git("merge", "-q", "--no-ff", "-m", "merge side", "side")
+	merged := r.Git("rev-parse", "HEAD")
+	after := commit("d")
+	repo, err := gitstore.Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs := [][2]string{{after, base}, {after, main2}, {after, side}, {main2, side}, {side, main2}, {merged, after}, {base, base}}
+	for _, p := range pairs {
+		a, b := gitstore.ParseHash(p[0]), gitstore.ParseHash(p[1])
+		ahead, behind, isAnc, approx, err := walk(repo, a, b, MaxWalk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts := strings.Fields(r.Git("rev-list", "--left-right", "--count", p[0]+"..."+p[1]))
+		wantAhead, _ := strconv.Atoi(counts[0])
+		wantBehind, _ := strconv.Atoi(counts[1])
+		_, ancErr := r.TryGit("merge-base", "--is-ancestor", p[1], p[0])
+		if ahead != wantAhead || behind != wantBehind || isAnc != (ancErr == nil) || approx {
+			t.Errorf("walk %.7s %.7s: ahead %d behind %d ancestor %v approx %v; git says %d %d %v",
+				p[0], p[1], ahead, behind, isAnc, approx, wantAhead, wantBehind, ancErr == nil)
+		}
+	}
+	if ahead, _, _, approx, _ := walk(repo, gitstore.ParseHash(after), gitstore.ParseHash(base), 2); !approx || ahead > 3 {
+		t.Errorf("bounded walk: ahead %d approximate %v", ahead, approx)
+	}
+}
+
+func TestFreshnessLine(t *testing.T) {
+	for _, c := range []struct {
+		f    Freshness
+		want string
+	}{
+		{Freshness{}, "memory: none yet — call refresh"},
+		{Freshness{Exists: true, SourceCommit: "0123456789abcdef", Head: "0123456789abcdef", UpToDate: true}, "memory: describes commit 0123456789ab (HEAD)"},
+		{Freshness{Exists: true, SourceCommit: "aaaa", Head: "bbbb", HeadAhead: true, CommitsAhead: 2, ChangedFiles: 5, Changed: []string{"a", "b", "c", "d"}},
+			"memory: describes commit aaaa; HEAD bbbb is 2 commits ahead, 5 files changed (a, b, c, …) — call refresh to bring memory up to date"},
+		{Freshness{Exists: true, SourceCommit: "aaaa", Head: "bbbb", CommitsAhead: 1, CommitsBehind: 3},
+			"memory: describes commit aaaa; HEAD bbbb is on another line (1 commit ahead, 3 commits behind), no file changed"},
+	} {
+		if got := c.f.Line(); !strings.HasPrefix(got, c.want) {
+			t.Errorf("Line() = %q, want prefix %q", got, c.want)
+		}
+	}
+}
+
+func TestMatchMemories(t *testing.T) {
+	r := fixture(t)
+	repo, err := gitstore.Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []durable.Entry{
+		{Type: durable.TypeMemory, Kind: "constraint", Text: "Retries of failed uploads back off exponentially, never more than five attempts."},
+		{Type: durable.TypeMemory, Kind: "decision", Text: "The store keeps values in memory only.", Paths: []string{"internal/store/store.go"}},
+		{Type: durable.TypeDiary, Subject: "session", Text: "Looked at the YAML config loader; nothing changed."},
+	} {
+		if _, _, err := durable.Save(repo, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := New(context.Background(), Options{Dir: r.Dir, NoEmbedder: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	snap, err := s.current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := func(hits []MemoryHit) string {
+		var out []string
+		for _, h := range hits {
+			out = append(out, h.Text)
+		}
+		return strings.Join(out, " | ")
+	}
+	// Stemmed words match (retry ~ retries, upload ~ uploads).
+	if hits := s.matchMemories(snap, "retry an upload", nil, 5); len(hits) != 1 || !strings.HasPrefix(hits[0].Text, "Retries") {
+		t.Errorf("retry an upload: %s", texts(hits))
+	}
+	// A link to a file the answer points at is enough.
+	if hits := s.matchMemories(snap, "speed up lookups", []string{"internal/store/store.go"}, 5); len(hits) != 1 || !strings.Contains(hits[0].Text, "store keeps") {
+		t.Errorf("linked: %s", texts(hits))
+	}
+	// Diary entries match too; unrelated tasks match nothing.
+	if hits := s.matchMemories(snap, "yaml config loading", nil, 5); len(hits) != 1 || hits[0].Type != durable.TypeDiary {
+		t.Errorf("diary: %s", texts(hits))
+	}
+	if hits := s.matchMemories(snap, "render a chart", nil, 5); len(hits) != 0 {
+		t.Errorf("unrelated: %s", texts(hits))
+	}
+}
+
+func TestMergeTOML(t *testing.T) {
+	table := "[mcp_servers.git-konteks]\ncommand = \"/bin/gk\"\nargs = [\"-C\", \"/r\", \"mcp\"]\n"
+	for _, c := range []struct{ doc, want string }{
+		{"", table},
+		{"model = \"x\"", "model = \"x\"\n\n" + table},
+		{"model = \"x\"\n", "model = \"x\"\n\n" + table},
+		{"[mcp_servers.git-konteks]\ncommand = \"old\"\nargs = [\n  \"a\",\n  \"b\",\n]\nenabled = true\n\n[other]\nk = 1\n",
+			table + "enabled = true\n\n[other]\nk = 1\n"},
+		{"# mine\n[mcp_servers.git-konteks]\nargs = [\"a\"]\n", "# mine\n" + table},
+	} {
+		if got := mergeTOML(c.doc, table); got != c.want {
+			t.Errorf("mergeTOML(%q):\n%s\nwant:\n%s", c.doc, got, c.want)
+		}
+		if got := mergeTOML(mergeTOML(c.doc, table), table); got != c.want {
+			t.Errorf("mergeTOML is not idempotent on %q:\n%s", c.doc, got)
+		}
+	}
+}
+
+// TestReopenAfterOtherProcessPacks: memory written as a pack by another
+// Repo (as another process would) is read after refs move.
+func TestReopenAfterOtherProcessPacks(t *testing.T) {
+	r := fixture(t)
+	s, err := New(context.Background(), Options{Dir: r.Dir, NoEmbedder: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, s)
+	if _, err := call(t, cs, ToolStatus, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	extractIn(t, r.Dir)
+	r.Git("gc", "-q") // everything into a new pack, loose objects gone
+	var sh ShowOutput
+	if _, err := call(t, cs, ToolShow, map[string]any{"path": "README.md"}, &sh); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		_, err := call(t, cs, ToolRecall, map[string]any{"task": "key value store"}, nil)
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

@@ -1,0 +1,344 @@
+// Package mcp serves a repository's memory to coding agents over the Model
+// Context Protocol: tools to recall, orient, read records and the graph,
+// save and forget durable memories, and refresh memory; prompts for the
+// moments an agent should use them; and server instructions saying when to
+// use which tool.
+//
+// The server is long-lived. It keeps the repository, the search index and
+// the embedder open, so a call costs what recall costs in-process, and it
+// follows refs/konteks: when memory moves (an extraction, a saved memory,
+// a merge from a peer) the next call answers from the new memory commit.
+// Every answer carries its freshness — which source commit memory
+// describes and how far HEAD has moved — and tools say how to create
+// memory when there is none.
+//
+// Concurrency: the SDK runs calls concurrently. Reads share one
+// gitstore.Repo (reopened when refs or HEAD move, so objects written by
+// other processes are visible); one recall.Searcher serves recall and
+// context under a mutex (it is not safe for concurrent use); writes
+// (remember, diary, forget) and refresh each open their own Repo, so
+// go-git's object storage is never written and read from two goroutines;
+// extractions are serialised by extract's own lock.
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/konteks/git-konteks/durable"
+	"github.com/konteks/git-konteks/embed"
+	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/memory"
+	"github.com/konteks/git-konteks/memref"
+	"github.com/konteks/git-konteks/recall"
+)
+
+// Name is the server's name in the MCP handshake and in client
+// configurations.
+const Name = "git-konteks"
+
+// Options configure a Server.
+type Options struct {
+	// Dir is a directory inside the repository ("" for the current one).
+	Dir string
+	// ToolVersion is the git-konteks version: reported to clients and
+	// recorded by refresh in the manifest.
+	ToolVersion string
+	// Embedder embeds queries; nil uses the one configured for the
+	// repository (git config konteks.embed.*).
+	Embedder embed.Embedder
+	// NoEmbedder turns vector search off (lexical recall only).
+	NoEmbedder bool
+}
+
+// Server is an MCP server over one repository's memory.
+type Server struct {
+	dir     string
+	version string
+	srv     *sdk.Server
+
+	emb     embed.Embedder
+	noEmb   bool
+	embNote string
+
+	// mu guards the shared read repository and the snapshot of refs.
+	mu   sync.Mutex
+	repo *gitstore.Repo
+	snap *snapshot
+
+	// smu guards the searcher and every use of it.
+	smu       sync.Mutex
+	searcher  *recall.Searcher
+	retryOpen time.Time // when a searcher that lags memory may be reopened
+	closed    bool
+
+	// cmu guards the caches below, keyed by the commits they describe.
+	cmu   sync.Mutex
+	fresh map[[2]gitstore.Hash]distance
+	dur   durableCache
+}
+
+// snapshot is what one call reads: a repository that sees the objects
+// refs/konteks and HEAD name, and the memory commit.
+type snapshot struct {
+	repo   *gitstore.Repo
+	ref    gitstore.Hash  // refs/konteks as read (zero: no memory)
+	mem    *memref.Memory // nil when there is no memory
+	memErr error          // memory exists but cannot be read
+	head   gitstore.Hash  // HEAD commit (zero: unborn)
+}
+
+// New opens the repository containing opt.Dir and builds the server. The
+// search index is opened in the background, so the first recall is fast.
+func New(ctx context.Context, opt Options) (*Server, error) {
+	dir := opt.Dir
+	if dir == "" {
+		dir = "."
+	}
+	repo, err := gitstore.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	warm(repo)
+	version := opt.ToolVersion
+	if version == "" {
+		version = "dev"
+	}
+	s := &Server{dir: dir, version: version, repo: repo, noEmb: opt.NoEmbedder, emb: opt.Embedder, fresh: map[[2]gitstore.Hash]distance{}}
+	if s.emb == nil && !s.noEmb {
+		e, err := embed.Configured(repo.GitDir)
+		switch {
+		case err != nil:
+			s.embNote = fmt.Sprintf("embedder: %v; lexical search only", err)
+			s.noEmb = true
+		case e == nil:
+			s.noEmb = true
+		default:
+			s.emb = e
+		}
+	}
+	s.srv = sdk.NewServer(&sdk.Implementation{
+		Name:    Name,
+		Title:   "git konteks — repository memory",
+		Version: version,
+	}, &sdk.ServerOptions{
+		Instructions: Instructions,
+		// No logging capability: the server logs nothing to the client.
+		Capabilities: &sdk.ServerCapabilities{},
+	})
+	s.addTools()
+	s.addPrompts()
+	go func() {
+		// Open the index now rather than on the first recall; failing
+		// here (no memory yet) is not an error, the tools say so.
+		_ = s.withSearcher(ctx, func(*recall.Searcher, *snapshot) error { return nil })
+	}()
+	return s, nil
+}
+
+// MCP is the SDK server, to connect to any transport.
+func (s *Server) MCP() *sdk.Server { return s.srv }
+
+// Run serves one client over t (for `git konteks mcp`, stdio) until the
+// client disconnects or ctx ends.
+func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
+	return s.srv.Run(ctx, t)
+}
+
+// Close releases the index.
+func (s *Server) Close() error {
+	s.smu.Lock()
+	defer s.smu.Unlock()
+	s.closed = true
+	if s.searcher != nil {
+		err := s.searcher.Close()
+		s.searcher = nil
+		return err
+	}
+	return nil
+}
+
+// warm loads go-git's lazily built state (the pack index list, the check
+// for an incoming-objects directory) once, before the repository is shared
+// by concurrent readers: go-git initialises it without a lock.
+func warm(r *gitstore.Repo) {
+	r.HasObject(gitstore.ZeroHash)
+}
+
+// current returns the snapshot to read from. When refs/konteks or HEAD has
+// moved since the last call it opens the repository afresh: the new
+// objects may be in packs another process wrote, which an open go-git
+// storage does not see (it lists packs once).
+func (s *Server) current() (*snapshot, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ref, err := s.repo.ReadRef(memory.Ref)
+	if err != nil {
+		return nil, err
+	}
+	head, _ := s.repo.ReadRef("HEAD") // zero on an unborn branch
+	if s.snap != nil && s.snap.ref == ref && s.snap.head == head {
+		return s.snap, nil
+	}
+	repo := s.repo
+	if s.snap != nil {
+		r, err := gitstore.Open(s.dir)
+		if err != nil {
+			return nil, err
+		}
+		warm(r)
+		repo = r
+	}
+	snap := &snapshot{repo: repo, ref: ref, head: head}
+	if !ref.IsZero() {
+		snap.mem, snap.memErr = memref.Read(repo, memory.Ref)
+		if snap.mem != nil {
+			snap.ref = snap.mem.Commit
+		}
+		if snap.memErr != nil {
+			snap.mem = nil
+		}
+	}
+	s.repo, s.snap = repo, snap
+	return snap, nil
+}
+
+// errNoMemory says how to create memory; tools that need derived memory
+// return it when there is none.
+var errNoMemory = errors.New("this repository has no memory yet: call the refresh tool (or run `git konteks extract`) to create it; it takes a few seconds on a small repository, minutes on a very large one")
+
+// derived returns the snapshot when it holds extracted memory, or an error
+// that says what to do.
+func (s *Server) derived() (*snapshot, error) {
+	snap, err := s.current()
+	if err != nil {
+		return nil, err
+	}
+	if snap.memErr != nil {
+		return nil, fmt.Errorf("%w; call refresh after `git konteks extract --mode rebuild`, which recovers it", snap.memErr)
+	}
+	if snap.mem == nil || !snap.mem.Derived() {
+		return nil, errNoMemory
+	}
+	return snap, nil
+}
+
+// withSearcher runs fn with the searcher for the current memory, opening
+// or reopening it when memory has moved. Searcher calls are serialised:
+// a Searcher is not safe for concurrent use.
+func (s *Server) withSearcher(ctx context.Context, fn func(*recall.Searcher, *snapshot) error) error {
+	snap, err := s.derived()
+	if err != nil {
+		return err
+	}
+	s.smu.Lock()
+	defer s.smu.Unlock()
+	if s.closed {
+		return errors.New("the server is shutting down")
+	}
+	want := snap.mem.Commit.String()
+	if s.searcher == nil || s.searcher.State().Commit != want && time.Now().After(s.retryOpen) {
+		ns, err := recall.Open(ctx, snap.repo, recall.OpenOptions{Embedder: s.emb, NoEmbedder: s.noEmb, Memory: snap.mem})
+		switch {
+		case err != nil && s.searcher == nil:
+			return fmt.Errorf("open the search index: %w", err)
+		case err != nil:
+			// Keep answering from the memory already open; freshness
+			// says which one that is.
+			s.retryOpen = time.Now().Add(2 * time.Second)
+		default:
+			if s.searcher != nil {
+				s.searcher.Close()
+			}
+			s.searcher = ns
+			if ns.State().Commit != want {
+				// Another process is updating the index: do not reopen
+				// on every call while it does.
+				s.retryOpen = time.Now().Add(2 * time.Second)
+			}
+		}
+	}
+	return fn(s.searcher, snap)
+}
+
+// guard turns a panic in a tool into a tool error: a bad argument or a
+// broken record must never take the server down.
+func guard(name string, err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("%s failed unexpectedly: %v (please report this with the stack below)\n%s", name, r, firstLines(string(debug.Stack()), 12))
+	}
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// textResult is a tool result whose content is text for the model; the
+// structured output is added by the SDK.
+//
+// Decision: the text content is written for the model to read (Markdown,
+// one line per hit, ending with the freshness line) rather than the JSON
+// of the structured output the SDK would put there by default: agents read
+// the content, and a context pack escaped into JSON costs tokens and
+// reads worse. Programs use structuredContent, which holds everything.
+func textResult(text string) *sdk.CallToolResult {
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}
+}
+
+// durableCache holds the durable entries of one memory tree.
+type durableCache struct {
+	tree  gitstore.Hash
+	items []durable.Item
+	bad   []string
+	// cands and df are the analysed live entries (see memoryTerms).
+	cands []memoryCand
+	df    map[string]int
+}
+
+// durableItems returns the durable entries of the snapshot's memory
+// (cached per memory tree: entries are immutable once written).
+func (s *Server) durableItems(snap *snapshot) ([]durable.Item, []string, error) {
+	if snap.mem == nil {
+		return nil, nil, nil
+	}
+	s.cmu.Lock()
+	if s.dur.tree == snap.mem.Tree && s.dur.items != nil {
+		items, bad := s.dur.items, s.dur.bad
+		s.cmu.Unlock()
+		return items, bad, nil
+	}
+	s.cmu.Unlock()
+	items, bad, err := durable.Load(snap.repo, snap.mem.Tree)
+	if err != nil {
+		return nil, nil, err
+	}
+	if items == nil {
+		items = []durable.Item{}
+	}
+	s.cmu.Lock()
+	s.dur = durableCache{tree: snap.mem.Tree, items: items, bad: bad}
+	s.cmu.Unlock()
+	return items, bad, nil
+}
+
+// writeRepo opens a repository of its own for one write: go-git's object
+// storage is not safe to write while other goroutines read it.
+func (s *Server) writeRepo() (*gitstore.Repo, error) {
+	r, err := gitstore.Open(s.dir)
+	if err != nil {
+		return nil, err
+	}
+	warm(r)
+	return r, nil
+}
