@@ -84,6 +84,7 @@ func newApp() *cli.App {
 			overviewCommand(),
 			skeletonCommand(),
 			graphCommand(),
+			mcpCommand(),
 		},
 	}
 }
