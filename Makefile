@@ -1,7 +1,7 @@
 # git konteks — build, install, test, benchmark.
 #   make run      build, install, and extract memory for this repository
 #   make test     every test (gofmt, go vet, go test -race)
-#   make bench    Go benchmarks + extraction and recall on a large real tree
+#   make bench    Go benchmarks + extraction, recall and the MCP server on a large real tree
 #   make eval     recall quality on real git histories (recall@k, MRR)
 #   make fuzz     fuzz every sectioner for FUZZTIME each
 
@@ -15,7 +15,7 @@ BINDIR    := $(PREFIX)/bin
 BENCH_SRC ?= $(shell $(GO) env GOROOT)/src
 FUZZTIME  ?= 30s
 
-.PHONY: all build install run test vet fmt-check bench bench-go bench-extract bench-recall eval fuzz clean
+.PHONY: all build install run test vet fmt-check bench bench-go bench-extract bench-recall bench-mcp eval fuzz clean
 
 all: build
 
@@ -42,7 +42,7 @@ vet:
 test: fmt-check vet
 	$(GO) test -race -count=1 -timeout 20m ./...
 
-bench: bench-go bench-extract bench-recall
+bench: bench-go bench-extract bench-recall bench-mcp
 
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./...
@@ -52,6 +52,9 @@ bench-extract: build
 
 bench-recall: build
 	scripts/bench-recall.sh $(BENCH_SRC) $(CURDIR)/bin/git-konteks
+
+bench-mcp: build
+	scripts/bench-mcp.sh $(BENCH_SRC) $(CURDIR)/bin/git-konteks
 
 eval:
 	scripts/eval.sh

@@ -18,8 +18,20 @@ import (
 	"github.com/konteks/git-konteks/internal/testgit"
 )
 
-// connect serves s over in-memory transports and returns a client session.
+// connect serves s over in-memory transports and returns a client
+// session; the server is closed with the test.
 func connect(t testing.TB, s *Server) *sdk.ClientSession {
+	t.Helper()
+	cs, stop := pipe(t, s)
+	t.Cleanup(func() {
+		stop()
+		s.Close()
+	})
+	return cs
+}
+
+// pipe connects a client to s over in-memory transports.
+func pipe(t testing.TB, s *Server) (*sdk.ClientSession, func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	st, ct := sdk.NewInMemoryTransports()
@@ -31,13 +43,11 @@ func connect(t testing.TB, s *Server) *sdk.ClientSession {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
+	return cs, func() {
 		cs.Close()
 		ss.Wait()
 		cancel()
-		s.Close()
-	})
-	return cs
+	}
 }
 
 func call(t testing.TB, cs *sdk.ClientSession, name string, args map[string]any, out any) (string, error) {

@@ -193,7 +193,7 @@ func writeProject(b *strings.Builder, snap *snapshot) {
 	}
 }
 
-func first(s []string, n int) []string {
+func first[T any](s []T, n int) []T {
 	if len(s) > n {
 		return s[:n]
 	}

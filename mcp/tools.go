@@ -660,10 +660,25 @@ type GraphInput struct {
 
 // GraphOutput lists matching entities with their neighbours.
 type GraphOutput struct {
-	Name   string       `json:"name"`
-	Nodes  []graph.Node `json:"nodes"`
-	Memory Freshness    `json:"memory"`
+	Name   string      `json:"name"`
+	Nodes  []GraphNode `json:"nodes"`
+	Memory Freshness   `json:"memory"`
 }
+
+// GraphNode is an entity with its neighbours, at most maxLinks each way
+// (a file that defines hundreds of symbols or that hundreds of files
+// import would otherwise flood the agent's context); the totals count
+// them all.
+type GraphNode struct {
+	Entity   memory.Entity `json:"entity"`
+	Path     string        `json:"path,omitempty"` // the file that owns it
+	Out      []graph.Link  `json:"out"`            // edges from it: contains, defines, imports
+	In       []graph.Link  `json:"in"`             // edges to it: imported-by, defined-in
+	OutTotal int           `json:"out_total"`
+	InTotal  int           `json:"in_total"`
+}
+
+const maxLinks = 60
 
 func (s *Server) graph(_ context.Context, _ *sdk.CallToolRequest, in GraphInput) (*sdk.CallToolResult, GraphOutput, error) {
 	var out GraphOutput
@@ -686,23 +701,37 @@ func (s *Server) graph(_ context.Context, _ *sdk.CallToolRequest, in GraphInput)
 	if len(nodes) == 0 {
 		return nil, out, fmt.Errorf("no entity named %q in memory: try a file path, a qualified symbol name (Type.Method), or recall to find it", name)
 	}
-	out = GraphOutput{Name: name, Nodes: nodes}
+	out = GraphOutput{Name: name}
 	out.Memory = s.freshness(snap, snap.mem.Commit.String(), snap.mem.Manifest.SourceCommit)
 	var b strings.Builder
 	for i, n := range nodes {
+		gn := GraphNode{Entity: n.Entity, Path: n.Path, Out: first(n.Out, maxLinks), In: first(n.In, maxLinks), OutTotal: len(n.Out), InTotal: len(n.In)}
+		if gn.Out == nil {
+			gn.Out = []graph.Link{}
+		}
+		if gn.In == nil {
+			gn.In = []graph.Link{}
+		}
+		out.Nodes = append(out.Nodes, gn)
 		if i > 0 {
 			b.WriteString("\n")
 		}
 		fmt.Fprintf(&b, "%s  (%s)\n", n.Entity.ID, n.Entity.Kind)
-		for _, l := range n.Out {
+		for _, l := range gn.Out {
 			fmt.Fprintf(&b, "  %-12s %s", l.Kind, l.ID)
 			if l.Raw != "" && !strings.HasSuffix(l.ID, l.Raw) {
 				fmt.Fprintf(&b, "  (%s)", l.Raw)
 			}
 			b.WriteString("\n")
 		}
-		for _, l := range n.In {
+		if gn.OutTotal > len(gn.Out) {
+			fmt.Fprintf(&b, "  … and %d more outgoing edges\n", gn.OutTotal-len(gn.Out))
+		}
+		for _, l := range gn.In {
 			fmt.Fprintf(&b, "  %-12s %s\n", l.Kind, l.ID)
+		}
+		if gn.InTotal > len(gn.In) {
+			fmt.Fprintf(&b, "  … and %d more incoming edges\n", gn.InTotal-len(gn.In))
 		}
 	}
 	b.WriteString("\n")
