@@ -325,3 +325,33 @@ func TestReopenAfterOtherProcessPacks(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// TestShowLargeSection: one section's text is bounded, and says where the
+// rest is.
+func TestShowLargeSection(t *testing.T) {
+	r := testgit.New(t)
+	var b strings.Builder
+	for i := range 4000 {
+		fmt.Fprintf(&b, "line %d of a long plain text file about nothing in particular\n", i)
+	}
+	r.Write("notes.txt", b.String())
+	r.Commit("notes")
+	extractIn(t, r.Dir)
+	s, err := New(context.Background(), Options{Dir: r.Dir, NoEmbedder: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, s)
+	var sh ShowOutput
+	if _, err := call(t, cs, ToolShow, map[string]any{"path": "notes.txt"}, &sh); err != nil || len(sh.Sections) == 0 {
+		t.Fatalf("show: %v %+v", err, sh)
+	}
+	var one ShowOutput
+	text, err := call(t, cs, ToolShow, map[string]any{"path": "notes.txt", "anchor": sh.Sections[0].Anchor}, &one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(one.Content) > maxSectionText+200 || !strings.Contains(one.Content, "section truncated") || !strings.Contains(text, "read notes.txt from line") {
+		t.Fatalf("large section: %d bytes, ends %q", len(one.Content), one.Content[max(0, len(one.Content)-120):])
+	}
+}

@@ -25,11 +25,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing/object"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/konteks/git-konteks/durable"
@@ -77,7 +79,12 @@ type Server struct {
 	smu       sync.Mutex
 	searcher  *recall.Searcher
 	retryOpen time.Time // when a searcher that lags memory may be reopened
-	closed    bool
+	// served is the memory commit the searcher answers for: the one it
+	// was opened on, or a later one that differs only in durable entries;
+	// servedTree is its tree (zero while the index lags memory).
+	served     string
+	servedTree gitstore.Hash
+	closed     bool
 
 	// cmu guards the caches below, keyed by the commits they describe.
 	cmu   sync.Mutex
@@ -138,7 +145,7 @@ func New(ctx context.Context, opt Options) (*Server, error) {
 	go func() {
 		// Open the index now rather than on the first recall; failing
 		// here (no memory yet) is not an error, the tools say so.
-		_ = s.withSearcher(ctx, func(*recall.Searcher, *snapshot) error { return nil })
+		_ = s.withSearcher(ctx, func(*recall.Searcher, *snapshot, recall.MemoryState) error { return nil })
 	}()
 	return s, nil
 }
@@ -231,9 +238,10 @@ func (s *Server) derived() (*snapshot, error) {
 }
 
 // withSearcher runs fn with the searcher for the current memory, opening
-// or reopening it when memory has moved. Searcher calls are serialised:
-// a Searcher is not safe for concurrent use.
-func (s *Server) withSearcher(ctx context.Context, fn func(*recall.Searcher, *snapshot) error) error {
+// or reopening it when memory has moved, and the state it answers from.
+// Searcher calls are serialised: a Searcher is not safe for concurrent
+// use.
+func (s *Server) withSearcher(ctx context.Context, fn func(*recall.Searcher, *snapshot, recall.MemoryState) error) error {
 	snap, err := s.derived()
 	if err != nil {
 		return err
@@ -244,7 +252,13 @@ func (s *Server) withSearcher(ctx context.Context, fn func(*recall.Searcher, *sn
 		return errors.New("the server is shutting down")
 	}
 	want := snap.mem.Commit.String()
-	if s.searcher == nil || s.searcher.State().Commit != want && time.Now().After(s.retryOpen) {
+	if s.searcher != nil && s.served != want && !s.servedTree.IsZero() && sameDerived(snap.repo, s.servedTree, snap.mem.Tree) {
+		// Only durable entries changed (a saved memory): the sections,
+		// and so the index, are the same; reopening would cost an index
+		// generation for nothing.
+		s.served, s.servedTree = want, snap.mem.Tree
+	}
+	if s.searcher == nil || s.served != want && time.Now().After(s.retryOpen) {
 		ns, err := recall.Open(ctx, snap.repo, recall.OpenOptions{Embedder: s.emb, NoEmbedder: s.noEmb, Memory: snap.mem})
 		switch {
 		case err != nil && s.searcher == nil:
@@ -258,14 +272,38 @@ func (s *Server) withSearcher(ctx context.Context, fn func(*recall.Searcher, *sn
 				s.searcher.Close()
 			}
 			s.searcher = ns
-			if ns.State().Commit != want {
+			s.served, s.servedTree = ns.State().Commit, gitstore.Hash{}
+			if s.served == want {
+				s.servedTree = snap.mem.Tree
+			} else {
 				// Another process is updating the index: do not reopen
 				// on every call while it does.
 				s.retryOpen = time.Now().Add(2 * time.Second)
 			}
 		}
 	}
-	return fn(s.searcher, snap)
+	st := s.searcher.State()
+	st.Commit = s.served
+	return fn(s.searcher, snap, st)
+}
+
+// sameDerived reports whether two memory trees differ only in durable/.
+func sameDerived(repo *gitstore.Repo, a, b gitstore.Hash) bool {
+	ta, err1 := repo.Tree(a)
+	tb, err2 := repo.Tree(b)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	entries := func(es []object.TreeEntry) map[string]gitstore.Hash {
+		m := map[string]gitstore.Hash{}
+		for _, e := range es {
+			if e.Name != memory.DurableDir {
+				m[e.Name] = e.Hash
+			}
+		}
+		return m
+	}
+	return maps.Equal(entries(ta.Entries), entries(tb.Entries))
 }
 
 // guard turns a panic in a tool into a tool error: a bad argument or a

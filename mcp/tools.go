@@ -219,10 +219,16 @@ type MemoryHit struct {
 	Score   float64  `json:"score"`
 }
 
+// maxTask bounds a task: a query is a description, not a document.
+const maxTask = 4096
+
 func task(t string) (string, error) {
 	t = strings.TrimSpace(t)
 	if t == "" {
 		return "", errors.New("task is empty: describe the task or question in a few words, e.g. \"where are retries of failed requests handled\"")
+	}
+	if len(t) > maxTask {
+		return "", fmt.Errorf("task is %d bytes: describe it in under %d (what to find or change, not the code itself)", len(t), maxTask)
 	}
 	return t, nil
 }
@@ -238,13 +244,12 @@ func (s *Server) recall(ctx context.Context, _ *sdk.CallToolRequest, in RecallIn
 		limit = 10
 	}
 	var snap *snapshot
-	err = s.withSearcher(ctx, func(se *recall.Searcher, sn *snapshot) error {
+	err = s.withSearcher(ctx, func(se *recall.Searcher, sn *snapshot, st recall.MemoryState) error {
 		res, err := se.Search(ctx, q, recall.Options{Limit: min(limit, maxLimit), Mode: in.Mode})
 		if err != nil {
 			return err
 		}
 		snap = sn
-		st := se.State()
 		out = RecallOutput{Task: q, Hits: res.Hits, Mode: res.Mode, Notes: notes(res.Notes, s.embNote)}
 		out.Memory = s.freshness(sn, st.Commit, st.SourceCommit)
 		out.Memory.Index = st.Index
@@ -345,13 +350,12 @@ func (s *Server) context(ctx context.Context, _ *sdk.CallToolRequest, in Context
 	}
 	budget = max(minBudget, min(budget, maxBudget))
 	var snap *snapshot
-	err = s.withSearcher(ctx, func(se *recall.Searcher, sn *snapshot) error {
+	err = s.withSearcher(ctx, func(se *recall.Searcher, sn *snapshot, st recall.MemoryState) error {
 		p, err := se.Context(ctx, q, recall.PackOptions{Budget: budget})
 		if err != nil {
 			return err
 		}
 		snap = sn
-		st := se.State()
 		out = ContextOutput{Task: q, Budget: p.Budget, Tokens: p.Tokens, Markdown: p.Markdown, Sections: p.Sections, Notes: notes(p.Notes, s.embNote)}
 		out.Memory = s.freshness(sn, st.Commit, st.SourceCommit)
 		out.Memory.Index = st.Index
@@ -623,7 +627,17 @@ func (s *Server) show(_ context.Context, _ *sdk.CallToolRequest, in ShowInput) (
 		}
 		sec := f.Sections[i]
 		info := sectionInfo(sec)
-		out.Section, out.Content = &info, sec.Content
+		content := sec.Content
+		if len(content) > maxSectionText {
+			cut := strings.LastIndexByte(content[:maxSectionText], '\n')
+			if cut <= 0 {
+				cut = maxSectionText
+			}
+			shown := strings.Count(content[:cut], "\n") + 1
+			content = content[:cut] + fmt.Sprintf("\n… (section truncated after %d of its lines: read %s from line %d on)", shown, p, sec.StartLine+shown)
+		}
+		sec.Content = content
+		out.Section, out.Content = &info, content
 		out.Sections = []SectionInfo{} // the one asked for is enough
 		fmt.Fprintf(&b, "%s:%d-%d  %s  [%s]\n\n", p, sec.StartLine, sec.EndLine, info.Name, sec.Anchor)
 		fence := "```"
@@ -679,6 +693,10 @@ type GraphNode struct {
 }
 
 const maxLinks = 60
+
+// maxSectionText bounds the text show returns for one section (a large
+// generated table, a long document section).
+const maxSectionText = 48 << 10
 
 func (s *Server) graph(_ context.Context, _ *sdk.CallToolRequest, in GraphInput) (*sdk.CallToolResult, GraphOutput, error) {
 	var out GraphOutput
@@ -1087,9 +1105,8 @@ func (s *Server) status(_ context.Context, _ *sdk.CallToolRequest, _ struct{}) (
 	}
 	s.smu.Lock()
 	if s.searcher != nil {
-		st := s.searcher.State()
-		out.Index = st.Index
-		if st.Commit != out.Memory.MemoryCommit {
+		out.Index = s.searcher.State().Index
+		if s.served != out.Memory.MemoryCommit {
 			out.Index += " (opens the new memory on the next recall)"
 		}
 	}

@@ -51,8 +51,12 @@ func runMCP(c *cli.Context) error {
 		return err
 	}
 	defer s.Close()
-	// stdout carries the protocol only; the server writes nothing else.
-	err = s.Run(ctx, &sdk.StdioTransport{})
+	// stdout carries the protocol and nothing else: whatever else would
+	// print to it (a library's stray output) goes to stderr, where clients
+	// log it, instead of corrupting the stream.
+	proto := os.Stdout
+	os.Stdout = os.Stderr
+	err = s.Run(ctx, &sdk.IOTransport{Reader: os.Stdin, Writer: proto})
 	if ctx.Err() != nil {
 		return nil // interrupted: a normal way for a client to stop us
 	}

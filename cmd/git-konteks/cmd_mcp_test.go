@@ -408,6 +408,7 @@ func TestMCPServer(t *testing.T) {
 		{mcp.ToolRecall, map[string]any{}},
 		{mcp.ToolRecall, map[string]any{"task": "x", "limit": -3}},
 		{mcp.ToolRecall, map[string]any{"task": 42}},
+		{mcp.ToolRecall, map[string]any{"task": strings.Repeat("find the thing ", 400)}},
 		{mcp.ToolContext, map[string]any{"task": "x", "budget": 5}},
 		{mcp.ToolRemember, map[string]any{"text": "ok", "kind": "decision"}},
 		{mcp.ToolRemember, map[string]any{"text": "a perfectly fine sentence here", "kind": "gossip"}},
