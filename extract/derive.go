@@ -161,13 +161,27 @@ func leadingDoc(pre string) string {
 			continue
 		case t == "":
 			if b.Len() > 0 {
-				return b.String()
+				if !isLicense(b.String()) {
+					return b.String()
+				}
+				b.Reset() // a licence header: the doc may follow
 			}
 			continue
 		}
 		break
 	}
+	if isLicense(b.String()) {
+		return ""
+	}
 	return b.String()
+}
+
+// isLicense spots copyright and licence headers, which say nothing about
+// what a file does.
+func isLicense(s string) bool {
+	l := strings.ToLower(s)
+	return strings.Contains(l, "copyright") || strings.Contains(l, "spdx-license") || strings.Contains(l, "license") && strings.Contains(l, "permission") ||
+		strings.Contains(l, "licensed under") || strings.Contains(l, "all rights reserved")
 }
 
 // proseOf returns the first paragraph of prose in Markdown or text,

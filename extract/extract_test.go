@@ -85,3 +85,13 @@ func TestDetectLanguageAndKind(t *testing.T) {
 		}
 	}
 }
+
+func TestAbstractSkipsLicenceHeaders(t *testing.T) {
+	pre := "// Copyright 2009 The Go Authors. All rights reserved.\n// Use of this source code is governed by a BSD-style\n// license that can be found in the LICENSE file.\n\n// Package http provides HTTP client and server implementations.\npackage http\n"
+	if got := leadingDoc(pre); !strings.HasPrefix(strings.TrimSpace(got), "Package http provides") {
+		t.Fatalf("leading doc: %q", got)
+	}
+	if got := leadingDoc("/*\n * SPDX-License-Identifier: MIT\n */\npackage x\n"); got != "" {
+		t.Fatalf("a licence alone is no doc: %q", got)
+	}
+}

@@ -11,7 +11,7 @@ package memory
 // extraction that fills it. Bump it whenever a change to sectioning or to
 // the record shape would make old records wrong; memory written with another
 // version is rebuilt rather than mixed.
-const RecordVersion = 4
+const RecordVersion = 5
 
 // File is the memory record of one included source file, stored zstd
 // compressed at files/<source path> in the memory ref. The path itself is
