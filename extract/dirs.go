@@ -424,9 +424,22 @@ func dirOverviewWith(s *memory.DirSummary, para string) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// sampleChildren picks at most MaxSampled children by a stable hash of
-// their names, so adding a child rarely changes which others are read; the
-// sample is returned in name order.
+// describing reports whether a child says what its directory is; a sample
+// always includes such children.
+func describing(name string) bool {
+	switch l := strings.ToLower(name); {
+	case strings.HasPrefix(l, "readme"):
+		return true
+	case l == "doc.go", l == "__init__.py", l == "mod.rs", l == "lib.rs", l == "package-info.java", l == "index.ts", l == "index.js":
+		return true
+	}
+	return false
+}
+
+// sampleChildren picks at most MaxSampled children: those that describe
+// the directory first, then the rest by a stable hash of their names, so
+// adding a child rarely changes which others are read. The sample is
+// returned in name order.
 func sampleChildren(entries []gitstore.ListEntry) []gitstore.ListEntry {
 	if len(entries) <= MaxSampled {
 		return entries
@@ -438,7 +451,11 @@ func sampleChildren(entries []gitstore.ListEntry) []gitstore.ListEntry {
 	rs := make([]ranked, len(entries))
 	for i, e := range entries {
 		sum := sha256.Sum256([]byte(e.Name))
-		rs[i] = ranked{e, string(sum[:8])}
+		key := "\x01" + string(sum[:8])
+		if !e.IsDir && describing(e.Name) {
+			key = "\x00" + key
+		}
+		rs[i] = ranked{e, key}
 	}
 	sort.Slice(rs, func(i, j int) bool { return rs[i].h < rs[j].h })
 	out := make([]gitstore.ListEntry, MaxSampled)

@@ -125,13 +125,19 @@ func TestWideDirectoriesAreSampled(t *testing.T) {
 	for i := 0; i < 40; i++ {
 		r.Write(fmt.Sprintf("wide/f%02d.md", i), fmt.Sprintf("# File %d\n\nFile number %d of the wide directory.\n", i, i))
 	}
+	r.Write("wide/README.md", "# Wide\n\nThe wide directory holds generated pages.\n")
 	r.Commit("wide")
 	extractJSON(t, r.Dir)
 	s := summary(t, r, "wide")
-	if s.Freshness.Total != 40 || s.Freshness.Sampled != 32 || s.Freshness.Unsampled != 8 || len(s.Children) != 32 {
+	if s.Freshness.Total != 41 || s.Freshness.Sampled != 32 || s.Freshness.Unsampled != 9 || len(s.Children) != 32 {
 		t.Fatalf("freshness: %+v (%d children)", s.Freshness, len(s.Children))
 	}
-	if !strings.Contains(s.L1, "8 more entries not read (sampled 32 of 40)") {
+	// The README is always read, whatever the sample: it says what the
+	// directory is.
+	if s.L0 != "The wide directory holds generated pages." {
+		t.Fatalf("wide L0: %q", s.L0)
+	}
+	if !strings.Contains(s.L1, "9 more entries not read (sampled 32 of 41)") {
 		t.Fatalf("L1 should say what was not read:\n%s", s.L1)
 	}
 	// The sample is stable: a rebuild picks the same children.
