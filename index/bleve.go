@@ -20,6 +20,10 @@ const (
 	fieldText = "text" // the section's lexical retrieval text
 	fieldName = "name" // name and qualified name, for a boost on names matching the query
 	fieldPath = "path" // the source path, for a boost on paths matching the query
+	// fieldFile is the whole file, on one document per file (id: the
+	// path): BM25 over whole files ranks files by all their evidence,
+	// which single sections cannot.
+	fieldFile = "file"
 )
 
 // AnalyzerName is the name the index's analyzer is registered under in
@@ -65,7 +69,7 @@ func newMapping() mapping.IndexMapping {
 	m.IndexDynamic = false
 	m.DocValuesDynamic = false
 	dm := bleve.NewDocumentStaticMapping()
-	for _, f := range []string{fieldText, fieldName, fieldPath} {
+	for _, f := range []string{fieldText, fieldName, fieldPath, fieldFile} {
 		fm := bleve.NewTextFieldMapping()
 		fm.Analyzer = AnalyzerName
 		fm.Store = false
@@ -124,6 +128,38 @@ func (a *analyzer) field(name, text string) *preField {
 		f.freqs[a.vocab[id]] = tf
 	}
 	return f
+}
+
+// fileDoc makes the document of a whole file from its sections'
+// documents: the text fields' term frequencies summed (nothing is analysed
+// twice) plus the path's terms.
+func fileDoc(path string, sections []*document.Document) *document.Document {
+	freqs := bindex.TokenFrequencies{}
+	length := 0
+	var size uint64
+	add := func(f *preField) {
+		length += f.length
+		size += f.size
+		for t, tf := range f.freqs {
+			if x, ok := freqs[t]; ok {
+				x.SetFrequency(x.Frequency() + tf.Frequency())
+				continue
+			}
+			n := &bindex.TokenFreq{Term: tf.Term}
+			n.SetFrequency(tf.Frequency())
+			freqs[t] = n
+		}
+	}
+	for i, d := range sections {
+		for _, f := range d.Fields {
+			if pf, ok := f.(*preField); ok && (pf.name == fieldText || pf.name == fieldPath && i == 0) {
+				add(pf)
+			}
+		}
+	}
+	d := document.NewDocument(path)
+	d.AddField(&preField{name: fieldFile, length: length, freqs: freqs, size: size})
+	return d
 }
 
 // bleveDoc makes the bleve document of a section.

@@ -27,7 +27,7 @@ import (
 
 // FormatVersion is the version of the index layout, fields and analyzer; a
 // generation of another version is rebuilt.
-const FormatVersion = 4
+const FormatVersion = 7
 
 // meta describes a generation (meta.json).
 type meta struct {
@@ -37,10 +37,15 @@ type meta struct {
 	Model   string    `json:"model,omitempty"`
 	Dim     int       `json:"dim,omitempty"`
 	Docs    int       `json:"docs"`
+	Files   int       `json:"files"`
 	Vectors int       `json:"vectors"`
 	Built   time.Time `json:"built"`
-	How     string    `json:"how"` // build or update
-	Changes int       `json:"changes,omitempty"`
+	// Tokens is the total analysed length of each field (the files
+	// index's "file" included): with the document counts, the true BM25
+	// average field lengths (see bm25Stats).
+	Tokens  map[string]int64 `json:"tokens"`
+	How     string           `json:"how"` // build or update
+	Changes int              `json:"changes,omitempty"`
 }
 
 // sectionDoc is a section on its way into a generation.
@@ -50,8 +55,16 @@ type sectionDoc struct {
 	keys []embed.Key // embedding-text hashes of its vectors
 }
 
+// recordDocs are the documents of one record: its sections', and the
+// whole file's (nil without bleve documents).
+type recordDocs struct {
+	path     string
+	sections []sectionDoc
+	file     *document.Document
+}
+
 // makeDocs turns a record into documents.
-func makeDocs(a *analyzer, path string, f *memory.File, withBleve bool) []sectionDoc {
+func makeDocs(a *analyzer, path string, f *memory.File, withBleve bool) recordDocs {
 	out := make([]sectionDoc, 0, len(f.Sections))
 	for _, s := range f.Sections {
 		d := Doc{
@@ -68,6 +81,18 @@ func makeDocs(a *analyzer, path string, f *memory.File, withBleve bool) []sectio
 			ls := s
 			ls.Content = capText(s.Content, maxIndexedContent)
 			sd.bdoc = a.bleveDoc(d.ID, section.LexicalText(path, ls), name, path)
+			for _, fl := range sd.bdoc.Fields {
+				if pf, ok := fl.(*preField); ok {
+					switch pf.name {
+					case fieldText:
+						sd.doc.lens[0] = pf.length
+					case fieldName:
+						sd.doc.lens[1] = pf.length
+					case fieldPath:
+						sd.doc.lens[2] = pf.length
+					}
+				}
+			}
 		}
 		if len(s.Chunks) > 0 {
 			// A chunked section is covered by its chunks; its own text
@@ -82,7 +107,15 @@ func makeDocs(a *analyzer, path string, f *memory.File, withBleve bool) []sectio
 		}
 		out = append(out, sd)
 	}
-	return out
+	rd := recordDocs{path: path, sections: out}
+	if withBleve && len(out) > 0 {
+		bdocs := make([]*document.Document, len(out))
+		for i, sd := range out {
+			bdocs[i] = sd.bdoc
+		}
+		rd.file = fileDoc(path, bdocs)
+	}
+	return rd
 }
 
 // maxIndexedContent bounds the content of one section that goes into the
@@ -109,7 +142,7 @@ func capText(s string, n int) string {
 
 // readRecords reads and decodes records in parallel, calling fn (from one
 // goroutine at a time) with each record's documents.
-func readRecords(ctx context.Context, repo *gitstore.Repo, refs []memref.RecordRef, withBleve bool, fn func([]sectionDoc) error) error {
+func readRecords(ctx context.Context, repo *gitstore.Repo, refs []memref.RecordRef, withBleve bool, fn func(recordDocs) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type job struct {
@@ -117,7 +150,7 @@ func readRecords(ctx context.Context, repo *gitstore.Repo, refs []memref.RecordR
 		data []byte
 	}
 	jobs := make(chan job, 64)
-	results := make(chan []sectionDoc, 64)
+	results := make(chan recordDocs, 64)
 	errc := make(chan error, 1)
 	fail := func(err error) {
 		select {
@@ -255,6 +288,76 @@ func buildConfig() map[string]interface{} {
 // buildBatch is how many documents go into one segment of a cold build.
 const buildBatch = 8000
 
+// The bleve indexes of a generation: sections, and whole files. They are
+// two indexes, not two fields of one, because bleve's BM25 takes document
+// counts and average field lengths over the whole index: file documents
+// among section documents would skew both.
+const (
+	sectionsDir = "bleve"
+	filesDir    = "files"
+)
+
+// bulk feeds a new bleve index in batches built concurrently: bleve's
+// offline builder builds segments one at a time; here several batches
+// make their segments at once, while the producer decodes and analyses
+// on every CPU too.
+type bulk struct {
+	idx     bleve.Index
+	cur     *bleve.Batch
+	batches chan *bleve.Batch
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	err     error
+}
+
+func newBulk(path string, workers int) (*bulk, error) {
+	idx, err := bleve.NewUsing(path, newMapping(), scorch.Name, scorch.Name, buildConfig())
+	if err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	b := &bulk{idx: idx, cur: idx.NewBatch(), batches: make(chan *bleve.Batch, 1)}
+	for w := 0; w < workers; w++ {
+		b.wg.Add(1)
+		go func() {
+			defer b.wg.Done()
+			for batch := range b.batches {
+				if err := idx.Batch(batch); err != nil {
+					b.mu.Lock()
+					b.err = err
+					b.mu.Unlock()
+				}
+			}
+		}()
+	}
+	return b, nil
+}
+
+func (b *bulk) add(d *document.Document) error {
+	if err := b.cur.IndexAdvanced(d); err != nil {
+		return err
+	}
+	if b.cur.Size() >= buildBatch {
+		b.batches <- b.cur
+		b.cur = b.idx.NewBatch()
+	}
+	return nil
+}
+
+// close flushes the last batch, waits for every segment and closes the
+// index.
+func (b *bulk) close() error {
+	if b.cur.Size() > 0 {
+		b.batches <- b.cur
+	}
+	close(b.batches)
+	b.wg.Wait()
+	err := b.err
+	if cerr := b.idx.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("index: %w", cerr)
+	}
+	return err
+}
+
 // build makes a generation from scratch in dir.
 func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, model string, dir string) (*meta, error) {
 	refs, err := memref.Records(repo, mem.Tree)
@@ -264,59 +367,37 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, model s
 	// A cold build allocates a lot of short-lived garbage; collecting less
 	// often trades memory for a fifth of the build's CPU.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	bl, err := bleve.NewUsing(filepath.Join(dir, "bleve"), newMapping(), scorch.Name, scorch.Name, buildConfig())
+	secs, err := newBulk(filepath.Join(dir, sectionsDir), max(2, runtime.GOMAXPROCS(0)))
 	if err != nil {
-		return nil, fmt.Errorf("index: %w", err)
+		return nil, err
+	}
+	files, err := newBulk(filepath.Join(dir, filesDir), 1)
+	if err != nil {
+		secs.close()
+		return nil, err
 	}
 	type entry struct {
 		doc  Doc
 		keys []embed.Key
 	}
 	var entries []entry
-	// Segments are built by concurrent batches (bleve's offline builder
-	// builds them one at a time); the producer side decodes and analyses
-	// on every CPU too.
-	batches := make(chan *bleve.Batch, 1)
-	var wg sync.WaitGroup
-	var berr error
-	var bmu sync.Mutex
-	for w := 0; w < max(2, runtime.GOMAXPROCS(0)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for b := range batches {
-				if err := bl.Batch(b); err != nil {
-					bmu.Lock()
-					berr = err
-					bmu.Unlock()
-				}
-			}
-		}()
-	}
-	cur := bl.NewBatch()
-	err = readRecords(ctx, repo, refs, true, func(ds []sectionDoc) error {
-		for _, d := range ds {
-			if err := cur.IndexAdvanced(d.bdoc); err != nil {
+	err = readRecords(ctx, repo, refs, true, func(rd recordDocs) error {
+		for _, d := range rd.sections {
+			if err := secs.add(d.bdoc); err != nil {
 				return err
 			}
 			entries = append(entries, entry{d.doc, d.keys})
 		}
-		if cur.Size() >= buildBatch {
-			batches <- cur
-			cur = bl.NewBatch()
+		if rd.file != nil {
+			return files.add(rd.file)
 		}
 		return nil
 	})
-	if err == nil && cur.Size() > 0 {
-		batches <- cur
+	if cerr := secs.close(); err == nil {
+		err = cerr
 	}
-	close(batches)
-	wg.Wait()
-	if err == nil {
-		err = berr
-	}
-	if cerr := bl.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("index: %w", cerr)
+	if cerr := files.close(); err == nil {
+		err = cerr
 	}
 	if err != nil {
 		return nil, err
@@ -347,11 +428,42 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, model s
 		model, dim = "", 0
 	}
 	m := &meta{Format: FormatVersion, Memory: mem.Commit.String(), Tree: mem.Tree.String(), Model: model, Dim: dim,
-		Docs: len(docs), Vectors: len(rows), Built: time.Now().UTC(), How: "build"}
+		Docs: len(docs), Vectors: len(rows), Built: time.Now().UTC(), How: "build", Tokens: tokens(docs), Files: countFiles(docs)}
 	if err := writeTables(dir, docs, model, dim, rows, m); err != nil {
 		return nil, err
 	}
 	return m, nil
+}
+
+// tokens totals the analysed lengths of every field; a whole file's length
+// is its sections' text plus its path once (see fileDoc). Summing the
+// table costs a few milliseconds; bleve's own statistic is not a length
+// (it counts dictionary terms, once per segment).
+func tokens(docs []Doc) map[string]int64 {
+	t := map[string]int64{fieldText: 0, fieldName: 0, fieldPath: 0, fieldFile: 0}
+	prev := ""
+	for _, d := range docs {
+		t[fieldText] += int64(d.lens[0])
+		t[fieldName] += int64(d.lens[1])
+		t[fieldPath] += int64(d.lens[2])
+		t[fieldFile] += int64(d.lens[0])
+		if d.Path != prev {
+			t[fieldFile] += int64(d.lens[2])
+			prev = d.Path
+		}
+	}
+	return t
+}
+
+func countFiles(docs []Doc) int {
+	n, prev := 0, ""
+	for _, d := range docs {
+		if d.Path != prev {
+			n++
+			prev = d.Path
+		}
+	}
+	return n
 }
 
 func writeTables(dir string, docs []Doc, model string, dim int, rows []vecRow, m *meta) error {
@@ -376,21 +488,29 @@ const maxUpdate = 2000
 // update makes a generation in dir from the generation old plus the
 // records that changed between old's memory tree and mem's.
 func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memref.Change, mem *memref.Memory, model string, dir string) (*meta, error) {
-	bdir := filepath.Join(dir, "bleve")
-	if err := linkTree(filepath.Join(old.dir, "bleve"), bdir); err != nil {
-		return nil, err
-	}
-	bl, err := bleve.OpenUsing(bdir, map[string]interface{}{"unsafe_batch": false})
-	if err != nil {
-		return nil, fmt.Errorf("index: %w", err)
+	var bls [2]bleve.Index
+	for i, sub := range []string{sectionsDir, filesDir} {
+		bdir := filepath.Join(dir, sub)
+		if err := linkTree(filepath.Join(old.dir, sub), bdir); err != nil {
+			return nil, err
+		}
+		bl, err := bleve.OpenUsing(bdir, map[string]interface{}{"unsafe_batch": false})
+		if err != nil {
+			if bls[0] != nil {
+				bls[0].Close()
+			}
+			return nil, fmt.Errorf("index: %w", err)
+		}
+		bls[i] = bl
 	}
 	closed := false
 	defer func() {
 		if !closed {
-			bl.Close()
+			bls[0].Close()
+			bls[1].Close()
 		}
 	}()
-	batch := bl.NewBatch()
+	batch, fbatch := bls[0].NewBatch(), bls[1].NewBatch()
 	gone := map[string]bool{}
 	var added []memref.RecordRef
 	for _, c := range changes {
@@ -412,6 +532,7 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 		for i := lo; i < hi; i++ {
 			batch.Delete(old.docs.id(i))
 		}
+		fbatch.Delete(p) // the whole-file document
 	}
 	for i := 0; i < old.docs.n; i++ {
 		if id := old.docs.id(i); !gone[pathOfID(old.docs, i, id)] {
@@ -420,8 +541,8 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 	}
 	var fresh []sectionDoc
 	needKeys := map[embed.Key]bool{}
-	err = readRecords(ctx, repo, added, true, func(ds []sectionDoc) error {
-		for _, d := range ds {
+	err := readRecords(ctx, repo, added, true, func(rd recordDocs) error {
+		for _, d := range rd.sections {
 			if err := batch.IndexAdvanced(d.bdoc); err != nil {
 				return err
 			}
@@ -431,17 +552,24 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 				needKeys[k] = true
 			}
 		}
+		if rd.file != nil {
+			return fbatch.IndexAdvanced(rd.file)
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if err := bl.Batch(batch); err != nil {
+	if err := bls[0].Batch(batch); err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	if err := bls[1].Batch(fbatch); err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
 	closed = true
-	if err := bl.Close(); err != nil {
-		return nil, fmt.Errorf("index: %w", err)
+	err0, err1 := bls[0].Close(), bls[1].Close()
+	if err0 != nil || err1 != nil {
+		return nil, fmt.Errorf("index: %v %v", err0, err1)
 	}
 
 	// New docs table: kept old docs and fresh ones, by id.
@@ -514,7 +642,7 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 		model, dim = "", 0
 	}
 	m := &meta{Format: FormatVersion, Memory: mem.Commit.String(), Tree: mem.Tree.String(), Model: model, Dim: dim,
-		Docs: len(docs), Vectors: len(rows), Built: time.Now().UTC(), How: "update", Changes: len(changes)}
+		Docs: len(docs), Vectors: len(rows), Built: time.Now().UTC(), How: "update", Changes: len(changes), Tokens: tokens(docs), Files: countFiles(docs)}
 	if err := writeTables(dir, docs, model, dim, rows, m); err != nil {
 		return nil, err
 	}

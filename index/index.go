@@ -43,11 +43,13 @@ type Index struct {
 	// Took is the time Open spent updating or building.
 	Took time.Duration
 
-	dir  string
-	meta meta
-	bl   bleve.Index
-	docs *docTable
-	vecs *vecTable
+	dir   string
+	meta  meta
+	files int         // number of files (whole-file documents)
+	bl    bleve.Index // sections
+	fl    bleve.Index // whole files
+	docs  *docTable
+	vecs  *vecTable
 }
 
 // Options control Open.
@@ -264,6 +266,7 @@ func openGen(gdir string) (*Index, error) {
 		return nil, err
 	}
 	ix.docs.unmap = unmap
+	ix.files = ix.meta.Files
 	vbuf, vunmap, err := mapFile(filepath.Join(gdir, "vectors.bin"))
 	if err != nil {
 		ix.Close()
@@ -275,7 +278,12 @@ func openGen(gdir string) (*Index, error) {
 		return nil, err
 	}
 	ix.vecs.unmap = vunmap
-	ix.bl, err = bleve.OpenUsing(filepath.Join(gdir, "bleve"), map[string]interface{}{"read_only": true})
+	ix.bl, err = bleve.OpenUsing(filepath.Join(gdir, sectionsDir), map[string]interface{}{"read_only": true})
+	if err != nil {
+		ix.Close()
+		return nil, fmt.Errorf("%w: bleve: %v", errTable, err)
+	}
+	ix.fl, err = bleve.OpenUsing(filepath.Join(gdir, filesDir), map[string]interface{}{"read_only": true})
 	if err != nil {
 		ix.Close()
 		return nil, fmt.Errorf("%w: bleve: %v", errTable, err)
@@ -292,6 +300,12 @@ func (ix *Index) Close() error {
 	if ix.bl != nil {
 		err = ix.bl.Close()
 		ix.bl = nil
+	}
+	if ix.fl != nil {
+		if ferr := ix.fl.Close(); err == nil {
+			err = ferr
+		}
+		ix.fl = nil
 	}
 	ix.docs.close()
 	ix.vecs.close()

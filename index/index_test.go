@@ -194,7 +194,13 @@ func TestUpdateAfterOneFileChange(t *testing.T) {
 		t.Fatalf("untouched file: %+v", d)
 	}
 	if n, _ := up.bl.DocCount(); int(n) != up.Len() {
-		t.Fatalf("bleve holds %d docs, the table %d", n, up.Len())
+		t.Fatalf("bleve holds %d sections, the table %d", n, up.Len())
+	}
+	if n, _ := up.fl.DocCount(); n != 3 {
+		t.Fatalf("bleve holds %d files, want 3", n)
+	}
+	if fs, err := up.Files(context.Background(), QueryTerms("quokka header"), 5, 1); err != nil || len(fs) != 1 || fs[0].Path != "fetch/retry.go" {
+		t.Fatalf("whole files: %v %v", fs, err)
 	}
 	if up.Vectors() == 0 {
 		t.Fatal("vectors lost in the update")

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/blevesearch/bleve/v2"
+	bsearch "github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/konteks/git-konteks/embed"
@@ -32,6 +33,9 @@ type Term struct {
 type Boosts struct {
 	Name float64 // a term matching the section's name or qualified name
 	Path float64 // a term matching the section's path
+	// LengthScale scales the average section length BM25 normalises by
+	// (0 or 1: the true average).
+	LengthScale float64
 }
 
 // DefaultBoosts are the field weights recall uses.
@@ -82,6 +86,7 @@ func (ix *Index) Lexical(ctx context.Context, terms []Term, b Boosts, n int) ([]
 	}
 	top := query.NewDisjunctionQuery(qs)
 	req := bleve.NewSearchRequestOptions(top, n, 0, false)
+	req.PreSearchData = ix.bm25Stats(ix.docs.n, b.LengthScale)
 	res, err := ix.bl.SearchInContext(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
@@ -99,6 +104,63 @@ func (ix *Index) Lexical(ctx context.Context, terms []Term, b Boosts, n int) ([]
 		return hits[i].Doc < hits[j].Doc
 	})
 	return hits, nil
+}
+
+// bm25Stats gives bleve the statistics BM25 is defined with: the number
+// of documents and, per field, the total analysed length, so that the
+// average field length is what it says. (Left alone, bleve divides the
+// size of each segment's term dictionary, summed over segments, by the
+// document count: a number that is not a length and that changes with how
+// an index happens to be segmented, so a rebuilt and an updated index of
+// the same memory would rank differently.)
+func (ix *Index) bm25Stats(docs int, scale float64) map[string]interface{} {
+	if scale <= 0 {
+		scale = 1
+	}
+	card := map[string]int{}
+	for f, n := range ix.meta.Tokens {
+		card[f] = int(float64(n) * scale)
+	}
+	return map[string]interface{}{bsearch.BM25PreSearchDataKey: &bsearch.BM25Stats{DocCount: float64(docs), FieldCardinality: card}}
+}
+
+// FileHit is a file ranked as a whole.
+type FileHit struct {
+	Path  string
+	Score float64
+}
+
+// Files ranks whole files by BM25 over all of their text.
+// lengthScale scales the average file length BM25 normalises by (1: the
+// true average; smaller: long files lose more).
+func (ix *Index) Files(ctx context.Context, terms []Term, n int, lengthScale float64) ([]FileHit, error) {
+	if len(terms) == 0 || n <= 0 {
+		return nil, nil
+	}
+	qs := make([]query.Query, 0, len(terms))
+	for _, t := range terms {
+		tq := query.NewTermQuery(t.Text)
+		tq.SetField(fieldFile)
+		tq.SetBoost(t.Weight)
+		qs = append(qs, tq)
+	}
+	req := bleve.NewSearchRequestOptions(query.NewDisjunctionQuery(qs), n, 0, false)
+	req.PreSearchData = ix.bm25Stats(ix.files, lengthScale)
+	res, err := ix.fl.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	out := make([]FileHit, 0, len(res.Hits))
+	for _, h := range res.Hits {
+		out = append(out, FileHit{Path: h.ID, Score: h.Score})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return out[i].Path < out[j].Path
+	})
+	return out, nil
 }
 
 // DocFreq is the number of sections whose text holds term.

@@ -28,6 +28,8 @@ type Doc struct {
 	Topics    []string
 	Summary   string // one line: what the section is
 	Blob      string // source blob id of the file (hex), for its text
+
+	lens [3]int // analysed length of the text, name and path fields
 }
 
 // docID is the bleve document id of a section.
@@ -40,9 +42,10 @@ func docID(path, anchor string) string { return path + "#" + anchor }
 //
 //	"KXD1" | count uint32 | offsets [count+1]uint32 | records
 //	record: uvarint pathLen | uvarint len+bytes for id, kind, symbol,
-//	        language, name, qname, summary, blob | uvarint start, end |
-//	        uvarint nTopics, then len+bytes per topic
-const docsMagic = "KXD2"
+//	        language, name, qname, summary, blob | uvarint start, end,
+//	        text, name and path lengths | uvarint nTopics, then len+bytes
+//	        per topic
+const docsMagic = "KXD3"
 
 func encodeDocs(docs []Doc) []byte {
 	var data []byte
@@ -64,6 +67,9 @@ func encodeDocs(docs []Doc) []byte {
 		str(d.Blob)
 		data = binary.AppendUvarint(data, uint64(d.StartLine))
 		data = binary.AppendUvarint(data, uint64(d.EndLine))
+		for _, l := range d.lens {
+			data = binary.AppendUvarint(data, uint64(l))
+		}
 		data = binary.AppendUvarint(data, uint64(len(d.Topics)))
 		for _, t := range d.Topics {
 			str(t)
@@ -159,6 +165,7 @@ func (t *docTable) doc(i int) Doc {
 	d.Kind, d.Symbol, d.Language, d.Name, d.QName = r.str(), r.str(), r.str(), r.str(), r.str()
 	d.Summary, d.Blob = r.str(), r.str()
 	d.StartLine, d.EndLine = r.uv(), r.uv()
+	d.lens = [3]int{r.uv(), r.uv(), r.uv()}
 	if n := r.uv(); n <= 64 {
 		for j := 0; j < n; j++ {
 			d.Topics = append(d.Topics, r.str())

@@ -179,9 +179,15 @@ func (s *Searcher) State() MemoryState { return s.state }
 type Ranking struct {
 	Candidates int     // candidates taken from each ranking
 	RRFK       float64 // reciprocal rank fusion constant
-	// Fusion weights of the lexical and vector rankings, and of their
-	// per-file aggregates.
-	Lexical, Vector, File float64
+	// Fusion weights of the lexical and vector rankings of sections, of
+	// BM25 over whole files, and of the sections' per-file aggregates.
+	Lexical, Vector, Files, File float64
+	// FileLength scales the average file length of whole-file BM25 (1:
+	// the true average).
+	FileLength float64
+	// Fusion is how rankings combine: FuseRanks (reciprocal rank) or
+	// FuseScores (min-max scaled scores).
+	Fusion string
 	// Definition multiplies the score of a symbol definition (function,
 	// type, class, ...) over other sections (comments, blocks, files).
 	Definition float64
@@ -198,10 +204,16 @@ type Ranking struct {
 	Fields index.Boosts
 }
 
+// Fusion methods.
+const (
+	FuseRanks  = "ranks"
+	FuseScores = "scores"
+)
+
 // DefaultRanking is the ranking recall uses.
 var DefaultRanking = Ranking{
 	Candidates: 200, RRFK: 60,
-	Lexical: 1, Vector: 1, File: 0,
+	Lexical: 1, Vector: 1, Files: 1, File: 0,
 	Definition: 1.15, Name: 1.3, Area: 0.25,
 	Expand: 6,
 	Fields: index.DefaultBoosts,
@@ -311,23 +323,20 @@ func (s *Searcher) rank(ctx context.Context, q, mode string, rk *Ranking) ([]ind
 			mode = Lexical
 		}
 	}
-	fused := map[int]float64{}
-	add := func(hs []index.Hit, w float64) {
-		for r, h := range hs {
-			fused[h.Doc] += w / (rk.RRFK + float64(r+1))
+	var files []index.FileHit
+	if mode != Vector && rk.Files > 0 {
+		if files, err = s.ix.Files(ctx, terms, rk.Candidates, rk.FileLength); err != nil {
+			return nil, mode, nil, err
 		}
 	}
-	if mode != Vector {
-		add(lex, rk.Lexical)
-		if rk.File > 0 {
-			add(s.byFile(lex), rk.File)
-		}
+	if mode == Vector {
+		files = nil
 	}
-	if mode != Lexical {
-		add(vec, rk.Vector)
-		if rk.File > 0 {
-			add(s.byFile(vec), rk.File)
-		}
+	var fused map[int]float64
+	if rk.Fusion == FuseScores {
+		fused = s.fuseScores(lex, vec, files, rk)
+	} else {
+		fused = s.fuseRanks(lex, vec, files, rk)
 	}
 	out := make([]index.Hit, 0, len(fused))
 	for d, sc := range fused {
@@ -341,6 +350,100 @@ func (s *Searcher) rank(ctx context.Context, q, mode string, rk *Ranking) ([]ind
 		return out[i].Doc < out[j].Doc
 	})
 	return out, mode, notes, nil
+}
+
+// fuseRanks fuses rankings by reciprocal rank.
+func (s *Searcher) fuseRanks(lex, vec []index.Hit, files []index.FileHit, rk *Ranking) map[int]float64 {
+	fused := map[int]float64{}
+	add := func(hs []index.Hit, w float64) {
+		for r, h := range hs {
+			fused[h.Doc] += w / (rk.RRFK + float64(r+1))
+		}
+	}
+	add(lex, rk.Lexical)
+	add(vec, rk.Vector)
+	if rk.File > 0 {
+		add(s.byFile(lex), rk.File)
+		add(s.byFile(vec), rk.File)
+	}
+	if len(files) > 0 {
+		add(s.fileSections(files, fused), rk.Files)
+	}
+	return fused
+}
+
+// fuseScores fuses rankings by their scores, each scaled to [0, 1] over
+// its candidates (min-max): unlike ranks, scores keep how far ahead the
+// leaders are. Every candidate section also gets its file's whole-file
+// score, so the file decides first and the section's own match second.
+func (s *Searcher) fuseScores(lex, vec []index.Hit, files []index.FileHit, rk *Ranking) map[int]float64 {
+	fused := map[int]float64{}
+	norm := func(hs []index.Hit, w float64) {
+		if len(hs) == 0 || w == 0 {
+			return
+		}
+		hi, lo := hs[0].Score, hs[len(hs)-1].Score
+		for _, h := range hs {
+			v := 1.0
+			if hi > lo {
+				v = (h.Score - lo) / (hi - lo)
+			}
+			fused[h.Doc] += w * v
+		}
+	}
+	norm(lex, rk.Lexical)
+	norm(vec, rk.Vector)
+	if len(files) == 0 {
+		return fused
+	}
+	for _, h := range s.fileSections(files, fused) {
+		if _, ok := fused[h.Doc]; !ok {
+			fused[h.Doc] = 0
+		}
+	}
+	hi, lo := files[0].Score, files[len(files)-1].Score
+	fileScore := make(map[string]float64, len(files))
+	for _, f := range files {
+		v := 1.0
+		if hi > lo {
+			v = (f.Score - lo) / (hi - lo)
+		}
+		fileScore[f.Path] = v
+	}
+	for d := range fused {
+		fused[d] += rk.Files * fileScore[s.ix.Doc(d).Path]
+	}
+	return fused
+}
+
+// fileSections turns a ranking of whole files into one of sections: each
+// file is represented by its best section so far (fused holds the scores
+// of the section rankings), or by its first section when none of its
+// sections ranked.
+func (s *Searcher) fileSections(files []index.FileHit, fused map[int]float64) []index.Hit {
+	out := make([]index.Hit, 0, len(files))
+	for _, f := range files {
+		docs := s.ix.PathDocs(f.Path)
+		if len(docs) == 0 {
+			continue
+		}
+		best, bestScore, first, firstLine := -1, 0.0, docs[0], 0
+		for _, d := range docs {
+			if sc, ok := fused[d]; ok && (best < 0 || sc > bestScore) {
+				best, bestScore = d, sc
+			}
+			if best < 0 {
+				if l := s.ix.Doc(d).StartLine; firstLine == 0 || l < firstLine {
+					first, firstLine = d, l
+				}
+			}
+		}
+		if best < 0 {
+			best = first
+		}
+		out = append(out, index.Hit{Doc: best, Score: f.Score})
+	}
+	return out
 }
 
 // byFile ranks the files of a ranking by the evidence of all their
