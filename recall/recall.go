@@ -211,9 +211,15 @@ const (
 )
 
 // DefaultRanking is the ranking recall uses.
+//
+// The weights come from scripts/eval (make eval) on four repositories'
+// histories (cobra, express, flask, prometheus; 400 queries): score fusion
+// beat reciprocal rank fusion there (recall@10 0.762 and MRR 0.644 against
+// 0.747 and 0.563), and vectors at half the weight of the lexical rankings
+// gave the best MRR at the best recall@10.
 var DefaultRanking = Ranking{
-	Candidates: 200, RRFK: 60,
-	Lexical: 1, Vector: 1, Files: 1, File: 0,
+	Candidates: 200, RRFK: 60, Fusion: FuseScores,
+	Lexical: 1, Vector: 0.5, Files: 1, File: 0,
 	Definition: 1.15, Name: 1.3, Area: 0.25,
 	Expand: 6,
 	Fields: index.DefaultBoosts,
