@@ -45,12 +45,34 @@ func ModelDir(model string) string {
 // ModelPath is the memory tree path of a model's vector directory.
 func ModelPath(model string) string { return VectorsDir + "/" + ModelDir(model) }
 
+// ShardDigits is how many leading hex digits of a text's hash name its
+// shard: 4,096 shards, so a repository of 100,000 sections keeps about 25
+// vectors per shard, and a one-file change rewrites a few kilobytes per
+// touched shard instead of re-encoding most of the vectors (with 256
+// shards, a 300-section file touched nearly all of them: 150 ms).
+const ShardDigits = 3
+
 // ShardName is the shard file name of an embedding-text hash.
 func ShardName(hash string) string {
-	if len(hash) < 2 {
-		return "00"
+	if len(hash) < ShardDigits {
+		return strings.Repeat("0", ShardDigits)
 	}
-	return strings.ToLower(hash[:2])
+	return strings.ToLower(hash[:ShardDigits])
+}
+
+// IsShardName reports whether a file name under a model's directory is a
+// shard (anything else there, such as the incomplete marker or shards of
+// an older layout, is not read as vectors).
+func IsShardName(name string) bool {
+	if len(name) != ShardDigits {
+		return false
+	}
+	for _, c := range name {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // Key is an embedding-text hash in binary form.

@@ -107,7 +107,8 @@ func (r *run) embedStage() error {
 			return err
 		}
 		for _, en := range t.Entries {
-			if _, ok := es.shards[en.Name]; !ok && len(en.Name) == 2 {
+			// Drop shards no record needs, and any of an older layout.
+			if _, ok := es.shards[en.Name]; !ok && en.Name != embed.IncompleteName {
 				if err := r.editor.Delete(mpath + "/" + en.Name); err != nil {
 					return err
 				}
@@ -188,13 +189,15 @@ type embedState struct {
 	run       *run
 	emb       embed.Embedder
 	prevModel gitstore.Hash
-	shards    map[string]*shard
-	wanted    map[embed.Key]bool // every key the visited records reference
-	queue     []pending
-	queued    map[embed.Key]bool
-	embedded  int
-	reused    int
-	failed    error // the provider's error, once it failed
+	// prevShards maps the previous memory's shard names to their blobs.
+	prevShards map[string]gitstore.Hash
+	shards     map[string]*shard
+	wanted     map[embed.Key]bool // every key the visited records reference
+	queue      []pending
+	queued     map[embed.Key]bool
+	embedded   int
+	reused     int
+	failed     error // the provider's error, once it failed
 }
 
 // embedBatch is how many texts go to the embedder at once.
@@ -212,9 +215,20 @@ func (es *embedState) shardOf(k embed.Key) (*shard, error) {
 	if es.prevModel.IsZero() {
 		return sh, nil
 	}
-	h, _, ok, err := es.run.repo.Lookup(es.prevModel, name)
-	if err != nil || !ok {
-		return sh, err
+	if es.prevShards == nil {
+		// Decode the model's directory once, not once per shard.
+		t, err := es.run.repo.Tree(es.prevModel)
+		if err != nil {
+			return nil, err
+		}
+		es.prevShards = make(map[string]gitstore.Hash, len(t.Entries))
+		for _, e := range t.Entries {
+			es.prevShards[e.Name] = e.Hash
+		}
+	}
+	h, ok := es.prevShards[name]
+	if !ok {
+		return sh, nil
 	}
 	b, err := es.run.repo.BlobBytes(h, memory.MaxCompressedSize)
 	if err != nil {

@@ -247,7 +247,7 @@ func loadVectors(repo *gitstore.Repo, tree gitstore.Hash, model string, keys map
 	}
 	dim := 0
 	for _, e := range t.Entries {
-		if len(e.Name) != 2 || shards != nil && !shards[e.Name] {
+		if !embed.IsShardName(e.Name) || shards != nil && !shards[e.Name] {
 			continue
 		}
 		b, err := repo.BlobBytes(e.Hash, memory.MaxCompressedSize)
