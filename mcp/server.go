@@ -339,9 +339,8 @@ type durableCache struct {
 	tree  gitstore.Hash
 	items []durable.Item
 	bad   []string
-	// cands and df are the analysed live entries (see memoryTerms).
-	cands []memoryCand
-	df    map[string]int
+	// matcher holds the analysed live entries (see durableMatcher).
+	matcher *recall.DurableMatcher
 }
 
 // durableItems returns the durable entries of the snapshot's memory

@@ -207,17 +207,8 @@ type RecallOutput struct {
 }
 
 // MemoryHit is a durable memory or diary entry matching a task.
-type MemoryHit struct {
-	ID      string   `json:"id"`
-	Type    string   `json:"type"`
-	Kind    string   `json:"kind,omitempty"`
-	Subject string   `json:"subject,omitempty"`
-	Text    string   `json:"text"`
-	Tags    []string `json:"tags,omitempty"`
-	Paths   []string `json:"paths,omitempty"`
-	Created string   `json:"created"`
-	Score   float64  `json:"score"`
-}
+// MemoryHit is a durable entry that matches a task.
+type MemoryHit = recall.MemoryHit
 
 // maxTask bounds a task: a query is a description, not a document.
 const maxTask = 4096
@@ -891,10 +882,7 @@ type MemoriesOutput struct {
 	Memory  Freshness      `json:"memory"`
 }
 
-func searchable(it durable.Item) string {
-	return strings.ToLower(strings.Join([]string{it.ID, it.Kind, it.Subject, it.Text, strings.Join(it.Tags, " "),
-		strings.Join(it.Paths, " "), strings.Join(it.Symbols, " ")}, "\n"))
-}
+func searchable(it durable.Item) string { return recall.Searchable(it) }
 
 func (s *Server) memories(_ context.Context, _ *sdk.CallToolRequest, in MemoriesInput) (*sdk.CallToolResult, MemoriesOutput, error) {
 	out := MemoriesOutput{Entries: []durable.Item{}}

@@ -11,6 +11,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/konteks/git-konteks/extract"
+	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/memref"
 	"github.com/konteks/git-konteks/recall"
 )
 
@@ -64,10 +66,19 @@ func runRecall(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	// Durable memories and diary entries that match the task come first:
+	// decisions and constraints weigh more than code that merely matches.
+	mems, err := matchMemories(s, task, res.Hits)
+	if err != nil {
+		return err
+	}
 	if c.Bool("json") {
-		out := make([]recallHit, len(res.Hits))
-		for i, h := range res.Hits {
-			out[i] = recallHit{Hit: h, SourceCommit: res.Memory.SourceCommit, HeadMoved: res.Memory.HeadMoved}
+		out := make([]recallHit, 0, len(mems)+len(res.Hits))
+		for _, m := range mems {
+			out = append(out, recallHit{Hit: memoryAsHit(m), SourceCommit: res.Memory.SourceCommit, HeadMoved: res.Memory.HeadMoved})
+		}
+		for _, h := range res.Hits {
+			out = append(out, recallHit{Hit: h, SourceCommit: res.Memory.SourceCommit, HeadMoved: res.Memory.HeadMoved})
 		}
 		// stderr carries the notes and the memory line for people; the
 		// JSON array stays clean for programs.
@@ -75,6 +86,9 @@ func runRecall(c *cli.Context) error {
 		return printJSON(c, out)
 	}
 	w := c.App.Writer
+	for _, m := range mems {
+		fmt.Fprintf(w, "memory:%s  %s  %s\n", m.ID[:10], memoryLabel(m), flatLine(m.Text, 120))
+	}
 	for _, h := range res.Hits {
 		name := h.Name
 		if name == "" {
@@ -82,12 +96,48 @@ func runRecall(c *cli.Context) error {
 		}
 		fmt.Fprintf(w, "%s:%d-%d  %s  %s\n", h.Path, h.StartLine, h.EndLine, name, flatLine(h.Summary, 120))
 	}
-	if len(res.Hits) == 0 {
+	if len(res.Hits) == 0 && len(mems) == 0 {
 		fmt.Fprintln(w, "no section of memory matches")
 	}
 	fmt.Fprintln(w, memoryLine(res.Memory))
 	printNotes(res.Notes, res.Memory, false)
 	return nil
+}
+
+// matchMemories finds the durable entries a task names, favouring those
+// linked to the files of the hits.
+func matchMemories(s *recall.Searcher, task string, hits []recall.Hit) ([]recall.MemoryHit, error) {
+	repo, err := openRepo()
+	if err != nil {
+		return nil, err
+	}
+	mem, err := memref.ReadCommit(repo, gitstore.ParseHash(s.State().Commit))
+	if err != nil && mem == nil {
+		return nil, err
+	}
+	var paths []string
+	for _, h := range hits {
+		paths = append(paths, h.Path)
+	}
+	return recall.MatchMemories(repo, mem, task, paths, 5)
+}
+
+// memoryAsHit shows a durable entry in the shape of a section hit.
+func memoryAsHit(m recall.MemoryHit) recall.Hit {
+	return recall.Hit{Path: "memory:" + m.ID, Kind: m.Type, Symbol: m.Kind, Name: memoryLabel(m), Anchor: m.ID,
+		Score: m.Score, Summary: flatLine(m.Text, 200), Snippet: m.Text}
+}
+
+func memoryLabel(m recall.MemoryHit) string {
+	switch {
+	case m.Type == "diary" && m.Subject != "":
+		return "diary (" + m.Subject + ")"
+	case m.Type == "diary":
+		return "diary"
+	case m.Kind != "":
+		return m.Kind
+	}
+	return "memory"
 }
 
 // openSearcher opens memory for recall and context, after a `changed`

@@ -92,3 +92,32 @@ func TestRememberListShowForget(t *testing.T) {
 		t.Fatalf("durable files:\n%s", files)
 	}
 }
+
+func TestRecallFindsDurableMemories(t *testing.T) {
+	r := mixedRepo(t)
+	extractJSON(t, r.Dir)
+	run(t, r.Dir, "remember", "--kind", "constraint", "Never persist the store to disk: the latency budget forbids fsync")
+	run(t, r.Dir, "diary", "--subject", "perf", "Measured fsync latency on the build farm: 40 ms per call")
+	run(t, r.Dir, "remember", "--kind", "note", "Unrelated: the logo is drawn in Inkscape")
+	out := run(t, r.Dir, "recall", "--json", "can we persist the store with fsync")
+	var hits []struct {
+		Path, Kind, Symbol, Summary string
+	}
+	if err := json.Unmarshal([]byte(out), &hits); err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) < 2 || hits[0].Kind != "memory" || hits[0].Symbol != "constraint" || !strings.HasPrefix(hits[0].Path, "memory:") {
+		t.Fatalf("the constraint should come first: %+v", hits)
+	}
+	for _, h := range hits {
+		if strings.Contains(h.Summary, "Inkscape") {
+			t.Fatal("an unrelated memory matched")
+		}
+	}
+	// Forgotten memories are not recalled.
+	id := strings.TrimPrefix(hits[0].Path, "memory:")
+	run(t, r.Dir, "memories", "forget", id, "--reason", "we moved to a WAL")
+	if out := run(t, r.Dir, "recall", "can we persist the store with fsync"); strings.Contains(out, "Never persist") {
+		t.Fatalf("forgotten memory recalled:\n%s", out)
+	}
+}
