@@ -68,6 +68,18 @@ func (r *run) embedStage() error {
 		}
 	}
 	full := r.mode == ModeFull || r.mode == ModeRebuild || prevModel.IsZero() || incomplete
+	if !full {
+		// Shards of an older layout are rewritten in the new one by a
+		// full visit (their vectors are reused, nothing is re-embedded).
+		if t, err := r.repo.Tree(prevModel); err == nil {
+			for _, e := range t.Entries {
+				if e.Name != embed.IncompleteName && !embed.IsShardName(e.Name) {
+					full = true
+					break
+				}
+			}
+		}
+	}
 
 	// Records to visit.
 	var refs []memref.RecordRef
@@ -191,6 +203,7 @@ type embedState struct {
 	prevModel gitstore.Hash
 	// prevShards maps the previous memory's shard names to their blobs.
 	prevShards map[string]gitstore.Hash
+	legacy     map[string][]embed.Entry // decoded shards of an older layout
 	shards     map[string]*shard
 	wanted     map[embed.Key]bool // every key the visited records reference
 	queue      []pending
@@ -228,6 +241,15 @@ func (es *embedState) shardOf(k embed.Key) (*shard, error) {
 	}
 	h, ok := es.prevShards[name]
 	if !ok {
+		// Memory written with an older layout (shards named by fewer hex
+		// digits): take this shard's vectors from there, so a layout
+		// change re-embeds nothing.
+		for _, e := range es.legacyEntries(name) {
+			sh.dim = len(e.Q)
+			sh.entries = append(sh.entries, e)
+			sh.have[e.Key] = true
+			sh.dirty = true
+		}
 		return sh, nil
 	}
 	b, err := es.run.repo.BlobBytes(h, memory.MaxCompressedSize)
@@ -245,6 +267,35 @@ func (es *embedState) shardOf(k embed.Key) (*shard, error) {
 		sh.have[en.Key] = true
 	}
 	return sh, nil
+}
+
+// legacyEntries returns the vectors of shard name held by a shard of an
+// older, shorter-named layout in the previous memory.
+func (es *embedState) legacyEntries(name string) []embed.Entry {
+	for n := len(name) - 1; n >= 2; n-- {
+		h, ok := es.prevShards[name[:n]]
+		if !ok {
+			continue
+		}
+		if es.legacy == nil {
+			es.legacy = map[string][]embed.Entry{}
+		}
+		entries, ok := es.legacy[name[:n]]
+		if !ok {
+			if b, err := es.run.repo.BlobBytes(h, memory.MaxCompressedSize); err == nil {
+				_, entries, _ = embed.DecodeShard(b)
+			}
+			es.legacy[name[:n]] = entries
+		}
+		var out []embed.Entry
+		for _, e := range entries {
+			if embed.ShardName(e.Key.String()) == name {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	return nil
 }
 
 // visit reads records and queues the texts whose vectors are missing.

@@ -234,11 +234,16 @@ func loadVectors(repo *gitstore.Repo, tree gitstore.Hash, model string, keys map
 	if err != nil || !ok || !isTree {
 		return out, 0, err
 	}
+	// The shards the keys fall in, under the current layout and any
+	// older, shorter-named one (memory written by an older version).
 	var shards map[string]bool
 	if keys != nil {
 		shards = map[string]bool{}
 		for k := range keys {
-			shards[embed.ShardName(k.String())] = true
+			name := embed.ShardName(k.String())
+			for n := 2; n <= len(name); n++ {
+				shards[name[:n]] = true
+			}
 		}
 	}
 	t, err := repo.Tree(dirH)
@@ -247,7 +252,7 @@ func loadVectors(repo *gitstore.Repo, tree gitstore.Hash, model string, keys map
 	}
 	dim := 0
 	for _, e := range t.Entries {
-		if !embed.IsShardName(e.Name) || shards != nil && !shards[e.Name] {
+		if !isShardFile(e.Name) || shards != nil && !shards[e.Name] {
 			continue
 		}
 		b, err := repo.BlobBytes(e.Hash, memory.MaxCompressedSize)
@@ -269,6 +274,23 @@ func loadVectors(repo *gitstore.Repo, tree gitstore.Hash, model string, keys map
 		}
 	}
 	return out, dim, nil
+}
+
+// isShardFile reports whether a name in a model's vector directory is a
+// shard, of the current layout or an older one (fewer hex digits).
+func isShardFile(name string) bool {
+	if embed.IsShardName(name) {
+		return true
+	}
+	if len(name) < 2 || len(name) > embed.ShardDigits {
+		return false
+	}
+	for _, c := range name {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // buildConfig is scorch's configuration for a cold build: batches are
