@@ -602,7 +602,9 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 	}
 	rowsAll := make([]row, 0, len(keepOld)+len(fresh))
 	for _, i := range keepOld {
-		rowsAll = append(rowsAll, row{doc: old.docs.doc(i), oldOrd: i})
+		// Kept records are copied as they are, not decoded and encoded.
+		id := old.docs.id(i)
+		rowsAll = append(rowsAll, row{doc: Doc{ID: id, Path: pathOfID(old.docs, i, id), raw: old.docs.record(i)}, oldOrd: i})
 	}
 	for _, d := range fresh {
 		rowsAll = append(rowsAll, row{doc: d.doc, oldOrd: -1, keys: d.keys})
@@ -637,7 +639,8 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 	if dim > 0 {
 		for i := 0; i < old.vecs.n; i++ {
 			if o, ok := newOrd[int(old.vecs.docs[i])]; ok {
-				rows = append(rows, vecRow{doc: uint32(o), scale: old.vecs.scales[i], q: old.vecs.q[i*dim : (i+1)*dim]})
+				w := old.vecs.words
+				rows = append(rows, vecRow{doc: uint32(o), scale: old.vecs.scales[i], q: old.vecs.q[i*dim : (i+1)*dim], bits: old.vecs.bits[2*i*w : 2*(i+1)*w]})
 			}
 		}
 	}
@@ -663,8 +666,33 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 	if len(rows) == 0 {
 		model, dim = "", 0
 	}
+	// Field totals: the old ones, less the removed sections', plus the
+	// fresh ones'.
+	var removed []Doc
+	for p := range gone {
+		lo, hi := old.docs.pathRange(p)
+		for i := lo; i < hi; i++ {
+			removed = append(removed, old.docs.doc(i))
+		}
+	}
+	sort.SliceStable(removed, func(i, j int) bool { return removed[i].ID < removed[j].ID })
+	freshDocs := make([]Doc, len(fresh))
+	for i, d := range fresh {
+		freshDocs[i] = d.doc
+	}
+	sort.SliceStable(freshDocs, func(i, j int) bool { return freshDocs[i].ID < freshDocs[j].ID })
+	tok := map[string]int64{}
+	for f, n := range old.meta.Tokens {
+		tok[f] = n
+	}
+	for f, n := range tokens(removed) {
+		tok[f] -= n
+	}
+	for f, n := range tokens(freshDocs) {
+		tok[f] += n
+	}
 	m := &meta{Format: FormatVersion, Memory: mem.Commit.String(), Tree: mem.Tree.String(), Model: model, Dim: dim,
-		Docs: len(docs), Vectors: len(rows), Built: time.Now().UTC(), How: "update", Changes: len(changes), Tokens: tokens(docs), Files: countFiles(docs)}
+		Docs: len(docs), Vectors: len(rows), Built: time.Now().UTC(), How: "update", Changes: len(changes), Tokens: tok, Files: countFiles(docs)}
 	if err := writeTables(dir, docs, model, dim, rows, m); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -202,21 +203,42 @@ func TestUpdateAfterOneFileChange(t *testing.T) {
 	if fs, err := up.Files(context.Background(), QueryTerms("quokka header"), 5, 1); err != nil || len(fs) != 1 || fs[0].Path != "fetch/retry.go" {
 		t.Fatalf("whole files: %v %v", fs, err)
 	}
-	if up.Vectors() == 0 {
-		t.Fatal("vectors lost in the update")
+	// An update must leave what a rebuild of the same memory makes: the
+	// same sections, vectors and BM25 statistics, so the same answers.
+	re, err := Open(context.Background(), repo, mem(t, repo), Options{Model: embed.LocalModel, Rebuild: true})
+	if err != nil {
+		t.Fatal(err)
 	}
-	// The old generation is kept one round (a reader may have it open);
-	// the one before is pruned.
-	if _, err := os.Stat(oldDir); err != nil {
-		t.Fatalf("previous generation removed too early: %v", err)
+	if up.Vectors() == 0 || up.Vectors() != re.Vectors() || up.Len() != re.Len() || !reflect.DeepEqual(up.meta.Tokens, re.meta.Tokens) || up.files != re.files {
+		t.Fatalf("update: %d vectors %d docs %v %d files; rebuild: %d vectors %d docs %v %d files",
+			up.Vectors(), up.Len(), up.meta.Tokens, up.files, re.Vectors(), re.Len(), re.meta.Tokens, re.files)
 	}
+	for i := 0; i < re.Len(); i++ {
+		if a, b := up.Doc(i), re.Doc(i); !reflect.DeepEqual(a, b) {
+			t.Fatalf("doc %d: update %+v, rebuild %+v", i, a, b)
+		}
+	}
+	hu, _ := up.Lexical(context.Background(), QueryTerms("header attempt delay page"), DefaultBoosts, 10)
+	hr, _ := re.Lexical(context.Background(), QueryTerms("header attempt delay page"), DefaultBoosts, 10)
+	if !reflect.DeepEqual(hu, hr) {
+		t.Fatalf("updated and rebuilt indexes rank differently:\n%v\n%v", hu, hr)
+	}
+	re.Close()
+	up.Close()
+	up = open(t, repo, Options{Model: embed.LocalModel})
+	replaced := up.dir
 	up.Close()
 	r.Write("web/page.go", "package web\n\n// RenderPage is gone.\n")
 	r.Commit("edit again")
 	extractAt(t, r)
 	third := open(t, repo, Options{Model: embed.LocalModel})
+	// The generation just replaced is kept one round (a reader may have it
+	// open); older ones are pruned.
+	if _, err := os.Stat(replaced); err != nil {
+		t.Fatalf("the generation just replaced is gone: %v", err)
+	}
 	if _, err := os.Stat(oldDir); !os.IsNotExist(err) {
-		t.Fatalf("generation two updates back still present: %v", err)
+		t.Fatalf("an older generation is still present: %v", err)
 	}
 	if hs, _ := third.Lexical(context.Background(), QueryTerms("template html"), Boosts{}, 10); len(hs) > 0 && third.Doc(hs[0].Doc).Path == "web/page.go" {
 		t.Fatal("removed function still found")

@@ -30,6 +30,7 @@ type Doc struct {
 	Blob      string // source blob id of the file (hex), for its text
 
 	lens [3]int // analysed length of the text, name and path fields
+	raw  []byte // the encoded record, when copied from another table as it is
 }
 
 // docID is the bleve document id of a section.
@@ -48,7 +49,15 @@ func docID(path, anchor string) string { return path + "#" + anchor }
 const docsMagic = "KXD3"
 
 func encodeDocs(docs []Doc) []byte {
-	var data []byte
+	size := 0
+	for _, d := range docs {
+		if d.raw != nil {
+			size += len(d.raw)
+		} else {
+			size += 64 + len(d.ID) + len(d.Summary) + len(d.QName) + len(d.Blob) + 16*len(d.Topics)
+		}
+	}
+	data := make([]byte, 0, size)
 	offs := make([]uint32, 0, len(docs)+1)
 	str := func(s string) {
 		data = binary.AppendUvarint(data, uint64(len(s)))
@@ -56,6 +65,10 @@ func encodeDocs(docs []Doc) []byte {
 	}
 	for _, d := range docs {
 		offs = append(offs, uint32(len(data)))
+		if d.raw != nil {
+			data = append(data, d.raw...)
+			continue
+		}
 		data = binary.AppendUvarint(data, uint64(len(d.Path)))
 		str(d.ID)
 		str(d.Kind)
@@ -234,6 +247,7 @@ type vecRow struct {
 	doc   uint32
 	scale float32
 	q     []int8
+	bits  []uint64 // its sketch, when known already
 }
 
 // sketchLevel is the magnitude (of 127) a component needs to count in the
@@ -277,7 +291,10 @@ func encodeVecs(model string, dim int, rows []vecRow) []byte {
 	}
 	var bits []uint64
 	for _, r := range rows {
-		bits = sketch(bits[:0], r.q)
+		bits = r.bits
+		if len(bits) != 2*words {
+			bits = sketch(bits[:0], r.q)
+		}
 		for _, b := range bits {
 			out = binary.LittleEndian.AppendUint64(out, b)
 		}
