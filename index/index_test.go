@@ -3,10 +3,10 @@ package index
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
