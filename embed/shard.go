@@ -13,8 +13,8 @@ import (
 )
 
 // VectorsDir is the memory tree directory holding vectors:
-// vectors/<model dir>/<xx>, xx being the first two hex digits of the
-// embedding-text hash.
+// vectors/<model dir>/<xxx>, xxx being the first ShardDigits hex digits of
+// the embedding-text hash.
 const VectorsDir = "vectors"
 
 // IncompleteName is a marker file in a model's vector directory: the run

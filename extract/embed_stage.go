@@ -16,8 +16,8 @@ import (
 
 // embedStage runs after every record of a run is decided and before the
 // final tree is written: it computes vectors for embedding texts that have
-// none yet and stores them under vectors/<model>/<xx> (xx: the first two
-// hex digits of the text's hash), quantized to int8.
+// none yet and stores them under vectors/<model>/<xxx> (the first
+// embed.ShardDigits hex digits of the text's hash), quantized to int8.
 //
 // Cost follows the change: a `changed` run looks only at the records it
 // rewrote, embeds only the texts whose hash no shard holds, and rewrites
@@ -183,7 +183,7 @@ func (r *run) embedStage() error {
 	return nil
 }
 
-// shard is one vectors/<model>/<xx> file being updated.
+// shard is one vectors/<model>/<xxx> file being updated.
 type shard struct {
 	blob    gitstore.Hash // as read from the previous memory (zero: new)
 	dim     int
