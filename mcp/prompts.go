@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -12,8 +11,6 @@ import (
 
 	"github.com/konteks/git-konteks/durable"
 	"github.com/konteks/git-konteks/extract"
-	"github.com/konteks/git-konteks/gitstore"
-	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/recall"
 )
 
@@ -144,8 +141,7 @@ func (s *Server) warmUp(ctx context.Context, args map[string]string) (string, st
 
 // writeProject writes the project in brief and its areas.
 func writeProject(b *strings.Builder, snap *snapshot) {
-	var pr extract.Project
-	if err := readJSON(snap.repo, snap.mem.Tree, memory.ProjectPath, &pr); err == nil {
+	if pr, err := extract.ReadProject(snap.repo, snap.mem.Tree); err == nil {
 		fmt.Fprintf(b, "## Project: %s\n\n", pr.Name)
 		if pr.Description != "" {
 			fmt.Fprintf(b, "%s\n\n", oneLine(pr.Description, 400))
@@ -175,7 +171,7 @@ func writeProject(b *strings.Builder, snap *snapshot) {
 		}
 		b.WriteString("\n")
 	}
-	mods, err := readModules(snap.repo, snap.mem.Tree)
+	mods, err := extract.ReadModules(snap.repo, snap.mem.Tree)
 	if err == nil && len(mods) > 0 {
 		b.WriteString("## Areas\n\n")
 		for i, m := range mods {
@@ -358,41 +354,4 @@ func (s *Server) saveAfterWork(_ context.Context, args map[string]string) (strin
 	b.WriteString(s.snapFreshness(snap).Line())
 	b.WriteString("\n")
 	return "What to save after a piece of work", b.String(), nil
-}
-
-// readJSON reads a JSON document of the memory tree.
-func readJSON(repo *gitstore.Repo, tree gitstore.Hash, p string, v any) error {
-	h, _, ok, err := repo.Lookup(tree, p)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return fmt.Errorf("memory has no %s", p)
-	}
-	data, err := repo.BlobBytes(h, 4<<20)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(data, v)
-}
-
-// readModules reads the module artifacts, largest first.
-func readModules(repo *gitstore.Repo, tree gitstore.Hash) ([]extract.Module, error) {
-	h, isTree, ok, err := repo.Lookup(tree, memory.ModulesDir)
-	if err != nil || !ok || !isTree {
-		return nil, err
-	}
-	var mods []extract.Module
-	err = repo.WalkTree(h, nil, func(e gitstore.Entry) error {
-		var m extract.Module
-		if err := readJSON(repo, tree, memory.ModulesDir+"/"+e.Path, &m); err != nil {
-			return err
-		}
-		mods = append(mods, m)
-		return nil
-	})
-	sort.Slice(mods, func(i, j int) bool {
-		return mods[i].Files > mods[j].Files || mods[i].Files == mods[j].Files && mods[i].Name < mods[j].Name
-	})
-	return mods, err
 }

@@ -1,16 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/konteks/git-konteks/extract"
-	"github.com/konteks/git-konteks/gitstore"
-	"github.com/konteks/git-konteks/memory"
 )
 
 func projectCommand() *cli.Command {
@@ -23,11 +19,11 @@ func projectCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			var pr extract.Project
-			if err := readJSON(repo, mem.Tree, memory.ProjectPath, &pr); err != nil {
+			pr, err := extract.ReadProject(repo, mem.Tree)
+			if err != nil {
 				return err
 			}
-			mods, err := readModules(repo, mem.Tree)
+			mods, err := extract.ReadModules(repo, mem.Tree)
 			if err != nil {
 				return err
 			}
@@ -77,42 +73,4 @@ func projectCommand() *cli.Command {
 			return nil
 		},
 	}
-}
-
-func readJSON(repo *gitstore.Repo, tree gitstore.Hash, p string, v any) error {
-	h, _, ok, err := repo.Lookup(tree, p)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return fmt.Errorf("memory has no %s yet: run `git konteks extract`", p)
-	}
-	b, err := repo.BlobBytes(h, 4<<20)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("corrupt %s: %v; `git konteks extract --mode rebuild` rebuilds it", p, err)
-	}
-	return nil
-}
-
-func readModules(repo *gitstore.Repo, tree gitstore.Hash) ([]extract.Module, error) {
-	h, isTree, ok, err := repo.Lookup(tree, memory.ModulesDir)
-	if err != nil || !ok || !isTree {
-		return nil, err
-	}
-	var mods []extract.Module
-	err = repo.WalkTree(h, nil, func(e gitstore.Entry) error {
-		var m extract.Module
-		if err := readJSON(repo, tree, memory.ModulesDir+"/"+e.Path, &m); err != nil {
-			return err
-		}
-		mods = append(mods, m)
-		return nil
-	})
-	sort.Slice(mods, func(i, j int) bool {
-		return mods[i].Files > mods[j].Files || mods[i].Files == mods[j].Files && mods[i].Name < mods[j].Name
-	})
-	return mods, err
 }
