@@ -18,8 +18,12 @@ const MaxAbstract = 256
 // by the graph package when read, so a record depends only on its file).
 func derive(f *memory.File, p string) {
 	f.Abstract = abstractOf(f, p)
+	var imports []string
+	if f.Kind == "code" {
+		imports = graph.Imports(f)
+	}
 	if f.Parser == "tree-sitter" {
-		f.Skeleton = skeletonOf(f)
+		f.Skeleton = skeletonOf(f, imports)
 	}
 	fileID := "file:" + p
 	f.Entities = append(f.Entities[:0], memory.Entity{ID: fileID, Kind: "file", Name: p, Aliases: []string{path.Base(p)}})
@@ -50,7 +54,7 @@ func derive(f *memory.File, p string) {
 	}
 	if f.Kind == "code" {
 		seen := map[string]bool{}
-		for _, imp := range graph.Imports(f) {
+		for _, imp := range imports {
 			if !seen[imp] {
 				seen[imp] = true
 				f.Edges = append(f.Edges, memory.Edge{From: fileID, Kind: "imports", Raw: imp})
@@ -230,9 +234,9 @@ func firstSentence(s string, max int) string {
 
 // skeletonOf renders imports plus each symbol's signature and first doc
 // sentence, in source order, bounded by memory.MaxSkeleton.
-func skeletonOf(f *memory.File) string {
+func skeletonOf(f *memory.File, imports []string) string {
 	var b strings.Builder
-	for _, imp := range graph.Imports(f) {
+	for _, imp := range imports {
 		b.WriteString("import " + strings.TrimPrefix(imp, "mod:") + "\n")
 		if b.Len() > memory.MaxSkeleton/4 {
 			b.WriteString("import …\n")

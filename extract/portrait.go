@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/graph"
 	"github.com/konteks/git-konteks/memory"
 )
 
@@ -51,6 +52,23 @@ type Script struct {
 	Command string `json:"command,omitempty"`
 	Source  string `json:"source"` // the file that declares it
 }
+
+// Patterns of the manifest, build and CI files the portrait reads.
+var (
+	reGoVersion     = regexp.MustCompile(`(?m)^go\s+(\S+)`)
+	reGoRequire     = regexp.MustCompile(`(?m)^\s*(?:require\s+)?([a-z0-9][\w.-]*\.[a-z]{2,}/[^\s]+)\s+v[0-9]`)
+	reGoWorkUse     = regexp.MustCompile(`(?m)^\s*(?:use\s+)?(\./[^\s)]*)`)
+	rePySetupName   = regexp.MustCompile(`(?m)\bname\s*[=:]\s*['"]?([\w.-]+)`)
+	reGem           = regexp.MustCompile(`(?m)^\s*gem\s+['"]([^'"]+)`)
+	reMavenArtifact = regexp.MustCompile(`<artifactId>([^<]+)</artifactId>`)
+	reMavenVersion  = regexp.MustCompile(`<version>([^<]+)</version>`)
+	reGradleDep     = regexp.MustCompile(`(?m)^\s*(?:implementation|api|compile)\s*\(?\s*['"]([^'":]+:[^'":]+)`)
+	reSwiftName     = regexp.MustCompile(`name:\s*"([^"]+)"`)
+	reMixApp        = regexp.MustCompile(`app:\s*:(\w+)`)
+	reMixVersion    = regexp.MustCompile(`version:\s*"([^"]+)"`)
+	reMakeTarget    = regexp.MustCompile(`(?m)^([A-Za-z0-9][\w.-]*)\s*:([^=]|$)`)
+	reDockerFrom    = regexp.MustCompile(`(?mi)^\s*FROM\s+(\S+)`)
+)
 
 // portraitFiles are the names that feed the portrait.
 var portraitFiles = map[string]string{
@@ -207,18 +225,18 @@ func buildPortrait(repo *gitstore.Repo, tree gitstore.Hash) (*Project, error) {
 			pr.CI = append(pr.CI, e.Path)
 		case base == "go.mod":
 			pkg := Package{Path: dir, Manager: "go"}
-			if m := regexp.MustCompile(`(?m)^module\s+"?([^\s"]+)`).FindSubmatch(b); m != nil {
+			if m := graph.GoModule.FindSubmatch(b); m != nil {
 				pkg.Name = string(m[1])
 			}
-			if m := regexp.MustCompile(`(?m)^go\s+(\S+)`).FindSubmatch(b); m != nil {
+			if m := reGoVersion.FindSubmatch(b); m != nil {
 				pkg.Version = "go " + string(m[1])
 			}
 			pr.Packages = append(pr.Packages, pkg)
-			for _, m := range regexp.MustCompile(`(?m)^\s*(?:require\s+)?([a-z0-9][\w.-]*\.[a-z]{2,}/[^\s]+)\s+v[0-9]`).FindAllSubmatch(b, -1) {
+			for _, m := range reGoRequire.FindAllSubmatch(b, -1) {
 				pr.Dependencies["go"] = append(pr.Dependencies["go"], string(m[1]))
 			}
 		case base == "go.work":
-			for _, m := range regexp.MustCompile(`(?m)^\s*(?:use\s+)?(\./[^\s)]*)`).FindAllSubmatch(b, -1) {
+			for _, m := range reGoWorkUse.FindAllSubmatch(b, -1) {
 				pr.Workspaces = append(pr.Workspaces, path.Clean(path.Join(dir, string(m[1]))))
 			}
 		case base == "package.json":
@@ -304,7 +322,7 @@ func buildPortrait(repo *gitstore.Repo, tree gitstore.Hash) (*Project, error) {
 				pr.Scripts = append(pr.Scripts, Script{Name: k, Command: p.Scripts[k], Source: e.Path})
 			}
 		case base == "setup.py" || base == "setup.cfg":
-			if m := regexp.MustCompile(`(?m)\bname\s*[=:]\s*['"]?([\w.-]+)`).FindSubmatch(b); m != nil {
+			if m := rePySetupName.FindSubmatch(b); m != nil {
 				pr.Packages = append(pr.Packages, Package{Path: dir, Manager: "python", Name: string(m[1])})
 			}
 		case strings.HasPrefix(base, "requirements"):
@@ -327,42 +345,42 @@ func buildPortrait(repo *gitstore.Repo, tree gitstore.Hash) (*Project, error) {
 				}
 			}
 		case base == "Gemfile":
-			for _, m := range regexp.MustCompile(`(?m)^\s*gem\s+['"]([^'"]+)`).FindAllSubmatch(b, -1) {
+			for _, m := range reGem.FindAllSubmatch(b, -1) {
 				pr.Dependencies["bundler"] = append(pr.Dependencies["bundler"], string(m[1]))
 			}
 		case base == "pom.xml":
 			pkg := Package{Path: dir, Manager: "maven"}
-			if m := regexp.MustCompile(`<artifactId>([^<]+)</artifactId>`).FindSubmatch(b); m != nil {
+			if m := reMavenArtifact.FindSubmatch(b); m != nil {
 				pkg.Name = string(m[1])
 			}
-			if m := regexp.MustCompile(`<version>([^<]+)</version>`).FindSubmatch(b); m != nil {
+			if m := reMavenVersion.FindSubmatch(b); m != nil {
 				pkg.Version = string(m[1])
 			}
 			pr.Packages = append(pr.Packages, pkg)
 		case base == "build.gradle" || base == "build.gradle.kts":
 			pr.Packages = append(pr.Packages, Package{Path: dir, Manager: "gradle", Name: path.Base("/" + dir)})
-			for _, m := range regexp.MustCompile(`(?m)^\s*(?:implementation|api|compile)\s*\(?\s*['"]([^'":]+:[^'":]+)`).FindAllSubmatch(b, -1) {
+			for _, m := range reGradleDep.FindAllSubmatch(b, -1) {
 				pr.Dependencies["gradle"] = append(pr.Dependencies["gradle"], string(m[1]))
 			}
 		case base == "Package.swift":
-			if m := regexp.MustCompile(`name:\s*"([^"]+)"`).FindSubmatch(b); m != nil {
+			if m := reSwiftName.FindSubmatch(b); m != nil {
 				pr.Packages = append(pr.Packages, Package{Path: dir, Manager: "swift", Name: string(m[1])})
 			}
 		case base == "mix.exs":
 			pkg := Package{Path: dir, Manager: "mix"}
-			if m := regexp.MustCompile(`app:\s*:(\w+)`).FindSubmatch(b); m != nil {
+			if m := reMixApp.FindSubmatch(b); m != nil {
 				pkg.Name = string(m[1])
 			}
-			if m := regexp.MustCompile(`version:\s*"([^"]+)"`).FindSubmatch(b); m != nil {
+			if m := reMixVersion.FindSubmatch(b); m != nil {
 				pkg.Version = string(m[1])
 			}
 			pr.Packages = append(pr.Packages, pkg)
 		case base == "Makefile" && dir == "":
-			for _, m := range regexp.MustCompile(`(?m)^([A-Za-z0-9][\w.-]*)\s*:([^=]|$)`).FindAllSubmatch(b, -1) {
+			for _, m := range reMakeTarget.FindAllSubmatch(b, -1) {
 				pr.Scripts = append(pr.Scripts, Script{Name: "make " + string(m[1]), Source: e.Path})
 			}
 		case base == "Dockerfile":
-			for _, m := range regexp.MustCompile(`(?mi)^\s*FROM\s+(\S+)`).FindAllSubmatch(b, -1) {
+			for _, m := range reDockerFrom.FindAllSubmatch(b, -1) {
 				pr.Docker = append(pr.Docker, e.Path+": "+string(m[1]))
 			}
 		case portraitFiles[base] == "readme" && dir == "":

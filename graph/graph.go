@@ -40,6 +40,8 @@ var (
 	reRustUse       = regexp.MustCompile(`(?m)^\s*(?:pub(?:\([^)]*\))?\s+)?use\s+((?:crate|self|super)(?:::\w+)+)`)
 	reRustMod       = regexp.MustCompile(`(?m)^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;`)
 	reCInclude      = regexp.MustCompile(`(?m)^\s*#\s*include\s+"([^"]+)"`)
+	// GoModule finds the module path in a go.mod file.
+	GoModule = regexp.MustCompile(`(?m)^module\s+"?([^\s"]+)`)
 )
 
 // Imports lists the imports a code file names, as written.
@@ -147,7 +149,7 @@ func (r *Resolver) goModule(dir string) (mod, modDir string) {
 			m = ""
 			if h, _, found, err := r.repo.Lookup(r.tree, path.Join(d, "go.mod")); err == nil && found {
 				if b, err := r.repo.BlobBytes(h, 1<<20); err == nil {
-					if mm := regexp.MustCompile(`(?m)^module\s+"?([^\s"]+)`).FindSubmatch(b); mm != nil {
+					if mm := GoModule.FindSubmatch(b); mm != nil {
 						m = string(mm[1])
 					}
 				}
