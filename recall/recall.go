@@ -202,6 +202,10 @@ type Ranking struct {
 	Expand int
 	// Fields weighs matches in names and paths against the text.
 	Fields index.Boosts
+	// History weighs the signal of past commits (history.go).
+	HistoryRanking
+	// Graph weighs the signal of the code graph (graph.go).
+	GraphRanking
 }
 
 // Fusion methods.
@@ -349,6 +353,8 @@ func (s *Searcher) rank(ctx context.Context, q, mode string, rk *Ranking) ([]ind
 		out = append(out, index.Hit{Doc: d, Score: sc})
 	}
 	s.boost(out, terms, rk)
+	out = s.graphSignal(ctx, out, rk)
+	out = s.historySignal(ctx, q, terms, out, rk)
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Score != out[j].Score {
 			return out[i].Score > out[j].Score
