@@ -169,6 +169,11 @@ func (r *run) commit() (*Result, error) {
 	}
 	r.stage("embed", t0)
 	t0 = time.Now()
+	if err := r.historyStage(); err != nil {
+		return nil, err
+	}
+	r.stage("history", t0)
+	t0 = time.Now()
 	if len(r.skipped) == 0 {
 		if err := r.editor.Delete(memory.SkippedPath); err != nil {
 			return nil, err
