@@ -316,3 +316,8 @@ var stopWords = func() map[string]bool {
 	}
 	return m
 }()
+
+// EachWord calls fn with every word of s: a run of letters, digits and
+// underscores, as the analyzer sees them (identifiers stay whole). The
+// graph package finds references with it.
+func EachWord(s string, fn func(word string)) { eachWord(s, fn) }
