@@ -136,6 +136,7 @@ func (r *run) manifest() *manifest.Manifest {
 		Run:            r.stats,
 		Timings:        r.timings,
 		EmbedModel:     r.embedModel,
+		History:        r.history,
 	}
 	if r.requested != "" && r.requested != r.mode {
 		m.Requested = r.requested

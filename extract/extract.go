@@ -154,8 +154,9 @@ type run struct {
 	lastCkpt    time.Time
 	sinceCk     int
 	checkpoints int
-	embedModel  string     // model whose vectors embedStage wrote
-	readMu      sync.Mutex // guards stats.BytesRead, counted by workers
+	embedModel  string            // model whose vectors embedStage wrote
+	history     *manifest.History // counts of the history stage
+	readMu      sync.Mutex        // guards stats.BytesRead, counted by workers
 
 	// changed holds the source paths whose record appeared, changed or
 	// went away in this run; abstracts the abstracts of records made in

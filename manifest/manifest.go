@@ -45,6 +45,9 @@ type Manifest struct {
 
 	EmbedModel string `json:"embed_model,omitempty"`
 
+	// History counts the history memory (history/), when recorded.
+	History *History `json:"history,omitempty"`
+
 	// Partial is set only in checkpoints of an unfinished run.
 	Partial *Partial `json:"partial,omitempty"`
 }
@@ -91,6 +94,14 @@ type FormatRun struct {
 	Files    int     `json:"files"`
 	ParseMS  float64 `json:"parse_ms"` // time in the sectioners, summed over workers
 	Warnings int     `json:"warnings,omitempty"`
+}
+
+// History counts the commits recorded in history/: in all, by this run,
+// and the immutable segments holding them (the rest are in the tail).
+type History struct {
+	Commits  int `json:"commits"`
+	New      int `json:"new"`
+	Segments int `json:"segments"`
 }
 
 // Partial describes a checkpoint of an interrupted run.

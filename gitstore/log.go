@@ -1,0 +1,348 @@
+package gitstore
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// LogCommit is one commit of a history walk (Log).
+type LogCommit struct {
+	Hash        Hash
+	Parents     []Hash
+	AuthorName  string
+	AuthorEmail string
+	AuthorTime  int64 // seconds since the epoch
+	Message     string
+	// Changes are the paths the commit changed against its first parent
+	// (its only parent; the empty tree for a root commit). Merges and
+	// shallow boundary commits carry none: a merge's changes are recorded
+	// by the commits it merged, and a boundary's parent is not here.
+	Changes []LogChange
+	// Shallow marks a commit at the boundary of a shallow clone.
+	Shallow bool
+}
+
+// LogChange is one path a commit changed.
+type LogChange struct {
+	Kind    byte   // 'A', 'M', 'D', 'R' (renamed: OldPath is set), 'T' (type change), 'C' (copied)
+	Path    string // the path after the commit
+	OldPath string // the path before a rename or copy
+	Added   int    // lines added; -1 for a binary file
+	Deleted int    // lines deleted; -1 for a binary file
+}
+
+// LogOptions bound a history walk.
+type LogOptions struct {
+	Include  []Hash // tips to walk from
+	Exclude  []Hash // tips whose history is left out (absent ones are ignored)
+	MaxCount int    // most commits to list (0: all)
+}
+
+// ErrNoCLI is returned by operations that need the git command.
+var ErrNoCLI = errors.New("the git command is not available")
+
+// Log lists the commits reachable from opt.Include and not from
+// opt.Exclude, newest first (git's default order), with the paths each
+// changed, calling fn for each as it is read. One `git log` process does
+// the whole walk with rename detection and line counts: go-git's per-commit
+// tree diffs are two orders of magnitude slower on long histories.
+func (r *Repo) Log(ctx context.Context, opt LogOptions, fn func(*LogCommit) error) error {
+	if r.gitCLI == "" {
+		return ErrNoCLI
+	}
+	var stdin bytes.Buffer
+	for _, h := range opt.Include {
+		fmt.Fprintf(&stdin, "%s\n", h)
+	}
+	if stdin.Len() == 0 {
+		return nil
+	}
+	for _, h := range opt.Exclude {
+		if r.HasObject(h) {
+			fmt.Fprintf(&stdin, "^%s\n", h)
+		}
+	}
+	args := []string{
+		// Options that a user's config could change are set explicitly.
+		"-c", "log.showSignature=false", "-c", "core.quotePath=false",
+		"log", "--stdin", "-z", "--no-color", "--no-abbrev", "--no-abbrev-commit",
+		"--no-relative", "--no-ext-diff", "--no-textconv", "--no-mailmap",
+		"--root", "--diff-merges=off", "-M", "--raw", "--numstat",
+		"--format=%x1e%H%x00%P%x00%an%x00%ae%x00%at%x00%B%x00",
+	}
+	if opt.MaxCount > 0 {
+		args = append(args, "--max-count="+strconv.Itoa(opt.MaxCount))
+	}
+	cmd := exec.CommandContext(ctx, r.gitCLI, args...)
+	cmd.Env = append(os.Environ(), "GIT_DIR="+r.GitDir, "GIT_NO_LAZY_FETCH=1", "GIT_NO_REPLACE_OBJECTS=1")
+	cmd.Stdin = &stdin
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	shallow := r.shallowCommits()
+	perr := parseLog(bufio.NewReaderSize(out, 256<<10), shallow, fn)
+	if perr != nil {
+		// Stop git (it may be blocked writing) before waiting for it.
+		_ = cmd.Process.Kill()
+		_, _ = io.Copy(io.Discard, out)
+	}
+	werr := cmd.Wait()
+	if perr != nil {
+		return perr
+	}
+	if werr != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("git log: %w: %s", werr, strings.TrimSpace(errb.String()))
+	}
+	return nil
+}
+
+// shallowCommits reads the boundary commits of a shallow clone.
+func (r *Repo) shallowCommits() map[Hash]bool {
+	b, err := os.ReadFile(filepath.Join(r.CommonDir, "shallow"))
+	if err != nil {
+		return nil
+	}
+	out := map[Hash]bool{}
+	for _, l := range strings.Fields(string(b)) {
+		if h := ParseHash(l); !h.IsZero() {
+			out[h] = true
+		}
+	}
+	return out
+}
+
+// IsShallow reports whether the repository is a shallow clone.
+func (r *Repo) IsShallow() bool { return len(r.shallowCommits()) > 0 }
+
+// parseLog reads the output of Log's `git log -z` command: per commit a
+// header of six NUL-terminated fields introduced by \x1e, an empty field,
+// then --raw entries (":modes ids STATUS\0path\0[new\0]") and --numstat
+// entries ("added\tdeleted\tpath\0" or, for a rename,
+// "added\tdeleted\t\0old\0new\0"), in the same path order.
+func parseLog(br *bufio.Reader, shallow map[Hash]bool, fn func(*LogCommit) error) error {
+	next := func() (string, error) {
+		s, err := br.ReadString(0)
+		if err != nil {
+			if err == io.EOF && s != "" {
+				return s, nil
+			}
+			return s, err
+		}
+		return s[:len(s)-1], nil
+	}
+	tok, err := next()
+	for err == nil {
+		tok = strings.TrimLeft(tok, "\n")
+		if !strings.HasPrefix(tok, "\x1e") {
+			return fmt.Errorf("git log: unexpected output %.40q", tok)
+		}
+		var f [6]string
+		f[0] = tok[1:]
+		for i := 1; i < 6 && err == nil; i++ {
+			f[i], err = next()
+		}
+		if err != nil {
+			return fmt.Errorf("git log: truncated output: %v", err)
+		}
+		c := &LogCommit{Hash: ParseHash(f[0]), AuthorName: f[2], AuthorEmail: f[3], Message: f[5]}
+		if c.Hash.IsZero() {
+			return fmt.Errorf("git log: bad commit id %.40q", f[0])
+		}
+		for _, p := range strings.Fields(f[1]) {
+			c.Parents = append(c.Parents, ParseHash(p))
+		}
+		c.AuthorTime, _ = strconv.ParseInt(f[4], 10, 64)
+		c.Shallow = shallow[c.Hash]
+		// The diff: raw entries, then numstat entries, until the next commit.
+		var raw []LogChange
+		nstat := 0
+		for {
+			tok, err = next()
+			if err != nil {
+				break
+			}
+			t := strings.TrimLeft(tok, "\n")
+			if t == "" {
+				continue
+			}
+			if t[0] == '\x1e' {
+				break
+			}
+			if t[0] == ':' {
+				// ":100644 100644 <old> <new> R066"
+				sp := strings.LastIndexByte(t, ' ')
+				if sp < 0 || sp+1 >= len(t) {
+					return fmt.Errorf("git log: bad raw entry %.60q", t)
+				}
+				ch := LogChange{Kind: t[sp+1]}
+				p, err2 := next()
+				if err2 != nil {
+					return fmt.Errorf("git log: truncated raw entry")
+				}
+				if ch.Kind == 'R' || ch.Kind == 'C' {
+					np, err2 := next()
+					if err2 != nil {
+						return fmt.Errorf("git log: truncated rename entry")
+					}
+					ch.OldPath, p = p, np
+				}
+				ch.Path = p
+				raw = append(raw, ch)
+				continue
+			}
+			// numstat: "a\td\tpath" or "a\td\t" followed by old and new.
+			parts := strings.SplitN(t, "\t", 3)
+			if len(parts) != 3 {
+				return fmt.Errorf("git log: bad numstat entry %.60q", t)
+			}
+			if parts[2] == "" {
+				if _, err2 := next(); err2 != nil {
+					return fmt.Errorf("git log: truncated numstat entry")
+				}
+				if _, err2 := next(); err2 != nil {
+					return fmt.Errorf("git log: truncated numstat entry")
+				}
+			}
+			if nstat < len(raw) {
+				raw[nstat].Added = count(parts[0])
+				raw[nstat].Deleted = count(parts[1])
+			}
+			nstat++
+		}
+		if !c.Shallow && len(c.Parents) <= 1 {
+			c.Changes = raw
+		}
+		if ferr := fn(c); ferr != nil {
+			return ferr
+		}
+	}
+	if err == io.EOF {
+		return nil
+	}
+	return err
+}
+
+func count(s string) int {
+	if s == "-" {
+		return -1
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// BlameLine is the commit that last changed a line, as `git blame` sees it.
+type BlameLine struct {
+	Line   int  // 1-based line in the file at the blamed revision
+	Commit Hash // the commit that introduced it
+	Path   string
+}
+
+// Blame attributes lines start..end (1-based, inclusive; 0, 0 for the
+// whole file) of path at rev to the commits that last changed them,
+// ignoring whitespace changes, following moves within the file (-w -M),
+// and skipping the commits in ignore (formatting commits).
+func (r *Repo) Blame(ctx context.Context, rev Hash, path string, start, end int, ignore []Hash) ([]BlameLine, error) {
+	if r.gitCLI == "" {
+		return nil, ErrNoCLI
+	}
+	args := []string{"blame", "--porcelain", "-w", "-M"}
+	if start > 0 && end >= start {
+		args = append(args, "-L", fmt.Sprintf("%d,%d", start, end))
+	}
+	var ignFile string
+	if len(ignore) > 0 {
+		f, err := os.CreateTemp("", "konteks-ignore-revs-")
+		if err != nil {
+			return nil, err
+		}
+		ignFile = f.Name()
+		defer os.Remove(ignFile)
+		for _, h := range ignore {
+			fmt.Fprintf(f, "%s\n", h)
+		}
+		if err := f.Close(); err != nil {
+			return nil, err
+		}
+		args = append(args, "--ignore-revs-file", ignFile)
+	}
+	args = append(args, rev.String(), "--", path)
+	cmd := exec.CommandContext(ctx, r.gitCLI, args...)
+	cmd.Env = append(os.Environ(), "GIT_DIR="+r.GitDir, "GIT_NO_LAZY_FETCH=1")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("git blame %s: %w: %s", path, err, strings.TrimSpace(errb.String()))
+	}
+	var lines []BlameLine
+	paths := map[Hash]string{}
+	sc := bufio.NewScanner(&out)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	var cur *BlameLine
+	for sc.Scan() {
+		l := sc.Text()
+		if strings.HasPrefix(l, "\t") {
+			if cur != nil {
+				cur.Path = paths[cur.Commit]
+				lines = append(lines, *cur)
+				cur = nil
+			}
+			continue
+		}
+		if cur == nil {
+			fs := strings.Fields(l)
+			if len(fs) >= 3 && len(fs[0]) == 40 {
+				n, _ := strconv.Atoi(fs[2])
+				cur = &BlameLine{Commit: ParseHash(fs[0]), Line: n}
+			}
+			continue
+		}
+		if p, ok := strings.CutPrefix(l, "filename "); ok {
+			paths[cur.Commit] = p
+		}
+	}
+	return lines, sc.Err()
+}
+
+// ConfigValues reads every git config value whose key starts with prefix
+// (one `git config --get-regexp` process), keys lowercased as git reports
+// them; the last value of a key wins. Empty without the git command.
+func (r *Repo) ConfigValues(prefix string) map[string]string {
+	out := map[string]string{}
+	if r.gitCLI == "" {
+		return out
+	}
+	b, err := r.runGit(nil, "config", "--get-regexp", "^"+regexp.QuoteMeta(prefix))
+	if err != nil {
+		return out // exit status 1: nothing set
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if l == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(l, " ")
+		out[strings.ToLower(k)] = v
+	}
+	return out
+}

@@ -1,0 +1,250 @@
+// Package history is the history memory: a record of each commit of the
+// source repository (message, author, date, the paths it changed with
+// their change kind and line counts, and flags that weigh it), stored in
+// the memory tree under history/ as immutable zstd segments plus a small
+// tail, appended incrementally by extraction, and queried by `why`,
+// `history`, the MCP server and recall.
+//
+// Everything read from a memory tree may come from a peer: sizes are
+// bounded, hashes and paths validated, and a broken history gives an error
+// that names `git konteks extract --mode rebuild`, which rewalks it.
+package history
+
+import (
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/secret"
+)
+
+// Version is the format version of history records and state. A change
+// rewalks history (the next run records it anew).
+const Version = 1
+
+// Flags of a commit.
+const (
+	FlagMerge   = "merge"   // more than one parent; no paths recorded
+	FlagBot     = "bot"     // authored by a bot (dependabot, renovate, [bot], ...)
+	FlagMass    = "mass"    // changed very many files
+	FlagFormat  = "format"  // formatting only (by message and line counts)
+	FlagRevert  = "revert"  // reverts an earlier commit
+	FlagShallow = "shallow" // boundary of a shallow clone: parents absent, no paths
+	FlagSecret  = "secret"  // the message held a credential and was withheld
+)
+
+// Limits of one record.
+const (
+	MaxSubject = 300  // bytes of a subject
+	MaxBody    = 4000 // bytes of a body
+	MaxChanges = 1000 // paths kept per commit (Files holds the true count)
+	MassFiles  = 100  // a commit changing more files than this is a mass change
+	withheld   = "[message withheld: it looks like it holds a credential]"
+)
+
+// Commit is the record of one commit.
+type Commit struct {
+	Hash    string   `json:"h"`
+	Parents []string `json:"p,omitempty"`
+	Author  string   `json:"a"`
+	Email   string   `json:"e,omitempty"`
+	Time    int64    `json:"t"` // author date, seconds since the epoch
+	Subject string   `json:"s"`
+	Body    string   `json:"b,omitempty"`
+	Changes []Change `json:"c,omitempty"`
+	// Files is how many paths the commit changed (Changes keeps at most
+	// MaxChanges of them).
+	Files int      `json:"n,omitempty"`
+	Flags []string `json:"f,omitempty"`
+	// Weight scales the commit's evidence: 1 for an ordinary commit, less
+	// for merges, bots, mass and formatting changes.
+	Weight float64 `json:"w"`
+}
+
+// Change is one path a commit changed.
+type Change struct {
+	Path string `json:"p"`
+	Old  string `json:"o,omitempty"` // the path before a rename
+	Kind string `json:"k"`           // A, M, D, R, T, C
+	Add  int    `json:"+"`           // lines added, -1 for binary
+	Del  int    `json:"-"`           // lines deleted, -1 for binary
+}
+
+// Has reports whether c carries flag f.
+func (c *Commit) Has(f string) bool {
+	for _, x := range c.Flags {
+		if x == f {
+			return true
+		}
+	}
+	return false
+}
+
+// Lines is the lines the commit changed (binary files count 0).
+func (c *Commit) Lines() int {
+	n := 0
+	for _, ch := range c.Changes {
+		n += max(ch.Add, 0) + max(ch.Del, 0)
+	}
+	return n
+}
+
+var (
+	botRe    = regexp.MustCompile(`(?i)\[bot\]|dependabot|renovate|greenkeeper|snyk-bot|github-actions|pre-commit-ci|mergify|imgbot|allcontributors|semantic-release-bot|codecov`)
+	formatRe = regexp.MustCompile(`(?i)\b(re-?format(ted|ting)?|format(ted|ting)?|fmt|gofmt|gofumpt|goimports|prettier|black|isort|autopep8|yapf|eslint\s*--fix|whitespace|indent(ation)?|trailing spaces?|code style|clang-format|rustfmt|lint fix(es)?)\b`)
+	revertRe = regexp.MustCompile(`(?m)^Revert "|^This reverts commit [0-9a-f]{7,40}`)
+)
+
+// FromLog makes the record of a commit read by gitstore.Log: the message
+// is split, trimmed and passed through the secret filter, and the commit
+// is classified and weighted.
+func FromLog(lc *gitstore.LogCommit) Commit {
+	c := Commit{
+		Hash:   lc.Hash.String(),
+		Author: clean(lc.AuthorName, 200),
+		Email:  clean(lc.AuthorEmail, 200),
+		Time:   lc.AuthorTime,
+	}
+	for _, p := range lc.Parents {
+		c.Parents = append(c.Parents, p.String())
+	}
+	msg := strings.ReplaceAll(lc.Message, "\r\n", "\n")
+	if secret.Contains([]byte(msg)) {
+		c.Subject = withheld
+		c.Flags = append(c.Flags, FlagSecret)
+	} else {
+		subj, body, _ := strings.Cut(strings.TrimSpace(msg), "\n")
+		c.Subject = clean(strings.TrimSpace(subj), MaxSubject)
+		c.Body = clean(trimBody(body), MaxBody)
+	}
+	c.Files = len(lc.Changes)
+	for i, ch := range lc.Changes {
+		if i >= MaxChanges {
+			break
+		}
+		if !validPath(ch.Path) || (ch.OldPath != "" && !validPath(ch.OldPath)) {
+			continue
+		}
+		c.Changes = append(c.Changes, Change{Path: ch.Path, Old: ch.OldPath, Kind: string(ch.Kind), Add: ch.Added, Del: ch.Deleted})
+	}
+	classify(&c, lc.Message, len(lc.Parents) > 1, lc.Shallow)
+	return c
+}
+
+// classify sets flags and weight.
+func classify(c *Commit, msg string, merge, shallow bool) {
+	w := 1.0
+	if merge {
+		c.Flags = append(c.Flags, FlagMerge)
+		w *= 0.2
+	}
+	if shallow {
+		c.Flags = append(c.Flags, FlagShallow)
+	}
+	if botRe.MatchString(c.Author) || botRe.MatchString(c.Email) {
+		c.Flags = append(c.Flags, FlagBot)
+		w *= 0.2
+	}
+	if c.Files > MassFiles {
+		c.Flags = append(c.Flags, FlagMass)
+		w *= 0.1
+	}
+	if isFormatting(c, msg) {
+		c.Flags = append(c.Flags, FlagFormat)
+		w *= 0.1
+	}
+	if revertRe.MatchString(msg) {
+		c.Flags = append(c.Flags, FlagRevert)
+		w *= 0.5
+	}
+	c.Weight = float64(int(w*1000+0.5)) / 1000
+}
+
+// isFormatting recognises a formatting-only commit cheaply: its subject
+// says so and every change is a modification whose added and deleted line
+// counts are close (a reflow moves lines, it does not grow the file).
+func isFormatting(c *Commit, msg string) bool {
+	subj, _, _ := strings.Cut(msg, "\n")
+	if !formatRe.MatchString(subj) || len(c.Changes) == 0 {
+		return false
+	}
+	for _, ch := range c.Changes {
+		if ch.Kind != "M" || ch.Add < 0 {
+			return false
+		}
+		d := ch.Add - ch.Del
+		if d < 0 {
+			d = -d
+		}
+		if d > max(3, (ch.Add+ch.Del)/5) {
+			return false
+		}
+	}
+	return true
+}
+
+// trimBody drops trailers (Signed-off-by, Co-authored-by, Change-Id, ...)
+// and surrounding blank lines.
+func trimBody(b string) string {
+	lines := strings.Split(strings.TrimSpace(b), "\n")
+	out := lines[:0]
+	for _, l := range lines {
+		k, _, ok := strings.Cut(l, ":")
+		if ok && isTrailer(strings.ToLower(strings.TrimSpace(k))) {
+			continue
+		}
+		out = append(out, strings.TrimRight(l, " \t"))
+	}
+	return strings.TrimSpace(strings.Join(out, "\n"))
+}
+
+func isTrailer(k string) bool {
+	switch k {
+	case "signed-off-by", "co-authored-by", "change-id", "reviewed-by", "reviewed-on", "acked-by",
+		"tested-by", "cc", "reported-by", "suggested-by", "helped-by", "pr-url", "git-svn-id":
+		return true
+	}
+	return false
+}
+
+// clean bounds s to n bytes of valid UTF-8 without control characters
+// other than newline and tab.
+func clean(s string, n int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = strings.Map(func(r rune) rune {
+		if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f {
+			return -1
+		}
+		return r
+	}, s)
+	if len(s) > n {
+		cut := n
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut]
+	}
+	return s
+}
+
+func validPath(p string) bool {
+	if p == "" || len(p) > 4096 || strings.HasPrefix(p, "/") {
+		return false
+	}
+	for _, part := range strings.Split(p, "/") {
+		if part == "" || part == "." || part == ".." {
+			return false
+		}
+	}
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c < 0x20 || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+func validHash(h string) bool {
+	return len(h) == 40 && strings.Trim(h, "0123456789abcdef") == ""
+}

@@ -1,0 +1,387 @@
+package history
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/internal/testgit"
+	"github.com/konteks/git-konteks/manifest"
+	"github.com/konteks/git-konteks/memref"
+)
+
+// isolate runs gitstore's git processes without the machine's config.
+func isolate(t *testing.T) {
+	for _, kv := range testgit.Env() {
+		if k, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, "GIT_") {
+			t.Setenv(k, v)
+		}
+	}
+}
+
+// fixture scripts a history: a file with a body and a trailer, an edit, a
+// rename with an edit, a bot commit, a formatting commit, a revert, a side
+// branch merged with --no-ff, and a message holding a token.
+func fixture(t *testing.T) *testgit.Repo {
+	isolate(t)
+	r := testgit.New(t)
+	r.Write("a.go", "package a\n\nfunc Parse() {}\n")
+	r.Write("util.go", "package a\n\nfunc helper() {}\n")
+	r.Git("add", "-A")
+	r.Git("commit", "-q", "-m", "Add the parser", "-m", "It reads the config file.\n\nSigned-off-by: Someone <s@example.invalid>")
+	r.Write("a.go", "package a\n\n// Parse parses.\nfunc Parse() { helper() }\n")
+	r.Write("util.go", "package a\n\nfunc helper() { println() }\n")
+	r.Commit("Parse calls the helper for retries")
+	r.Git("mv", "a.go", "parser.go")
+	r.Write("parser.go", "package a\n\n// Parse parses.\nfunc Parse() { helper() }\n\nfunc Other() {}\n")
+	r.Commit("Rename a.go to parser.go")
+	r.Write("go.mod", "module a\n\ngo 1.22\n")
+	r.Git("add", "-A")
+	r.Git("commit", "-q", "--author", "dependabot[bot] <49699333+dependabot[bot]@users.noreply.github.com>", "-m", "Bump golang.org/x/net from 0.1 to 0.2")
+	r.Write("util.go", "package a\n\nfunc helper() {\n\tprintln() }\n")
+	r.Commit("gofmt: reformat util.go")
+	r.Write("util.go", "package a\n\nfunc helper() {\n\tprintln()\n\tprintln(\"x\")\n}\n")
+	bad := r.Commit("Print twice in helper")
+	r.Git("revert", "--no-edit", bad)
+	r.Git("checkout", "-q", "-b", "side")
+	r.Write("side.go", "package a\n")
+	r.Commit("Side file for the cache")
+	r.Git("checkout", "-q", "main")
+	r.Git("merge", "-q", "--no-ff", "-m", "Merge branch side", "side")
+	r.Write("README.md", "# a\n")
+	r.Commit("Docs; token ghp_" + strings.Repeat("A1b2", 9) + " leaked")
+	return r
+}
+
+type mem struct {
+	repo *gitstore.Repo
+	tree gitstore.Hash
+}
+
+// update runs Update on top of tree and writes the result.
+func update(t *testing.T, repo *gitstore.Repo, tree gitstore.Hash, rev string, cfg Config) (gitstore.Hash, *Result) {
+	t.Helper()
+	c, err := repo.Resolve(rev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ed := repo.NewTreeEditor(tree)
+	w := repo.NewWriter()
+	res, err := Update(context.Background(), repo, ed, w, c.Hash, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := ed.Write(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return root, res
+}
+
+var defaults = Config{Enabled: true, Max: DefaultMax}
+
+func open(t *testing.T, r *testgit.Repo) *gitstore.Repo {
+	repo, err := gitstore.Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return repo
+}
+
+func TestRecords(t *testing.T) {
+	r := fixture(t)
+	repo := open(t, r)
+	root, res := update(t, repo, gitstore.ZeroHash, "HEAD", defaults)
+	want := strings.Count(r.Git("rev-list", "HEAD"), "\n") + 1
+	if res.New != want || res.Total != want {
+		t.Fatalf("recorded %+v, want %d commits", res, want)
+	}
+	h, err := Load(repo, root)
+	if err != nil || h == nil {
+		t.Fatalf("load: %v", err)
+	}
+	by := map[string]*Commit{}
+	for i := range h.Commits {
+		by[h.Commits[i].Subject] = &h.Commits[i]
+	}
+	first := by["Add the parser"]
+	if first == nil || first.Body != "It reads the config file." || first.Author != "Test Author" || len(first.Changes) != 2 || first.Changes[0].Kind != "A" || first.Changes[0].Add != 3 {
+		t.Fatalf("first commit: %+v", first)
+	}
+	ren := by["Rename a.go to parser.go"]
+	if ren == nil || len(ren.Changes) != 1 || ren.Changes[0].Kind != "R" || ren.Changes[0].Old != "a.go" || ren.Changes[0].Path != "parser.go" || ren.Changes[0].Add != 2 {
+		t.Fatalf("rename: %+v", ren)
+	}
+	if c := by["Bump golang.org/x/net from 0.1 to 0.2"]; c == nil || !c.Has(FlagBot) || c.Weight >= 0.5 {
+		t.Fatalf("bot: %+v", c)
+	}
+	if c := by["gofmt: reformat util.go"]; c == nil || !c.Has(FlagFormat) {
+		t.Fatalf("format: %+v", c)
+	}
+	if c := by[`Revert "Print twice in helper"`]; c == nil || !c.Has(FlagRevert) {
+		t.Fatalf("revert: %+v", c)
+	}
+	if c := by["Merge branch side"]; c == nil || !c.Has(FlagMerge) || len(c.Changes) != 0 || len(c.Parents) != 2 {
+		t.Fatalf("merge: %+v", c)
+	}
+	for _, c := range h.Commits {
+		if strings.Contains(c.Subject+c.Body, "ghp_") {
+			t.Fatalf("a token reached memory: %q", c.Subject)
+		}
+	}
+	if c := by[withheld]; c == nil || !c.Has(FlagSecret) {
+		t.Fatal("the message with a token was not withheld")
+	}
+	if c := by["Print twice in helper"]; c == nil || c.Has(FlagFormat) || c.Weight != 1 {
+		t.Fatalf("ordinary commit: %+v", c)
+	}
+	// Nothing new: nothing written.
+	_, res = update(t, repo, root, "HEAD", defaults)
+	if res.New != 0 || res.Written != 0 {
+		t.Fatalf("second run: %+v", res)
+	}
+}
+
+func TestIncrementalAppendAndCompaction(t *testing.T) {
+	tailMax, segmentMax = 4, 3
+	defer func() { tailMax, segmentMax = TailMax, SegmentMax }()
+	r := fixture(t)
+	repo := open(t, r)
+	r.Git("checkout", "-q", "HEAD~3")
+	root, res := update(t, repo, gitstore.ZeroHash, "HEAD", defaults)
+	total := res.Total
+	if res.Segments == 0 {
+		t.Fatalf("first walk made no segments: %+v", res)
+	}
+	r.Git("checkout", "-q", "main")
+	// One new commit: the tail and the state, nothing else.
+	for i := 0; i < 3; i++ {
+		r.Write("n.txt", fmt.Sprint(i))
+		r.Commit(fmt.Sprintf("Note %d", i))
+		before := root
+		root, res = update(t, repo, root, "HEAD", defaults)
+		total = strings.Count(r.Git("rev-list", "HEAD"), "\n") + 1
+		if i > 0 && res.New != 1 {
+			t.Fatalf("run %d recorded %d commits, want 1", i, res.New)
+		}
+		if res.Total != total {
+			t.Fatalf("run %d: total %d, want %d", i, res.Total, total)
+		}
+		changed := r.Git("diff-tree", "-r", "--name-only", before.String(), root.String())
+		t.Logf("run %d wrote %d objects: %s", i, res.Written, strings.ReplaceAll(changed, "\n", " "))
+		if i > 0 && strings.Count(changed, "\n")+1 > 3 {
+			t.Fatalf("run %d changed too much: %s", i, changed)
+		}
+	}
+	h, err := Load(repo, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Commits) != total || h.State.Tail >= tailMax {
+		t.Fatalf("after compaction: %d commits (want %d), tail %d", len(h.Commits), total, h.State.Tail)
+	}
+	seen := map[string]bool{}
+	for _, c := range h.Commits {
+		if seen[c.Hash] {
+			t.Fatalf("commit %s recorded twice", c.Hash)
+		}
+		seen[c.Hash] = true
+	}
+	// A branch switch adds the other branch's commits (union).
+	r.Git("checkout", "-q", "-b", "topic", "HEAD~5")
+	r.Write("t.txt", "topic")
+	r.Commit("Topic work")
+	root, res = update(t, repo, root, "HEAD", defaults)
+	if res.New != 1 || res.Total != total+1 {
+		t.Fatalf("branch switch: %+v", res)
+	}
+	if h, _ := Load(repo, root); len(h.State.Tips) != 2 {
+		t.Fatalf("tips after a branch switch: %v", h.State.Tips)
+	}
+}
+
+func TestRenameFollowingAndQueries(t *testing.T) {
+	r := fixture(t)
+	repo := open(t, r)
+	root, _ := update(t, repo, gitstore.ZeroHash, "HEAD", defaults)
+	h, err := Load(repo, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var subj []string
+	for _, tc := range h.Touched("parser.go") {
+		subj = append(subj, tc.Commit.Subject)
+	}
+	want := []string{"Rename a.go to parser.go", "Parse calls the helper for retries", "Add the parser"}
+	if strings.Join(subj, "|") != strings.Join(want, "|") {
+		t.Fatalf("touched parser.go: %q", subj)
+	}
+	if names := h.Names("parser.go"); strings.Join(names, ",") != "parser.go,a.go" {
+		t.Fatalf("names: %v", names)
+	}
+	co := h.CoChanged("parser.go", 20, 5)
+	if len(co) == 0 || co[0].Path != "util.go" {
+		t.Fatalf("co-change: %+v", co)
+	}
+	ms := h.Search("retries helper", 3)
+	if len(ms) == 0 || ms[0].Commit.Subject != "Parse calls the helper for retries" {
+		t.Fatalf("search: %+v", ms)
+	}
+	head := r.Git("rev-parse", "HEAD")
+	m := &memref.Memory{Tree: root, Manifest: &manifest.Manifest{SourceCommit: head}}
+	why, err := Why(context.Background(), repo, m, Target{Path: "parser.go"}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if why.Method != "history" || len(why.Commits) != 3 || why.Commits[2].Path != "a.go" {
+		t.Fatalf("why parser.go: %+v", why)
+	}
+	// util.go's formatting commit is skipped.
+	why, err = Why(context.Background(), repo, m, Target{Path: "util.go"}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if why.Skipped != 1 {
+		t.Fatalf("why util.go skipped %d: %+v", why.Skipped, why)
+	}
+	for _, c := range why.Commits {
+		if strings.HasPrefix(c.Subject, "gofmt") {
+			t.Fatalf("formatting commit in why: %+v", why.Commits)
+		}
+	}
+	// Lines: blame, the formatting commit ignored.
+	tg, err := ParseTarget("parser.go:6")
+	if err != nil || tg.Start != 6 {
+		t.Fatalf("parse target: %+v %v", tg, err)
+	}
+	why, err = Why(context.Background(), repo, m, tg, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if why.Method != "blame" || len(why.Commits) != 1 || why.Commits[0].Subject != "Rename a.go to parser.go" {
+		t.Fatalf("why parser.go:6: %+v", why)
+	}
+}
+
+func TestCorruptHistory(t *testing.T) {
+	tailMax, segmentMax = 4, 3
+	defer func() { tailMax, segmentMax = TailMax, SegmentMax }()
+	r := fixture(t)
+	repo := open(t, r)
+	root, _ := update(t, repo, gitstore.ZeroHash, "HEAD~1", defaults)
+	for _, tc := range []struct {
+		path, content string
+	}{
+		{SegmentPath(0), "not zstd"},
+		{SegmentPath(0), ""},
+		{StatePath, `{"version":1,"commits":-5}`},
+		{StatePath, `{"version":1,"tips":["../../x"],"commits":0}`},
+	} {
+		ed := repo.NewTreeEditor(root)
+		w := repo.NewWriter()
+		b, _ := w.Blob([]byte(tc.content))
+		if err := ed.Set(tc.path, filemode.Regular, b); err != nil {
+			t.Fatal(err)
+		}
+		bad, err := ed.Write(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		_, err = Load(repo, bad)
+		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "--mode rebuild") {
+			t.Fatalf("%s = %q: load gave %v", tc.path, tc.content, err)
+		}
+	}
+	// A hostile record: a path that climbs out.
+	b := encodeOrDie(t, []Commit{{Hash: strings.Repeat("a", 40), Subject: "x", Weight: 1, Changes: []Change{{Path: "../etc/passwd", Kind: "M"}}}})
+	if _, err := decodeForTest(repo, b); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("hostile path accepted: %v", err)
+	}
+}
+
+func encodeOrDie(t *testing.T, cs []Commit) []byte {
+	b, err := encodeCommits(cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func decodeForTest(repo *gitstore.Repo, b []byte) ([]Commit, error) {
+	w := repo.NewWriter()
+	h, _ := w.Blob(b)
+	if err := w.Flush(); err != nil {
+		return nil, err
+	}
+	return readCommits(repo, h, "test", 1)
+}
+
+func TestConfigBounds(t *testing.T) {
+	r := fixture(t)
+	repo := open(t, r)
+	r.Git("config", "konteks.history.depth", "3")
+	cfg, err := ReadConfig(repo)
+	if err != nil || cfg.Depth != 3 || !cfg.Enabled || cfg.Max != DefaultMax {
+		t.Fatalf("config: %+v %v", cfg, err)
+	}
+	root, res := update(t, repo, gitstore.ZeroHash, "HEAD", cfg)
+	if res.Total != 3 {
+		t.Fatalf("depth 3 recorded %d", res.Total)
+	}
+	// Other bounds rewalk.
+	r.Git("config", "konteks.history.depth", "5")
+	cfg, _ = ReadConfig(repo)
+	root, res = update(t, repo, root, "HEAD", cfg)
+	if res.Total != 5 {
+		t.Fatalf("depth 5 recorded %d", res.Total)
+	}
+	r.Git("config", "konteks.history.enabled", "false")
+	cfg, _ = ReadConfig(repo)
+	root, _ = update(t, repo, root, "HEAD", cfg)
+	if h, err := Load(repo, root); h != nil || err != nil {
+		t.Fatalf("disabled history still there: %v", err)
+	}
+	r.Git("config", "konteks.history.max", "lots")
+	if _, err := ReadConfig(repo); err == nil || !strings.Contains(err.Error(), "konteks.history.max") {
+		t.Fatalf("bad max accepted: %v", err)
+	}
+}
+
+func TestShallowAndEmpty(t *testing.T) {
+	r := fixture(t)
+	clone := testgit.At(t, t.TempDir())
+	clone.Git("clone", "-q", "--depth", "2", "file://"+r.Dir, ".")
+	repo := open(t, clone)
+	root, res := update(t, repo, gitstore.ZeroHash, "HEAD", defaults)
+	if res.Total != 2 {
+		t.Fatalf("shallow clone recorded %d", res.Total)
+	}
+	h, _ := Load(repo, root)
+	if c := h.Commits[0]; !c.Has(FlagShallow) || len(c.Changes) != 0 {
+		t.Fatalf("boundary commit: %+v", c)
+	}
+	// An empty repository has nothing to walk.
+	e := testgit.New(t)
+	repo = open(t, e)
+	if err := repo.Log(context.Background(), gitstore.LogOptions{}, func(*gitstore.LogCommit) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestTokens(t *testing.T) {
+	got := strings.Join(Tokens("Fix parseHTTPHeader in net_util for the cache"), " ")
+	if got != "fix parse http header parsehttpheader net util net_util cache" {
+		t.Fatalf("tokens: %q", got)
+	}
+}
