@@ -152,6 +152,11 @@ func (r *run) manifest() *manifest.Manifest {
 // so a crash at any point leaves the previous memory intact.
 func (r *run) commit() (*Result, error) {
 	t0 := time.Now()
+	if err := r.mediaStage(); err != nil {
+		return nil, err
+	}
+	r.stage("media", t0)
+	t0 = time.Now()
 	if err := r.summarizeDirs(); err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/konteks/git-konteks/extract/section/data"
 	"github.com/konteks/git-konteks/extract/section/fallback"
 	"github.com/konteks/git-konteks/extract/section/markdown"
+	"github.com/konteks/git-konteks/extract/section/media"
 	"github.com/konteks/git-konteks/extract/section/text"
 	"github.com/konteks/git-konteks/memory"
 )
@@ -165,6 +166,9 @@ func sameShape(a, b string) bool {
 	ea, eb := path.Ext(a), path.Ext(b)
 	if ea != eb {
 		return false
+	}
+	if media.Class(a) != "" {
+		return false // a media section names its file
 	}
 	return ea != "" || path.Base(a) == path.Base(b)
 }

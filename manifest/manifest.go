@@ -84,6 +84,11 @@ type Run struct {
 	// LLMTokens and LLMFailures count the LLM summarizer's use, when set.
 	LLMTokens   int `json:"llm_tokens,omitempty"`
 	LLMFailures int `json:"llm_failures,omitempty"`
+	// VLMDescribed, VLMFailures and VLMTokens count image descriptions
+	// written by the vision model (konteks.vlm.*), when set.
+	VLMDescribed int `json:"vlm_described,omitempty"`
+	VLMFailures  int `json:"vlm_failures,omitempty"`
+	VLMTokens    int `json:"vlm_tokens,omitempty"`
 	// Formats counts the files this run sectioned anew, by record kind
 	// (code, markdown, html, pdf, notebook, media, ...).
 	Formats map[string]*FormatRun `json:"formats,omitempty"`
