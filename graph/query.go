@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"context"
 	"sort"
 	"strings"
 
@@ -26,10 +27,27 @@ type Link struct {
 }
 
 // Find looks name up among the entities of a memory tree: an exact id, a
-// file path, a qualified or plain symbol name, or a directory. It scans the
-// records (the search index answers faster; this is the authoritative
-// path) and resolves imports against the source tree memory describes.
+// file path, a qualified or plain symbol name, or a directory. It answers
+// from the graph cache of the memory commit (building it when missing:
+// once per commit, and from the previous commit's cache when memory moved
+// a little); without a cache (a memory value that is no commit) it scans
+// the records and resolves imports against the source tree memory
+// describes, as the cache does.
 func Find(repo *gitstore.Repo, mem *memref.Memory, name string, limit int) ([]Node, error) {
+	if !mem.Commit.IsZero() {
+		g, err := Open(context.Background(), repo, mem)
+		if err == nil {
+			defer g.Close()
+			if nodes, err := g.Find(name, limit); err == nil {
+				return nodes, nil
+			}
+		}
+	}
+	return findScan(repo, mem, name, limit)
+}
+
+// findScan is Find over the records themselves.
+func findScan(repo *gitstore.Repo, mem *memref.Memory, name string, limit int) ([]Node, error) {
 	refs, err := memref.Records(repo, mem.Tree)
 	if err != nil {
 		return nil, err
@@ -134,4 +152,107 @@ func rank(n Node, want string) int {
 		return 1
 	}
 	return 2
+}
+
+// Find answers Find from the cache: the same walk over the files in path
+// order as findScan, over the cached blocks (imports already resolved).
+func (g *Graph) Find(name string, limit int) ([]Node, error) {
+	bb, err := g.c.sec(secBlocks)
+	if err != nil {
+		return nil, err
+	}
+	boff, bdata, err := rows(bb, g.n, 1)
+	if err != nil {
+		return nil, err
+	}
+	want := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(name, "file:"), "sym:"), "dir:")
+	dirWanted := strings.TrimSuffix(want, "/")
+	idLike := strings.Contains(name, ":")
+	nodes := map[string]*Node{}
+	var order []string
+	add := func(e memory.Entity, owner string) *Node {
+		if n, ok := nodes[e.ID]; ok {
+			return n
+		}
+		n := &Node{Entity: e, Path: owner}
+		nodes[e.ID] = n
+		order = append(order, e.ID)
+		return n
+	}
+	type imp struct {
+		file    int
+		from    ref
+		to, raw string
+	}
+	var imports []imp
+	var dirNode *Node
+	var d decodedBlock
+	for i := 0; i < g.n; i++ {
+		p := g.paths.at(i)
+		if err := d.parse(bdata[boff[i]:boff[i+1]]); err != nil {
+			return nil, err
+		}
+		matched := false
+		for k := range d.ents {
+			e := &d.ents[k]
+			hit := e.name == want || idLike && e.id.is(p, name)
+			for _, a := range e.aliases {
+				hit = hit || a == want
+			}
+			if hit {
+				add(e.entity(p), strings.Clone(p))
+				matched = true
+			}
+		}
+		dir := p[:max(strings.LastIndexByte(p, '/'), 0)]
+		if dirWanted != "" && dir == dirWanted {
+			if dirNode == nil {
+				dirNode = add(memory.Entity{ID: "dir:" + strings.Clone(dir), Kind: "directory", Name: strings.Clone(dir)}, "")
+			}
+			dirNode.Out = append(dirNode.Out, Link{Kind: "contains", ID: "file:" + strings.Clone(p)})
+		}
+		for _, e := range d.edges {
+			to := e.to
+			if e.kind == "imports" {
+				ts := to.s
+				if to.tag != 0 {
+					ts = to.str(p)
+				}
+				if ts == "" {
+					continue
+				}
+				imports = append(imports, imp{i, e.from, ts, e.raw})
+			}
+			if e.kind == "contains" || !matched && e.from.tag != 0 || len(nodes) == 0 {
+				continue
+			}
+			if n, ok := nodes[e.from.str(p)]; ok {
+				n.Out = append(n.Out, Link{Kind: strings.Clone(e.kind), ID: strings.Clone(to.str(p)), Raw: strings.Clone(e.raw)})
+			}
+		}
+	}
+	for _, id := range order {
+		n := nodes[id]
+		dirID := ""
+		if n.Entity.Kind == "file" {
+			dirID = "dir:" + dirOf(n.Entity.Name)
+		}
+		for _, im := range imports {
+			if im.to == id || dirID != "" && im.to == dirID {
+				n.In = append(n.In, Link{Kind: "imported-by", ID: strings.Clone(im.from.str(g.paths.at(im.file))), Raw: strings.Clone(im.raw)})
+			}
+		}
+		if n.Path != "" && n.Entity.Kind != "file" {
+			n.In = append(n.In, Link{Kind: "defined-in", ID: "file:" + n.Path})
+		}
+	}
+	out := make([]Node, 0, len(order))
+	for _, id := range order {
+		out = append(out, *nodes[id])
+	}
+	sort.SliceStable(out, func(i, j int) bool { return rank(out[i], want) < rank(out[j], want) })
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
 }

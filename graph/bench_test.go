@@ -1,0 +1,66 @@
+package graph
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/memory"
+	"github.com/konteks/git-konteks/memref"
+)
+
+// benchMemory opens the repository KONTEKS_BENCH_REPO names (one with
+// memory, e.g. the Go toolchain's src; see scripts/bench-recall.sh).
+func benchMemory(b *testing.B) (*gitstore.Repo, *memref.Memory) {
+	dir := os.Getenv("KONTEKS_BENCH_REPO")
+	if dir == "" {
+		b.Skip("KONTEKS_BENCH_REPO is not set")
+	}
+	repo, err := gitstore.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	mem, err := memref.Read(repo, memory.Ref)
+	if err != nil || mem == nil {
+		b.Fatal("no memory", err)
+	}
+	return repo, mem
+}
+
+func BenchmarkFind(b *testing.B) {
+	repo, mem := benchMemory(b)
+	for i := 0; i < b.N; i++ {
+		if _, err := Find(repo, mem, "ReadAll", 10); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkOpen(b *testing.B) {
+	repo, mem := benchMemory(b)
+	for i := 0; i < b.N; i++ {
+		g, err := Open(context.Background(), repo, mem)
+		if err != nil {
+			b.Fatal(err)
+		}
+		g.Close()
+	}
+}
+
+func BenchmarkPersonalized(b *testing.B) {
+	repo, mem := benchMemory(b)
+	g, err := Open(context.Background(), repo, mem)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer g.Close()
+	seeds := map[int]float64{}
+	for _, p := range []string{"net/http/server.go", "net/http/request.go", "net/http/header.go", "net/textproto/reader.go"} {
+		seeds[g.File(p)] = 1
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		g.Personalized(seeds, 1e-4)
+	}
+}

@@ -1,0 +1,492 @@
+package graph
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"path"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/memory"
+	"github.com/konteks/git-konteks/memref"
+)
+
+// entry is one file on its way into a cache file. Its slices may point
+// into the mapped file of the previous memory commit.
+type entry struct {
+	path  string
+	block []byte
+	defs  []uint32
+	refs  []uint32
+	cnts  []uint8
+}
+
+// entryOf derives a file's entry from its record, resolving its imports.
+func entryOf(p string, f *memory.File, res *Resolver) entry {
+	h := blockHead{lang: f.Language, code: f.Kind == "code"}
+	switch f.Language {
+	case "Java", "Kotlin", "Scala":
+		if m := reJavaPackage.FindStringSubmatch(Preamble(f)); m != nil {
+			h.pkg = m[1]
+		}
+	}
+	edges := make([]memory.Edge, len(f.Edges))
+	copy(edges, f.Edges)
+	for i := range edges {
+		if edges[i].Kind == "imports" && edges[i].To == "" && res != nil {
+			edges[i].To = res.Resolve(p, f, edges[i].Raw)
+		}
+	}
+	e := entry{path: p, block: encodeBlock(p, h, f.Entities, edges), defs: definedNames(f)}
+	e.refs, e.cnts = namedIdents(f)
+	return e
+}
+
+// buildEntries reads every record of a memory tree (in parallel) into
+// entries, in path order.
+func buildEntries(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory) ([]entry, error) {
+	refs, err := memref.Records(repo, mem.Tree)
+	if err != nil {
+		return nil, err
+	}
+	res := NewResolver(repo, sourceTree(mem))
+	out := make([]entry, len(refs))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type job struct {
+		i    int
+		data []byte
+	}
+	jobs := make(chan job, 64)
+	var once sync.Once
+	var firstErr error
+	fail := func(err error) {
+		once.Do(func() { firstErr = err })
+		cancel()
+	}
+	reader := repo.NewBlobReader(len(refs))
+	defer reader.Close()
+	go func() {
+		defer close(jobs)
+		ids := make([]gitstore.Hash, len(refs))
+		for i, r := range refs {
+			ids[i] = r.Blob
+		}
+		i := 0
+		err := reader.ReadBlobs(ctx, ids, memory.MaxCompressedSize, func(b gitstore.Blob) error {
+			k := i
+			i++
+			if b.Missing || b.TooLarge {
+				return fmt.Errorf("%w: record of %s is missing or too large", memref.ErrCorrupt, refs[k].Path)
+			}
+			select {
+			case jobs <- job{k, b.Data}:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+		if err != nil {
+			fail(err)
+		}
+	}()
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				f, err := memory.DecodeFile(j.data)
+				if err != nil {
+					fail(fmt.Errorf("%w: record of %s: %v", memref.ErrCorrupt, refs[j.i].Path, err))
+					continue
+				}
+				out[j.i] = entryOf(refs[j.i].Path, f, res)
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
+	return out, nil
+}
+
+func sourceTree(mem *memref.Memory) gitstore.Hash {
+	if mem.Manifest == nil {
+		return gitstore.ZeroHash
+	}
+	return gitstore.ParseHash(mem.Manifest.SourceTree)
+}
+
+// maxUpdateShare bounds an update: past this share of changed records a
+// build is as cheap.
+const maxUpdateShare = 0.3
+
+// updateEntries brings the entries of an older cache file to mem: the
+// records that changed are read again, the rest are the old file's bytes.
+// When files were added or removed, every import is resolved again (an
+// import may now name a file that exists, or one that is gone).
+func updateEntries(repo *gitstore.Repo, old *cacheFile, mem *memref.Memory) ([]entry, int, error) {
+	changes, err := memref.DiffRecords(repo, gitstore.ParseHash(old.meta.Tree), mem.Tree)
+	if err != nil {
+		return nil, 0, err
+	}
+	if float64(len(changes)) > maxUpdateShare*float64(old.n)+20 {
+		return nil, len(changes), errTooManyChanges
+	}
+	olds, err := old.entries()
+	if err != nil {
+		return nil, 0, err
+	}
+	res := NewResolver(repo, sourceTree(mem))
+	changed := map[string]gitstore.Hash{}
+	structural := false
+	for _, c := range changes {
+		changed[c.Path] = c.New
+		if c.Old.IsZero() || c.New.IsZero() {
+			structural = true
+		}
+	}
+	out := make([]entry, 0, len(olds)+len(changes))
+	for _, e := range olds {
+		if _, ok := changed[e.path]; !ok {
+			out = append(out, e)
+		}
+	}
+	for _, c := range changes {
+		if c.New.IsZero() {
+			continue
+		}
+		f, err := memref.DecodeRecord(repo, c.New, c.Path)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, entryOf(c.Path, f, res))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
+	if structural {
+		var d decodedBlock
+		for i := range out {
+			if _, ok := changed[out[i].path]; ok {
+				continue
+			}
+			if err := d.parse(out[i].block); err != nil {
+				return nil, 0, err
+			}
+			if b, ok := reresolve(out[i].path, &d, res); ok {
+				out[i].block = b
+			}
+		}
+	}
+	return out, len(changes), nil
+}
+
+var errTooManyChanges = fmt.Errorf("too many changes for an update")
+
+// reresolve resolves a block's imports again; ok is false when none
+// changed.
+func reresolve(p string, d *decodedBlock, res *Resolver) ([]byte, bool) {
+	var f *memory.File
+	changed := false
+	for i := range d.edges {
+		e := &d.edges[i]
+		if e.kind != "imports" || e.raw == "" {
+			continue
+		}
+		if f == nil {
+			f = fakeRecord(d.head)
+		}
+		if to := res.Resolve(p, f, e.raw); to != e.to.str(p) {
+			changed = true
+		}
+	}
+	if !changed {
+		return nil, false
+	}
+	ents := make([]memory.Entity, len(d.ents))
+	for i := range d.ents {
+		ents[i] = d.ents[i].entity(p)
+	}
+	edges := make([]memory.Edge, len(d.edges))
+	for i, e := range d.edges {
+		edges[i] = memory.Edge{From: e.from.str(p), To: e.to.str(p), Kind: e.kind, Raw: e.raw}
+		if e.kind == "imports" && e.raw != "" {
+			edges[i].To = res.Resolve(p, f, e.raw)
+		}
+	}
+	return encodeBlock(p, d.head, ents, edges), true
+}
+
+// entries reads a cache file's entries (slices into the mapped file).
+func (c *cacheFile) entries() ([]entry, error) {
+	pb, err := c.sec(secPaths)
+	if err != nil {
+		return nil, err
+	}
+	paths, err := parseStrtab(pb)
+	if err != nil || paths.len() != c.n {
+		return nil, fmt.Errorf("%w: paths", errCache)
+	}
+	bb, err := c.sec(secBlocks)
+	if err != nil {
+		return nil, err
+	}
+	boff, bdata, err := rows(bb, c.n, 1)
+	if err != nil {
+		return nil, err
+	}
+	db, err := c.sec(secDefs)
+	if err != nil {
+		return nil, err
+	}
+	doff, ddata, err := rows(db, c.n, 4)
+	if err != nil {
+		return nil, err
+	}
+	defs := u32s(ddata[:4*doff[c.n]])
+	rb, err := c.sec(secRefs)
+	if err != nil {
+		return nil, err
+	}
+	roff, rdata, err := rows(rb, c.n, 5)
+	if err != nil {
+		return nil, err
+	}
+	m := int(roff[c.n])
+	rh, rc := u32s(rdata[:4*m]), rdata[4*m:5*m]
+	out := make([]entry, c.n)
+	for i := range out {
+		out[i] = entry{
+			path:  paths.at(i),
+			block: bdata[boff[i]:boff[i+1]],
+			defs:  defs[doff[i]:doff[i+1]],
+			refs:  rh[roff[i]:roff[i+1]],
+			cnts:  rc[roff[i]:roff[i+1]],
+		}
+	}
+	return out, nil
+}
+
+// Weights of the file graph's edges.
+const (
+	// importWeight is an import of a file; an import of a directory (a
+	// Go package) gives each of its code files an equal share.
+	importWeight = 2.0
+	// maxDefiners: a name defined in more files than this makes no
+	// reference (String, ServeHTTP, New): aider's threshold.
+	maxDefiners = 5
+	// maxOut bounds a file's out-edges: its strongest ones are kept.
+	maxOut = 24
+)
+
+// fileGraph is the weighted file graph in compressed sparse rows.
+type fileGraph struct {
+	outOff, outTo []uint32
+	outW          []float32
+	inOff, inTo   []uint32
+	inW           []float32
+	rank          []float32
+}
+
+// computeGraph derives the weighted edges between files: imports, and
+// references — an identifier of file A that a file B defines — weighed as
+// aider weighs tags (the square root of the number of sections naming it)
+// times the name's rarity (inverse document frequency over files), shared
+// among the files defining it.
+func computeGraph(es []entry) (*fileGraph, error) {
+	n := len(es)
+	idx := make(map[string]int32, n)
+	dirFiles := map[string][]int32{}
+	code := make([]bool, n)
+	var d decodedBlock
+	for i, e := range es {
+		idx[e.path] = int32(i)
+	}
+	defs := map[uint32][]int32{}
+	for i, e := range es {
+		for _, h := range e.defs {
+			if l := defs[h]; len(l) <= maxDefiners {
+				defs[h] = append(l, int32(i))
+			}
+		}
+	}
+	df := make(map[uint32]int32, len(defs))
+	for _, e := range es {
+		for _, h := range e.refs {
+			if _, ok := defs[h]; ok {
+				df[h]++
+			}
+		}
+	}
+	g := &fileGraph{outOff: make([]uint32, 1, n+1)}
+	acc := map[int32]float32{}
+	var keys []int32
+	for i, e := range es {
+		if err := d.parse(e.block); err != nil {
+			return nil, fmt.Errorf("%s: %w", e.path, err)
+		}
+		code[i] = d.head.code
+		if d.head.code && !strings.HasSuffix(e.path, "_test.go") {
+			// An import of a directory (a Go package) reaches its code
+			// files, not its tests.
+			dir := path.Dir(e.path)
+			dirFiles[dir] = append(dirFiles[dir], int32(i))
+		}
+	}
+	logN := math.Log(float64(n) + 1)
+	for i, e := range es {
+		clear(acc)
+		if code[i] {
+			if err := d.parse(e.block); err != nil {
+				return nil, err
+			}
+			for _, ed := range d.edges {
+				if ed.kind != "imports" || ed.to.tag != 0 {
+					continue
+				}
+				to := ed.to.s
+				switch {
+				case len(to) > 5 && to[:5] == "file:":
+					if j, ok := idx[to[5:]]; ok && j != int32(i) {
+						acc[j] += importWeight
+					}
+				case len(to) > 4 && to[:4] == "dir:":
+					fs := dirFiles[to[4:]]
+					for _, j := range fs {
+						if j != int32(i) {
+							acc[j] += importWeight / float32(len(fs))
+						}
+					}
+				}
+			}
+			for k, h := range e.refs {
+				ds := defs[h]
+				if len(ds) == 0 || len(ds) > maxDefiners {
+					continue
+				}
+				own := false
+				for _, j := range ds {
+					if j == int32(i) {
+						own = true
+						break
+					}
+				}
+				if own {
+					continue
+				}
+				idf := logN - math.Log(float64(df[h]))
+				if idf <= 0 {
+					continue
+				}
+				w := float32(math.Sqrt(float64(e.cnts[k])) * idf / float64(len(ds)))
+				for _, j := range ds {
+					acc[j] += w
+				}
+			}
+		}
+		keys = keys[:0]
+		for j := range acc {
+			keys = append(keys, j)
+		}
+		if len(keys) > maxOut {
+			// The strongest edges carry the file's neighbourhood; a tail of
+			// single weak name matches would only slow every walk.
+			sort.Slice(keys, func(a, b int) bool {
+				if acc[keys[a]] != acc[keys[b]] {
+					return acc[keys[a]] > acc[keys[b]]
+				}
+				return keys[a] < keys[b]
+			})
+			keys = keys[:maxOut]
+		}
+		sort.Slice(keys, func(a, b int) bool { return keys[a] < keys[b] })
+		for _, j := range keys {
+			g.outTo = append(g.outTo, uint32(j))
+			g.outW = append(g.outW, acc[j])
+		}
+		g.outOff = append(g.outOff, uint32(len(g.outTo)))
+	}
+	// Transpose.
+	g.inOff = make([]uint32, n+1)
+	for _, j := range g.outTo {
+		g.inOff[j+1]++
+	}
+	for i := 1; i <= n; i++ {
+		g.inOff[i] += g.inOff[i-1]
+	}
+	g.inTo = make([]uint32, len(g.outTo))
+	g.inW = make([]float32, len(g.outTo))
+	fill := append([]uint32(nil), g.inOff[:n]...)
+	for i := 0; i < n; i++ {
+		for k := g.outOff[i]; k < g.outOff[i+1]; k++ {
+			j := g.outTo[k]
+			g.inTo[fill[j]] = uint32(i)
+			g.inW[fill[j]] = g.outW[k]
+			fill[j]++
+		}
+	}
+	g.rank = pageRank(n, g.outOff, g.outTo, g.outW)
+	return g, nil
+}
+
+// writeCache writes the cache file of mem from its entries.
+func writeCache(p string, mem *memref.Memory, es []entry, g *fileGraph, how string, changes int, took time.Duration) error {
+	n := len(es)
+	var w cacheWriter
+	meta := cacheMeta{Version: CacheVersion, Memory: mem.Commit.String(), Tree: mem.Tree.String(),
+		SourceTree: sourceTree(mem).String(), Files: n, Edges: len(g.outTo), Built: time.Now().UTC(),
+		How: how, Changes: changes, TookMS: took.Milliseconds()}
+	mb, _ := json.Marshal(meta)
+	w.add(secMeta, mb)
+	paths := make([]string, n)
+	for i, e := range es {
+		paths[i] = e.path
+	}
+	w.add(secPaths, encodeStrtab(paths))
+	// Blocks, defs, refs: offsets then data.
+	var bo, do, ro []uint32
+	bo, do, ro = append(bo, 0), append(do, 0), append(ro, 0)
+	for _, e := range es {
+		bo = append(bo, bo[len(bo)-1]+uint32(len(e.block)))
+		do = append(do, do[len(do)-1]+uint32(len(e.defs)))
+		ro = append(ro, ro[len(ro)-1]+uint32(len(e.refs)))
+	}
+	if uint64(bo[n]) >= 1<<32-1<<20 {
+		return fmt.Errorf("graph cache: blocks too large")
+	}
+	bb := putU32s(make([]byte, 0, 4*(n+1)+int(bo[n])), bo)
+	db := putU32s(make([]byte, 0, 4*(n+1)+4*int(do[n])), do)
+	rb := putU32s(make([]byte, 0, 4*(n+1)+5*int(ro[n])), ro)
+	for _, e := range es {
+		bb = append(bb, e.block...)
+		db = putU32s(db, e.defs)
+		rb = putU32s(rb, e.refs)
+	}
+	for _, e := range es {
+		rb = append(rb, e.cnts...)
+	}
+	w.add(secBlocks, bb)
+	w.add(secDefs, db)
+	w.add(secRefs, rb)
+	csr := func(off, to []uint32, wt []float32) []byte {
+		b := make([]byte, 0, 4*len(off)+8*len(to))
+		b = putU32s(b, off)
+		b = putU32s(b, to)
+		return putF32s(b, wt)
+	}
+	w.add(secOut, csr(g.outOff, g.outTo, g.outW))
+	w.add(secIn, csr(g.inOff, g.inTo, g.inW))
+	w.add(secRank, putF32s(nil, g.rank))
+	return w.write(p)
+}
