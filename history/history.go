@@ -67,8 +67,8 @@ type Change struct {
 	Path string `json:"p"`
 	Old  string `json:"o,omitempty"` // the path before a rename
 	Kind string `json:"k"`           // A, M, D, R, T, C
-	Add  int    `json:"+"`           // lines added, -1 for binary
-	Del  int    `json:"-"`           // lines deleted, -1 for binary
+	Add  int    `json:"add"`         // lines added, -1 for binary
+	Del  int    `json:"del"`         // lines deleted, -1 for binary
 }
 
 // Has reports whether c carries flag f.

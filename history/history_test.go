@@ -116,6 +116,9 @@ func TestRecords(t *testing.T) {
 	if first == nil || first.Body != "It reads the config file." || first.Author != "Test Author" || len(first.Changes) != 2 || first.Changes[0].Kind != "A" || first.Changes[0].Add != 3 {
 		t.Fatalf("first commit: %+v", first)
 	}
+	if c := by["Parse calls the helper for retries"]; c == nil || len(c.Changes) != 2 || c.Changes[1].Path != "util.go" || c.Changes[1].Add != 1 || c.Changes[1].Del != 1 {
+		t.Fatalf("line counts: %+v", c)
+	}
 	ren := by["Rename a.go to parser.go"]
 	if ren == nil || len(ren.Changes) != 1 || ren.Changes[0].Kind != "R" || ren.Changes[0].Old != "a.go" || ren.Changes[0].Path != "parser.go" || ren.Changes[0].Add != 2 {
 		t.Fatalf("rename: %+v", ren)

@@ -43,7 +43,7 @@ const (
 
 // Tools lists the tool names, in the order the server offers them.
 var Tools = []string{ToolRecall, ToolContext, ToolOverview, ToolSkeleton, ToolShow, ToolGraph,
-	ToolRemember, ToolDiary, ToolForget, ToolMemories, ToolSkills, ToolStatus, ToolRefresh}
+	ToolRemember, ToolDiary, ToolForget, ToolMemories, ToolSkills, ToolStatus, ToolRefresh, ToolWhy, ToolHistory}
 
 // addTool registers a typed tool whose handler is guarded against panics,
 // with the inferred input schema adjusted by tweak.
@@ -185,6 +185,7 @@ func (s *Server) addTools() {
 			"Cost follows the change: a few files take well under a second. Committed code only: uncommitted edits are never in memory.",
 		Annotations: writes("Refresh memory", false, true),
 	}, nil, s.refresh)
+	s.addHistoryTools()
 }
 
 // ---- recall

@@ -85,6 +85,8 @@ func newApp() *cli.App {
 			skeletonCommand(),
 			graphCommand(),
 			mcpCommand(),
+			whyCommand(),
+			historyCommand(),
 		},
 	}
 }

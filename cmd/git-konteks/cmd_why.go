@@ -1,0 +1,42 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/konteks/git-konteks/history"
+)
+
+func whyCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "why",
+		Usage:     "the commits that shaped a file, a symbol or lines, most relevant first (follows renames, skips formatting)",
+		ArgsUsage: "PATH[:LINE[-END]|#ANCHOR]",
+		Flags: []cli.Flag{jsonFlag,
+			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 10, Usage: "most commits to show"}},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return fmt.Errorf("usage: git konteks why PATH[:LINE[-END]|#ANCHOR]")
+			}
+			t, err := history.ParseTarget(c.Args().First())
+			if err != nil {
+				return err
+			}
+			repo, mem, err := openMemory()
+			if err != nil {
+				return err
+			}
+			res, err := history.Why(context.Background(), repo, mem, t, c.Int("limit"))
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return printJSON(c, res)
+			}
+			fmt.Fprint(c.App.Writer, res.Text())
+			return nil
+		},
+	}
+}
