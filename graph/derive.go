@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/konteks/git-konteks/index"
+	sec "github.com/konteks/git-konteks/extract/section"
 	"github.com/konteks/git-konteks/memory"
 )
 
@@ -103,7 +103,7 @@ func namedIdents(f *memory.File) (hashes []uint32, counts []uint8) {
 	seen := map[string]bool{}
 	for _, s := range f.Sections {
 		clear(seen)
-		index.EachWord(s.Content, func(w string) {
+		sec.EachWord(s.Content, func(w string) {
 			if seen[w] || !refName(w) {
 				return
 			}

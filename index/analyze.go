@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	porter "github.com/blevesearch/go-porterstemmer"
+
+	"github.com/konteks/git-konteks/extract/section"
 )
 
 // The analyzer the index is built and queried with. It is ours rather than
@@ -152,33 +154,8 @@ func safeStem(p string) (s string) {
 	return string(porter.StemWithoutLowerCasing([]rune(p)))
 }
 
-func eachWord(s string, fn func(string)) {
-	start := -1
-	for i := 0; i < len(s); {
-		c := s[i]
-		size := 1
-		var wordy bool
-		if c < utf8.RuneSelf {
-			wordy = c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-		} else {
-			var r rune
-			r, size = utf8.DecodeRuneInString(s[i:])
-			wordy = unicode.IsLetter(r) || unicode.IsDigit(r)
-		}
-		if wordy {
-			if start < 0 {
-				start = i
-			}
-		} else if start >= 0 {
-			fn(s[start:i])
-			start = -1
-		}
-		i += size
-	}
-	if start >= 0 {
-		fn(s[start:])
-	}
-}
+// eachWord is section.EachWord: one tokenizer for the index and the graph.
+func eachWord(s string, fn func(string)) { section.EachWord(s, fn) }
 
 // splitParts splits an identifier into lowercased parts (see
 // section.SplitIdentifier; this one reuses buffers): at underscores, humps,
@@ -316,8 +293,3 @@ var stopWords = func() map[string]bool {
 	}
 	return m
 }()
-
-// EachWord calls fn with every word of s: a run of letters, digits and
-// underscores, as the analyzer sees them (identifiers stay whole). The
-// graph package finds references with it.
-func EachWord(s string, fn func(word string)) { eachWord(s, fn) }
