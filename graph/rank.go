@@ -2,7 +2,9 @@ package graph
 
 // Damping of the random walks: the chance of following an edge rather
 // than jumping back (to any file, or to the seeds).
-const damping = 0.85
+const Damping = 0.85
+
+const damping = Damping
 
 // pageRank is the global PageRank of the file graph (weighted, directed:
 // a file many files use ranks high), scaled so the mean is 1.

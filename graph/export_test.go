@@ -1,0 +1,4 @@
+package graph
+
+// FindScan is Find over the records, for comparison with the cache.
+var FindScan = findScan
