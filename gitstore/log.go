@@ -46,7 +46,17 @@ type LogOptions struct {
 	Include  []Hash // tips to walk from
 	Exclude  []Hash // tips whose history is left out (absent ones are ignored)
 	MaxCount int    // most commits to list (0: all)
+	// NoBlobs lists changes from trees alone: no rename detection and no
+	// line counts (Added and Deleted are -1), for repositories that lack
+	// blobs (a partial clone, a damaged object store). Set by Log itself
+	// for a partial clone.
+	NoBlobs bool
 }
+
+// ErrMissingObjects is returned by Log when git could not read a blob it
+// needed for line counts or rename detection; LogOptions.NoBlobs walks
+// without them.
+var ErrMissingObjects = errors.New("objects needed for line counts are missing")
 
 // ErrNoCLI is returned by operations that need the git command.
 var ErrNoCLI = errors.New("the git command is not available")
@@ -77,8 +87,14 @@ func (r *Repo) Log(ctx context.Context, opt LogOptions, fn func(*LogCommit) erro
 		"-c", "log.showSignature=false", "-c", "core.quotePath=false",
 		"log", "--stdin", "-z", "--no-color", "--no-abbrev", "--no-abbrev-commit",
 		"--no-relative", "--no-ext-diff", "--no-textconv", "--no-mailmap",
-		"--root", "--diff-merges=off", "-M", "--raw", "--numstat",
+		"--root", "--diff-merges=off", "--raw",
 		"--format=%x1e%H%x00%P%x00%an%x00%ae%x00%at%x00%B%x00",
+	}
+	noBlobs := opt.NoBlobs || r.IsPartialClone()
+	if noBlobs {
+		args = append(args, "--no-renames")
+	} else {
+		args = append(args, "-M", "--numstat")
 	}
 	if opt.MaxCount > 0 {
 		args = append(args, "--max-count="+strconv.Itoa(opt.MaxCount))
@@ -96,7 +112,7 @@ func (r *Repo) Log(ctx context.Context, opt LogOptions, fn func(*LogCommit) erro
 		return err
 	}
 	shallow := r.shallowCommits()
-	perr := parseLog(bufio.NewReaderSize(out, 256<<10), shallow, fn)
+	perr := parseLog(bufio.NewReaderSize(out, 256<<10), shallow, noBlobs, fn)
 	if perr != nil {
 		// Stop git (it may be blocked writing) before waiting for it.
 		_ = cmd.Process.Kill()
@@ -110,7 +126,11 @@ func (r *Repo) Log(ctx context.Context, opt LogOptions, fn func(*LogCommit) erro
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fmt.Errorf("git log: %w: %s", werr, strings.TrimSpace(errb.String()))
+		msg := strings.TrimSpace(errb.String())
+		if !noBlobs && (strings.Contains(msg, "unable to read") || strings.Contains(msg, "could not read") || strings.Contains(msg, "promisor")) {
+			return fmt.Errorf("git log: %w: %s", ErrMissingObjects, msg)
+		}
+		return fmt.Errorf("git log: %w: %s", werr, msg)
 	}
 	return nil
 }
@@ -138,7 +158,7 @@ func (r *Repo) IsShallow() bool { return len(r.shallowCommits()) > 0 }
 // then --raw entries (":modes ids STATUS\0path\0[new\0]") and --numstat
 // entries ("added\tdeleted\tpath\0" or, for a rename,
 // "added\tdeleted\t\0old\0new\0"), in the same path order.
-func parseLog(br *bufio.Reader, shallow map[Hash]bool, fn func(*LogCommit) error) error {
+func parseLog(br *bufio.Reader, shallow map[Hash]bool, noCounts bool, fn func(*LogCommit) error) error {
 	next := func() (string, error) {
 		s, err := br.ReadString(0)
 		if err != nil {
@@ -194,6 +214,9 @@ func parseLog(br *bufio.Reader, shallow map[Hash]bool, fn func(*LogCommit) error
 					return fmt.Errorf("git log: bad raw entry %.60q", t)
 				}
 				ch := LogChange{Kind: t[sp+1]}
+				if noCounts {
+					ch.Added, ch.Deleted = -1, -1
+				}
 				p, err2 := next()
 				if err2 != nil {
 					return fmt.Errorf("git log: truncated raw entry")

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -386,5 +388,22 @@ func TestTokens(t *testing.T) {
 	got := strings.Join(Tokens("Fix parseHTTPHeader in net_util for the cache"), " ")
 	if got != "fix parse http header parsehttpheader net util net_util cache" {
 		t.Fatalf("tokens: %q", got)
+	}
+}
+
+func TestMissingBlobs(t *testing.T) {
+	r := fixture(t)
+	blob := r.Git("rev-parse", "HEAD:util.go")
+	if err := os.Remove(filepath.Join(r.Dir, ".git", "objects", blob[:2], blob[2:])); err != nil {
+		t.Fatal(err)
+	}
+	repo := open(t, r)
+	root, res := update(t, repo, gitstore.ZeroHash, "HEAD", defaults)
+	if want := strings.Count(r.Git("rev-list", "HEAD"), "\n") + 1; res.Total != want {
+		t.Fatalf("recorded %d of %d commits", res.Total, want)
+	}
+	h, _ := Load(repo, root)
+	if c := h.Commits[len(h.Commits)-1]; len(c.Changes) != 1 || c.Changes[0].Add != -1 {
+		t.Fatalf("without blobs: %+v", c)
 	}
 }

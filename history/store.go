@@ -159,14 +159,24 @@ func Update(ctx context.Context, repo *gitstore.Repo, ed *gitstore.TreeEditor, w
 	}
 	var fresh []Commit
 	parentOfNew := map[string]bool{}
-	err = repo.Log(ctx, opt, func(lc *gitstore.LogCommit) error {
-		c := FromLog(lc)
-		for _, p := range c.Parents {
-			parentOfNew[p] = true
-		}
-		fresh = append(fresh, c)
-		return nil
-	})
+	walk := func() error {
+		fresh, parentOfNew = nil, map[string]bool{}
+		return repo.Log(ctx, opt, func(lc *gitstore.LogCommit) error {
+			c := FromLog(lc)
+			for _, p := range c.Parents {
+				parentOfNew[p] = true
+			}
+			fresh = append(fresh, c)
+			return nil
+		})
+	}
+	err = walk()
+	if errors.Is(err, gitstore.ErrMissingObjects) {
+		// Blobs are missing (a damaged object store): record the
+		// commits and their paths without line counts or renames.
+		opt.NoBlobs = true
+		err = walk()
+	}
 	if err != nil {
 		return nil, err
 	}
