@@ -64,3 +64,22 @@ func BenchmarkPersonalized(b *testing.B) {
 		g.Personalized(seeds, 1e-4)
 	}
 }
+
+// BenchmarkUpdate: the cache of the newest memory commit made again from
+// the previous commit's cache (run after a one-file change and extract).
+func BenchmarkUpdate(b *testing.B) {
+	repo, mem := benchMemory(b)
+	for i := 0; i < b.N; i++ {
+		if err := Remove(repo, mem); err != nil {
+			b.Fatal(err)
+		}
+		g, err := Open(context.Background(), repo, mem)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if g.How != "update" {
+			b.Fatalf("how %s", g.How)
+		}
+		g.Close()
+	}
+}

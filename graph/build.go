@@ -1,12 +1,14 @@
 package graph
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"math"
 	"path"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -313,25 +315,64 @@ func computeGraph(es []entry) (*fileGraph, error) {
 	for i, e := range es {
 		idx[e.path] = int32(i)
 	}
-	defs := map[uint32][]int32{}
+	// The definers of each name (up to maxDefiners+1: more is too many)
+	// and how many files name it.
+	type defInfo struct {
+		files [maxDefiners + 1]int32
+		n, df int32
+		idf   float64
+	}
+	defIdx := map[uint32]int32{}
+	var defs []defInfo
 	for i, e := range es {
 		for _, h := range e.defs {
-			if l := defs[h]; len(l) <= maxDefiners {
-				defs[h] = append(l, int32(i))
+			k, ok := defIdx[h]
+			if !ok {
+				k = int32(len(defs))
+				defIdx[h] = k
+				defs = append(defs, defInfo{})
+			}
+			if d := &defs[k]; int(d.n) < len(d.files) {
+				d.files[d.n] = int32(i)
+				d.n++
 			}
 		}
 	}
-	df := make(map[uint32]int32, len(defs))
-	for _, e := range es {
-		for _, h := range e.refs {
-			if _, ok := defs[h]; ok {
-				df[h]++
+	refDef := make([][]int32, n) // per file, per ref: index into defs or -1
+	for i, e := range es {
+		ks := make([]int32, len(e.refs))
+		for r, h := range e.refs {
+			k, ok := defIdx[h]
+			if !ok {
+				ks[r] = -1
+				continue
 			}
+			ks[r] = k
+			defs[k].df++
+		}
+		refDef[i] = ks
+	}
+	logN := math.Log(float64(n) + 1)
+	for k := range defs {
+		if defs[k].df > 0 {
+			defs[k].idf = logN - math.Log(float64(defs[k].df))
 		}
 	}
 	g := &fileGraph{outOff: make([]uint32, 1, n+1)}
-	acc := map[int32]float32{}
+	// Dense accumulator: acc[j] for the files touched so far.
+	acc := make([]float32, n)
 	var keys []int32
+	type wedge struct {
+		to int32
+		w  float32
+	}
+	var row []wedge
+	add := func(j int32, w float32) {
+		if acc[j] == 0 {
+			keys = append(keys, j)
+		}
+		acc[j] += w
+	}
 	for i, e := range es {
 		if err := d.parse(e.block); err != nil {
 			return nil, fmt.Errorf("%s: %w", e.path, err)
@@ -344,9 +385,8 @@ func computeGraph(es []entry) (*fileGraph, error) {
 			dirFiles[dir] = append(dirFiles[dir], int32(i))
 		}
 	}
-	logN := math.Log(float64(n) + 1)
 	for i, e := range es {
-		clear(acc)
+		keys = keys[:0]
 		if code[i] {
 			if err := d.parse(e.block); err != nil {
 				return nil, err
@@ -359,22 +399,26 @@ func computeGraph(es []entry) (*fileGraph, error) {
 				switch {
 				case len(to) > 5 && to[:5] == "file:":
 					if j, ok := idx[to[5:]]; ok && j != int32(i) {
-						acc[j] += importWeight
+						add(j, importWeight)
 					}
 				case len(to) > 4 && to[:4] == "dir:":
 					fs := dirFiles[to[4:]]
 					for _, j := range fs {
 						if j != int32(i) {
-							acc[j] += importWeight / float32(len(fs))
+							add(j, importWeight/float32(len(fs)))
 						}
 					}
 				}
 			}
-			for k, h := range e.refs {
-				ds := defs[h]
-				if len(ds) == 0 || len(ds) > maxDefiners {
+			for r, k := range refDef[i] {
+				if k < 0 {
 					continue
 				}
+				d := &defs[k]
+				if d.n > maxDefiners {
+					continue
+				}
+				ds := d.files[:d.n]
 				own := false
 				for _, j := range ds {
 					if j == int32(i) {
@@ -385,35 +429,36 @@ func computeGraph(es []entry) (*fileGraph, error) {
 				if own {
 					continue
 				}
-				idf := logN - math.Log(float64(df[h]))
+				idf := d.idf
 				if idf <= 0 {
 					continue
 				}
-				w := float32(math.Sqrt(float64(e.cnts[k])) * idf / float64(len(ds)))
+				w := float32(math.Sqrt(float64(e.cnts[r])) * idf / float64(len(ds)))
 				for _, j := range ds {
-					acc[j] += w
+					add(j, w)
 				}
 			}
 		}
-		keys = keys[:0]
-		for j := range acc {
-			keys = append(keys, j)
+		row = row[:0]
+		for _, j := range keys {
+			row = append(row, wedge{j, acc[j]})
+			acc[j] = 0
 		}
-		if len(keys) > maxOut {
+		if len(row) > maxOut {
 			// The strongest edges carry the file's neighbourhood; a tail of
 			// single weak name matches would only slow every walk.
-			sort.Slice(keys, func(a, b int) bool {
-				if acc[keys[a]] != acc[keys[b]] {
-					return acc[keys[a]] > acc[keys[b]]
+			slices.SortFunc(row, func(a, b wedge) int {
+				if a.w != b.w {
+					return cmp.Compare(b.w, a.w)
 				}
-				return keys[a] < keys[b]
+				return cmp.Compare(a.to, b.to)
 			})
-			keys = keys[:maxOut]
+			row = row[:maxOut]
 		}
-		sort.Slice(keys, func(a, b int) bool { return keys[a] < keys[b] })
-		for _, j := range keys {
-			g.outTo = append(g.outTo, uint32(j))
-			g.outW = append(g.outW, acc[j])
+		slices.SortFunc(row, func(a, b wedge) int { return cmp.Compare(a.to, b.to) })
+		for _, e := range row {
+			g.outTo = append(g.outTo, uint32(e.to))
+			g.outW = append(g.outW, e.w)
 		}
 		g.outOff = append(g.outOff, uint32(len(g.outTo)))
 	}
