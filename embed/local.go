@@ -98,6 +98,28 @@ func (l *Local) Embed(ctx context.Context, texts []string) ([][]float32, error) 
 	return out, nil
 }
 
+// Vectorizer computes vectors one text at a time on the calling goroutine,
+// keeping its caches warm from one text to the next. It is not safe for
+// concurrent use: make one per goroutine.
+type Vectorizer interface {
+	Vector(text string) []float32
+}
+
+// InProcess is implemented by embedders that compute vectors in this
+// process, cheaply and without failing, with the same output as Embed.
+// Extraction then embeds each file on the worker that sectioned it, while
+// the other workers parse, instead of in a serial stage afterwards.
+type InProcess interface {
+	Embedder
+	NewVectorizer() Vectorizer
+}
+
+// NewVectorizer implements InProcess.
+func (*Local) NewVectorizer() Vectorizer { return newFeaturizer() }
+
+// Vector implements Vectorizer: the same vector Embed gives the text.
+func (f *featurizer) Vector(text string) []float32 { return f.vector(text) }
+
 // Feature weights (part of the frozen model).
 const (
 	wholeIdentWeight = 0.7  // the whole compound identifier, lowercased

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
@@ -35,7 +36,8 @@ import (
 // vectors it has and marks the model incomplete; recall falls back to
 // lexical search for sections without vectors.
 func (r *run) embedStage() error {
-	e, err := embed.Configured(r.repo.GitDir)
+	defer func() { r.fresh = nil }()
+	e, err := r.emb.get(r.repo.GitDir)
 	if err != nil {
 		return err
 	}
@@ -207,6 +209,7 @@ type embedState struct {
 	shards     map[string]*shard
 	wanted     map[embed.Key]bool // every key the visited records reference
 	queue      []pending
+	buf        []byte // embedding texts are built here
 	queued     map[embed.Key]bool
 	embedded   int
 	reused     int
@@ -299,8 +302,27 @@ func (es *embedState) legacyEntries(name string) []embed.Entry {
 }
 
 // visit reads records and queues the texts whose vectors are missing.
+// Records made in this run whose vectors the workers computed are not read
+// again: their vectors are taken as they are.
 func (es *embedState) visit(refs []memref.RecordRef) error {
 	es.queued = map[embed.Key]bool{}
+	rest := refs[:0:0]
+	for _, rf := range refs {
+		fv, ok := es.run.fresh[rf.Path]
+		if !ok || fv.record != rf.Blob {
+			rest = append(rest, rf)
+			continue
+		}
+		for _, v := range fv.vecs {
+			if err := es.wantVec(v); err != nil {
+				return err
+			}
+		}
+	}
+	refs = rest
+	if len(refs) == 0 {
+		return nil
+	}
 	reader := es.run.repo.NewBlobReader(len(refs))
 	defer reader.Close()
 	ids := make([]gitstore.Hash, len(refs))
@@ -320,17 +342,15 @@ func (es *embedState) visit(refs []memref.RecordRef) error {
 		}
 		for si := range f.Sections {
 			s := &f.Sections[si]
-			if len(s.Chunks) > 0 {
-				// A chunked section is covered by its chunks.
-				for _, c := range s.Chunks {
-					if err := es.want(c.EmbHash, func() string { return section.ChunkEmbeddingText(p, *s, c) }); err != nil {
-						return err
-					}
+			// A chunked section is covered by its chunks.
+			var werr error
+			es.buf = section.EachEmbeddingText(es.buf, p, s, func(hash string, text []byte) {
+				if werr == nil {
+					werr = es.want(hash, text)
 				}
-				continue
-			}
-			if err := es.want(s.EmbHash, func() string { return section.EmbeddingText(p, *s) }); err != nil {
-				return err
+			})
+			if werr != nil {
+				return werr
 			}
 		}
 		if len(es.queue) >= embedBatch {
@@ -342,7 +362,7 @@ func (es *embedState) visit(refs []memref.RecordRef) error {
 
 // want notes that a text's vector is needed, and queues the text when no
 // shard has it.
-func (es *embedState) want(hash string, text func() string) error {
+func (es *embedState) want(hash string, text []byte) error {
 	k, ok := embed.ParseKey(hash)
 	if !ok || es.wanted[k] {
 		return nil
@@ -359,16 +379,54 @@ func (es *embedState) want(hash string, text func() string) error {
 	if es.failed != nil || es.queued[k] {
 		return nil
 	}
-	t := text()
-	if section.Hash(t) != hash {
+	if section.HashBytes(text) != hash {
 		// The record was made by a version whose texts differ from this
 		// one's: a vector stored under its hash would describe another
 		// text. Leave it to the next rebuild.
 		return nil
 	}
 	es.queued[k] = true
-	es.queue = append(es.queue, pending{key: k, text: t})
+	es.queue = append(es.queue, pending{key: k, text: string(text)})
 	return nil
+}
+
+// wantVec is want for a text whose vector a worker computed (v.ok false:
+// its hash did not match, as want would have found).
+func (es *embedState) wantVec(v preVec) error {
+	k := v.key
+	if es.wanted[k] {
+		return nil
+	}
+	es.wanted[k] = true
+	sh, err := es.shardOf(k)
+	if err != nil {
+		return err
+	}
+	if sh.have[k] {
+		es.reused++
+		return nil
+	}
+	if es.failed != nil || es.queued[k] || !v.ok {
+		return nil
+	}
+	es.add(sh, k, v.q)
+	return nil
+}
+
+// add stores a new vector in its shard.
+func (es *embedState) add(sh *shard, k embed.Key, q embed.Quantized) {
+	if sh.dim == 0 {
+		sh.dim = len(q.Q)
+	}
+	if len(q.Q) != sh.dim {
+		// The model changed its dimension under the same id: the old
+		// shard cannot be kept.
+		sh.entries, sh.have, sh.dim = nil, map[embed.Key]bool{}, len(q.Q)
+	}
+	sh.entries = append(sh.entries, embed.Entry{Key: k, Quantized: q})
+	sh.have[k] = true
+	sh.dirty = true
+	es.embedded++
 }
 
 // flushTexts embeds the queued texts and adds their vectors to shards.
@@ -388,24 +446,93 @@ func (es *embedState) flushTexts() error {
 		return nil
 	}
 	for i, p := range es.queue {
-		q := embed.Quantize(vs[i])
 		sh, err := es.shardOf(p.key)
 		if err != nil {
 			return err
 		}
-		if sh.dim == 0 {
-			sh.dim = len(q.Q)
-		}
-		if len(q.Q) != sh.dim {
-			// The model changed its dimension under the same id: the old
-			// shard cannot be kept.
-			sh.entries, sh.have, sh.dim = nil, map[embed.Key]bool{}, len(q.Q)
-		}
-		sh.entries = append(sh.entries, embed.Entry{Key: p.key, Quantized: q})
-		sh.have[p.key] = true
-		sh.dirty = true
-		es.embedded++
+		es.add(sh, p.key, embed.Quantize(vs[i]))
 	}
 	es.queue = es.queue[:0]
 	return nil
+}
+
+// embedder is the run's configured embedder, read from git config once.
+type embedder struct {
+	once sync.Once
+	e    embed.Embedder
+	err  error
+}
+
+func (m *embedder) get(gitDir string) (embed.Embedder, error) {
+	m.once.Do(func() { m.e, m.err = embed.Configured(gitDir) })
+	return m.e, m.err
+}
+
+// workerEmbedMin is how many files a run must section before its workers
+// embed each file as they section it. Below it the stage embeds only the
+// texts no stored vector covers (a small changed run reuses most of an
+// edited file's vectors); above it, computing every vector of the new
+// records on the workers, overlapped with parsing, is cheaper than reading
+// the records back, rebuilding their texts and embedding them serially
+// after the last parse. Vectors are the same either way: the embedder is
+// deterministic and stored vectors win over recomputed ones.
+var workerEmbedMin = 32
+
+// workerEmbedder returns the in-process embedder workers should embed
+// with, or nil when the stage does it (a remote provider, few files,
+// embeddings turned off).
+func (r *run) workerEmbedder(files int) embed.InProcess {
+	if files < workerEmbedMin {
+		return nil
+	}
+	e, err := r.emb.get(r.repo.GitDir)
+	if err != nil || e == nil {
+		return nil // the stage reports the error
+	}
+	ip, ok := e.(embed.InProcess)
+	if !ok {
+		return nil
+	}
+	if r.fresh == nil {
+		r.fresh = map[string]freshVecs{}
+	}
+	return ip
+}
+
+// preVec is one vector a worker computed for a record's text; ok is false
+// when the text does not hash to the record's key (the stage would not
+// embed it either).
+type preVec struct {
+	key embed.Key
+	q   embed.Quantized
+	ok  bool
+}
+
+// freshVecs are the vectors of the record written for a path in this run.
+type freshVecs struct {
+	record gitstore.Hash
+	vecs   []preVec
+}
+
+// embedRecord computes the vectors of every embedding text of f, once per
+// distinct text.
+func embedRecord(vz embed.Vectorizer, p string, f *memory.File) []preVec {
+	var out []preVec
+	var buf []byte
+	seen := map[embed.Key]bool{}
+	for i := range f.Sections {
+		buf = section.EachEmbeddingText(buf, p, &f.Sections[i], func(hash string, text []byte) {
+			k, ok := embed.ParseKey(hash)
+			if !ok || seen[k] {
+				return
+			}
+			seen[k] = true
+			v := preVec{key: k}
+			if section.HashBytes(text) == hash {
+				v.q, v.ok = embed.Quantize(vz.Vector(string(text))), true
+			}
+			out = append(out, v)
+		})
+	}
+	return out
 }

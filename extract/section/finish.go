@@ -93,37 +93,43 @@ func Finish(res *Result, in Input) {
 		f.text = appendEmbedding(f.text[:0], path, s)
 		s.EmbHash = hashBytes(f.text)
 		if len(s.Chunks) > 0 {
-			rest := s.Content
-			line := s.StartLine
-			for j := range s.Chunks {
-				c := &s.Chunks[j]
-				// Chunks are consecutive, so walk the content once.
-				for line < c.StartLine && rest != "" {
-					k := strings.IndexByte(rest, '\n')
-					if k < 0 {
-						rest = ""
-						break
-					}
-					rest = rest[k+1:]
-					line++
-				}
-				body := rest
-				for n := c.StartLine; n <= c.EndLine; n++ {
-					k := strings.IndexByte(rest, '\n')
-					if k < 0 {
-						rest = rest[len(rest):]
-						break
-					}
-					rest = rest[k+1:]
-				}
-				line = c.EndLine + 1
-				body = strings.TrimSuffix(body[:len(body)-len(rest)], "\n")
+			eachChunkBody(s, func(c *memory.Chunk, body string) {
 				f.text = appendChunk(f.text[:0], path, s, *c, body)
 				c.EmbHash = hashBytes(f.text)
-			}
+			})
 		}
 	}
 	res.Topics = f.fileTopics(res.Sections, res.Topics)
+}
+
+// eachChunkBody calls fn with each chunk of s and the chunk's lines of
+// content. Chunks are consecutive, so the content is walked once.
+func eachChunkBody(s *memory.Section, fn func(c *memory.Chunk, body string)) {
+	rest := s.Content
+	line := s.StartLine
+	for j := range s.Chunks {
+		c := &s.Chunks[j]
+		for line < c.StartLine && rest != "" {
+			k := strings.IndexByte(rest, '\n')
+			if k < 0 {
+				rest = ""
+				break
+			}
+			rest = rest[k+1:]
+			line++
+		}
+		body := rest
+		for n := c.StartLine; n <= c.EndLine; n++ {
+			k := strings.IndexByte(rest, '\n')
+			if k < 0 {
+				rest = rest[len(rest):]
+				break
+			}
+			rest = rest[k+1:]
+		}
+		line = c.EndLine + 1
+		fn(c, strings.TrimSuffix(body[:len(body)-len(rest)], "\n"))
+	}
 }
 
 func defaultAnchor(s *memory.Section) string {

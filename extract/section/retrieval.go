@@ -166,6 +166,27 @@ func ChunkEmbeddingText(path string, s memory.Section, c memory.Chunk) string {
 	return string(appendChunk(nil, path, &s, c, strings.TrimSuffix(rest[:end], "\n")))
 }
 
+// EachEmbeddingText calls fn with every text section s is embedded as and
+// the hash it is stored under: its chunks' texts when it has chunks, else
+// its own text. The texts are built in buf (grown and returned), which fn
+// must not keep; chunks are walked once, where ChunkEmbeddingText walks the
+// content from its start for each.
+func EachEmbeddingText(buf []byte, path string, s *memory.Section, fn func(hash string, text []byte)) []byte {
+	if len(s.Chunks) == 0 {
+		buf = appendEmbedding(buf[:0], path, s)
+		fn(s.EmbHash, buf)
+		return buf
+	}
+	eachChunkBody(s, func(c *memory.Chunk, body string) {
+		buf = appendChunk(buf[:0], path, s, *c, body)
+		fn(c.EmbHash, buf)
+	})
+	return buf
+}
+
+// HashBytes is Hash of a text held in a byte slice.
+func HashBytes(text []byte) string { return hashBytes(text) }
+
 func appendChunk(b []byte, path string, s *memory.Section, c memory.Chunk, body string) []byte {
 	body = cutBytes(body, MaxChunkBytes)
 	b = slices.Grow(b, len(path)+len(s.Kind)+len(s.Language)+len(s.Symbol)+len(s.QName)+len(s.Name)+len(body)+48)
