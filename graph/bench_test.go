@@ -83,3 +83,20 @@ func BenchmarkUpdate(b *testing.B) {
 		g.Close()
 	}
 }
+
+// BenchmarkBuild: the cache built from every record.
+func BenchmarkBuild(b *testing.B) {
+	repo, mem := benchMemory(b)
+	dir, err := CacheDir(repo)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < b.N; i++ {
+		os.RemoveAll(dir)
+		g, err := Open(context.Background(), repo, mem)
+		if err != nil {
+			b.Fatal(err)
+		}
+		g.Close()
+	}
+}
