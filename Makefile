@@ -15,7 +15,7 @@ BINDIR    := $(PREFIX)/bin
 BENCH_SRC ?= $(shell $(GO) env GOROOT)/src
 FUZZTIME  ?= 30s
 
-.PHONY: all build install run test vet fmt-check bench bench-go bench-extract bench-recall bench-mcp eval fuzz clean
+.PHONY: all build install run test vet fmt-check bench bench-go bench-extract bench-recall bench-mcp bench-history eval fuzz clean
 
 all: build
 
@@ -42,7 +42,7 @@ vet:
 test: fmt-check vet
 	$(GO) test -race -count=1 -timeout 20m ./...
 
-bench: bench-go bench-extract bench-recall bench-mcp
+bench: bench-go bench-extract bench-recall bench-mcp bench-history
 
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./...
@@ -55,6 +55,10 @@ bench-recall: build
 
 bench-mcp: build
 	scripts/bench-mcp.sh $(BENCH_SRC) $(CURDIR)/bin/git-konteks
+
+# History memory on the longest real history here (BENCH_HISTORY=repo to choose).
+bench-history: build
+	scripts/bench-history.sh $(or $(BENCH_HISTORY),/work/.mirror/prometheus+prometheus/repo) $(CURDIR)/bin/git-konteks
 
 eval:
 	scripts/eval.sh

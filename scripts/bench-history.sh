@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# History memory benchmark on the longest real history at hand: clones
+# REPO (default: the prometheus mirror, 18,000+ commits) into a temporary
+# directory, extracts memory (history included), and reports the history
+# stage's time, the commits and segments recorded and the size of
+# history/ in the memory ref; then the one-commit append: the history
+# stage's time and the whole one-file `changed` run (process start
+# included), median of BENCH_RUNS.
+#   usage: scripts/bench-history.sh [REPO] [BINARY]
+set -euo pipefail
+src=${1:-/work/.mirror/prometheus+prometheus/repo}
+bin=${2:-$(pwd)/bin/git-konteks}
+runs=${BENCH_RUNS:-5}
+if [ ! -d "$src" ]; then
+  echo "bench-history: no repository at $src (pass one: scripts/bench-history.sh REPO)"; exit 0
+fi
+work=$(mktemp -d "${TMPDIR:-/tmp}/konteks-bench-history.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.invalid
+export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.invalid
+export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+
+git clone -q "$src" "$work/repo"
+cd "$work/repo"
+commits=$(git rev-list --count HEAD)
+echo "history: $src, $commits commits"
+now() { date +%s.%N; }
+t0=$(now)
+git log --raw --numstat -M --root --diff-merges=off -z --format=%H HEAD >/dev/null
+t1=$(now)
+printf 'git log --raw --numstat -M alone: %.2fs\n' "$(echo "$t1 - $t0" | bc -l)"
+
+hist() { "$bin" manifest --json | python3 -c 'import json,sys; m=json.load(sys.stdin); h=m.get("history") or {}; print(m["timings_ms"].get("history", 0), h.get("commits", 0), h.get("new", 0), h.get("segments", 0))'; }
+t0=$(now); "$bin" extract --quiet; t1=$(now)
+read -r ms total new segs <<<"$(hist)"
+size=$(git ls-tree -r -l refs/konteks history | awk '{s+=$4} END {print s+0}')
+objs=$(git ls-tree -r refs/konteks history | wc -l)
+printf 'first extraction: %.1fs in all; history stage %.0f ms for %d commits (%.0f commits/s), %d segments\n' \
+  "$(echo "$t1 - $t0" | bc -l)" "$ms" "$total" "$(echo "$total*1000/$ms" | bc -l)" "$segs"
+printf 'history/ in the memory ref: %d objects, %.2f MB (zstd; %.0f bytes a commit)\n' "$objs" "$(echo "$size/1000000" | bc -l)" "$(echo "$size/$total" | bc -l)"
+
+target=$(git ls-files '*.go' | grep -v -e testdata -e vendor | head -50 | tail -1)
+stage=(); wall=()
+for i in $(seq 1 "$runs"); do
+  echo "// bench edit $i" >> "$target"
+  git commit -qam "bench edit $i"
+  t0=$(now); "$bin" extract --quiet; t1=$(now)
+  wall+=("$(echo "($t1 - $t0)*1000" | bc -l)")
+  read -r ms total new segs <<<"$(hist)"
+  stage+=("$ms")
+done
+med() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($#+1)/2 ))p"; }
+printf 'one-commit append: history stage median %.1f ms (max %.1f); whole one-file changed run median %.0f ms, over %d runs\n' \
+  "$(med "${stage[@]}")" "$(printf '%s\n' "${stage[@]}" | sort -n | tail -1)" "$(med "${wall[@]}")" "$runs"
+printf 'after: %d commits recorded\n' "$total"
