@@ -407,3 +407,33 @@ func TestMissingBlobs(t *testing.T) {
 		t.Fatalf("without blobs: %+v", c)
 	}
 }
+
+func TestOddPaths(t *testing.T) {
+	isolate(t)
+	r := testgit.New(t)
+	names := []string{"sp ace.go", "tab\there.go", "new\nline.go", "ünï.go", ":colon.go"}
+	for _, n := range names {
+		r.Write(n, "x\n")
+	}
+	r.Commit("odd names")
+	r.Git("mv", "sp ace.go", "sp ace2.go")
+	r.Commit("rename odd")
+	repo := open(t, r)
+	root, _ := update(t, repo, gitstore.ZeroHash, "HEAD", defaults)
+	h, err := Load(repo, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Paths with control characters are left out (memory refuses them
+	// everywhere); the others keep their line counts.
+	var got []string
+	for _, ch := range h.Commits[0].Changes {
+		got = append(got, fmt.Sprintf("%s+%d", ch.Path, ch.Add))
+	}
+	if strings.Join(got, ",") != ":colon.go+1,sp ace.go+1,ünï.go+1" || h.Commits[0].Files != len(names) {
+		t.Fatalf("paths %q", got)
+	}
+	if ch := h.Commits[1].Changes; len(ch) != 1 || ch[0].Old != "sp ace.go" || ch[0].Path != "sp ace2.go" {
+		t.Fatalf("rename: %+v", ch)
+	}
+}

@@ -430,7 +430,35 @@ type History struct {
 var (
 	cacheMu sync.Mutex
 	cache   = map[gitstore.Hash]*History{}
+	// Segments never change, so a new memory commit (one more tail) reuses
+	// the decoded segments of the last one.
+	segCache     = map[gitstore.Hash][]Commit{}
+	segCacheSize int
 )
+
+const maxSegCache = 400000 // commits kept decoded
+
+func cachedSegment(repo *gitstore.Repo, h gitstore.Hash, name string, want int) ([]Commit, error) {
+	cacheMu.Lock()
+	cs, ok := segCache[h]
+	cacheMu.Unlock()
+	if ok && len(cs) == want {
+		return cs, nil
+	}
+	cs, err := readCommits(repo, h, name, want)
+	if err != nil {
+		return nil, err
+	}
+	cacheMu.Lock()
+	if segCacheSize+len(cs) > maxSegCache {
+		clear(segCache)
+		segCacheSize = 0
+	}
+	segCache[h] = cs
+	segCacheSize += len(cs)
+	cacheMu.Unlock()
+	return cs, nil
+}
 
 // Load reads the history of a memory tree (nil, nil when it has none).
 // Histories are cached in the process by their tree id.
@@ -469,7 +497,7 @@ func Load(repo *gitstore.Repo, memTree gitstore.Hash) (*History, error) {
 		if err != nil || !ok {
 			return nil, corrupt("%s is missing", p)
 		}
-		cs, err := readCommits(repo, bh, p, s.Commits)
+		cs, err := cachedSegment(repo, bh, p, s.Commits)
 		if err != nil {
 			return nil, err
 		}
