@@ -41,6 +41,12 @@ type analyzer struct {
 	lower  []byte
 	counts []int32 // per term id, for the document being analysed
 	order  []int32 // term ids in first-seen order
+
+	// The whole file's counts, summed over its sections' fields (see
+	// fileField); fileLost is set when a reset invalidated them.
+	fcounts  []int32
+	forder   []int32
+	fileLost bool
 }
 
 func newAnalyzer() *analyzer {
@@ -62,6 +68,7 @@ func (a *analyzer) termID(t string) int32 {
 	a.vocab = append(a.vocab, t)
 	a.vbytes = append(a.vbytes, []byte(t))
 	a.counts = append(a.counts, 0)
+	a.fcounts = append(a.fcounts, 0)
 	a.ids[t] = id
 	return id
 }
@@ -102,6 +109,7 @@ func (a *analyzer) reset() {
 		clear(a.words)
 		clear(a.ids)
 		a.vocab, a.vbytes, a.counts = a.vocab[:0], a.vbytes[:0], a.counts[:0]
+		a.fcounts, a.forder, a.fileLost = a.fcounts[:0], a.forder[:0], true
 	}
 }
 

@@ -104,8 +104,9 @@ func (f *preField) EncodedFieldType() byte                            { return '
 func (f *preField) AnalyzedLength() int                               { return f.length }
 func (f *preField) AnalyzedTokenFrequencies() bindex.TokenFrequencies { return f.freqs }
 
-// field makes a pre-analysed field of text.
-func (a *analyzer) field(name, text string) *preField {
+// field makes a pre-analysed field of text. With toFile, its terms also
+// count towards the whole file's document (see fileField).
+func (a *analyzer) field(name, text string, toFile bool) *preField {
 	a.reset()
 	a.order = a.order[:0]
 	n := 0
@@ -123,16 +124,53 @@ func (a *analyzer) field(name, text string) *preField {
 	for i, id := range a.order {
 		tf := &slab[i]
 		tf.Term = a.vbytes[id]
-		tf.SetFrequency(int(a.counts[id]))
+		c := a.counts[id]
+		tf.SetFrequency(int(c))
 		a.counts[id] = 0
 		f.freqs[a.vocab[id]] = tf
+		if toFile {
+			if a.fcounts[id] == 0 {
+				a.forder = append(a.forder, id)
+			}
+			a.fcounts[id] += c
+		}
 	}
 	return f
 }
 
+// startFile starts counting a file's terms for fileField.
+func (a *analyzer) startFile() {
+	for _, id := range a.forder {
+		a.fcounts[id] = 0
+	}
+	a.forder, a.fileLost = a.forder[:0], false
+}
+
+// fileField makes the document of a whole file from the counts its
+// sections' fields added since startFile (nothing is analysed twice), or
+// returns nil when the analyzer's vocabulary was reset meanwhile.
+func (a *analyzer) fileField(path string, length int, size uint64) *document.Document {
+	if a.fileLost {
+		return nil
+	}
+	freqs := make(bindex.TokenFrequencies, len(a.forder))
+	slab := make([]bindex.TokenFreq, len(a.forder))
+	for i, id := range a.forder {
+		tf := &slab[i]
+		tf.Term = a.vbytes[id]
+		tf.SetFrequency(int(a.fcounts[id]))
+		a.fcounts[id] = 0
+		freqs[a.vocab[id]] = tf
+	}
+	a.forder = a.forder[:0]
+	d := document.NewDocument(path)
+	d.AddField(&preField{name: fieldFile, length: length, freqs: freqs, size: size})
+	return d
+}
+
 // fileDoc makes the document of a whole file from its sections'
-// documents: the text fields' term frequencies summed (nothing is analysed
-// twice) plus the path's terms.
+// documents: the text fields' term frequencies summed plus the path's
+// terms. (The slow way to fileField's result, for when that has none.)
 func fileDoc(path string, sections []*document.Document) *document.Document {
 	freqs := bindex.TokenFrequencies{}
 	length := 0
@@ -163,12 +201,14 @@ func fileDoc(path string, sections []*document.Document) *document.Document {
 }
 
 // bleveDoc makes the bleve document of a section.
-func (a *analyzer) bleveDoc(id, text, name, path string) *document.Document {
+// Its text, and the path of the file's first section, count towards the
+// whole file's document (see fileField).
+func (a *analyzer) bleveDoc(id, text, name, path string, first bool) *document.Document {
 	d := document.NewDocument(id)
-	d.AddField(a.field(fieldText, text))
+	d.AddField(a.field(fieldText, text, true))
 	if name != "" {
-		d.AddField(a.field(fieldName, name))
+		d.AddField(a.field(fieldName, name, false))
 	}
-	d.AddField(a.field(fieldPath, path))
+	d.AddField(a.field(fieldPath, path, first))
 	return d
 }

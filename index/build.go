@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -66,12 +67,20 @@ type recordDocs struct {
 // makeDocs turns a record into documents.
 func makeDocs(a *analyzer, path string, f *memory.File, withBleve bool) recordDocs {
 	out := make([]sectionDoc, 0, len(f.Sections))
-	for _, s := range f.Sections {
+	blob := strings.Clone(f.Blob)
+	if withBleve {
+		a.startFile()
+	}
+	for i, s := range f.Sections {
+		// The record's strings share its decoded buffer (see
+		// decodeRecord): what the docs table keeps is cloned.
 		d := Doc{
 			ID: docID(path, s.Anchor), Path: path, Anchor: s.Anchor,
-			Kind: s.Kind, Symbol: s.Symbol, Language: s.Language, Name: s.Name, QName: s.QName,
-			StartLine: s.StartLine, EndLine: s.EndLine, Topics: s.Topics, Summary: s.Summary, Blob: f.Blob,
+			Kind: intern(s.Kind), Symbol: intern(s.Symbol), Language: intern(s.Language),
+			Name: strings.Clone(s.Name), QName: strings.Clone(s.QName),
+			StartLine: s.StartLine, EndLine: s.EndLine, Topics: cloneAll(s.Topics), Summary: strings.Clone(s.Summary), Blob: blob,
 		}
+		d.Anchor = d.ID[len(path)+1:]
 		sd := sectionDoc{doc: d}
 		if withBleve {
 			name := s.QName
@@ -80,7 +89,7 @@ func makeDocs(a *analyzer, path string, f *memory.File, withBleve bool) recordDo
 			}
 			ls := s
 			ls.Content = capText(s.Content, maxIndexedContent)
-			sd.bdoc = a.bleveDoc(d.ID, section.LexicalText(path, ls), name, path)
+			sd.bdoc = a.bleveDoc(d.ID, section.LexicalText(path, ls), name, path, i == 0)
 			for _, fl := range sd.bdoc.Fields {
 				if pf, ok := fl.(*preField); ok {
 					switch pf.name {
@@ -109,13 +118,60 @@ func makeDocs(a *analyzer, path string, f *memory.File, withBleve bool) recordDo
 	}
 	rd := recordDocs{path: path, sections: out}
 	if withBleve && len(out) > 0 {
-		bdocs := make([]*document.Document, len(out))
+		length, size := 0, uint64(0)
 		for i, sd := range out {
-			bdocs[i] = sd.bdoc
+			for _, fl := range sd.bdoc.Fields {
+				if pf, ok := fl.(*preField); ok && (pf.name == fieldText || pf.name == fieldPath && i == 0) {
+					length += pf.length
+					size += pf.size
+				}
+			}
 		}
-		rd.file = fileDoc(path, bdocs)
+		if rd.file = a.fileField(path, length, size); rd.file == nil {
+			bdocs := make([]*document.Document, len(out))
+			for i, sd := range out {
+				bdocs[i] = sd.bdoc
+			}
+			rd.file = fileDoc(path, bdocs)
+		}
 	}
 	return rd
+}
+
+// intern returns a copy of a short, much repeated string (a kind, symbol
+// or language), shared by every record's docs (at most maxInterned
+// strings, whatever a hostile memory holds).
+func intern(s string) string {
+	if s == "" {
+		return ""
+	}
+	if v, ok := interned.Load(s); ok {
+		return v.(string)
+	}
+	c := strings.Clone(s)
+	if len(c) <= 32 && internedN.Add(1) <= maxInterned {
+		v, _ := interned.LoadOrStore(c, c)
+		return v.(string)
+	}
+	return c
+}
+
+const maxInterned = 4096
+
+var (
+	interned  sync.Map
+	internedN atomic.Int64
+)
+
+func cloneAll(ss []string) []string {
+	if len(ss) == 0 {
+		return nil
+	}
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strings.Clone(s)
+	}
+	return out
 }
 
 // maxIndexedContent bounds the content of one section that goes into the
@@ -192,7 +248,7 @@ func readRecords(ctx context.Context, repo *gitstore.Repo, refs []memref.RecordR
 			defer wg.Done()
 			a := newAnalyzer()
 			for j := range jobs {
-				f, err := memory.DecodeFile(j.data)
+				f, err := decodeRecord(j.data)
 				if err != nil {
 					fail(fmt.Errorf("%w: record of %s: %v", memref.ErrCorrupt, j.path, err))
 					return
@@ -398,6 +454,25 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, model s
 		secs.close()
 		return nil, err
 	}
+	// The stored vectors load while the records are indexed, through a
+	// handle of their own (go-git's object storage is not meant for
+	// concurrent readers).
+	type loaded struct {
+		vecs map[embed.Key]embed.Quantized
+		dim  int
+		err  error
+		ok   bool
+	}
+	vecc := make(chan loaded, 1)
+	go func() {
+		vr, err := gitstore.Open(repo.GitDir)
+		if err != nil {
+			vecc <- loaded{}
+			return
+		}
+		v, d, err := loadVectors(vr, mem.Tree, model, nil)
+		vecc <- loaded{v, d, err, true}
+	}()
 	type entry struct {
 		doc  Doc
 		keys []embed.Key
@@ -415,14 +490,26 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, model s
 		}
 		return nil
 	})
-	if cerr := secs.close(); err == nil {
-		err = cerr
-	}
-	if cerr := files.close(); err == nil {
-		err = cerr
+	// The last segments are built while the tables are.
+	bleveDone := make(chan error, 1)
+	go func() {
+		e1, e2 := secs.close(), files.close()
+		if e1 == nil {
+			e1 = e2
+		}
+		bleveDone <- e1
+	}()
+	lv := <-vecc
+	if !lv.ok && err == nil {
+		lv.vecs, lv.dim, lv.err = loadVectors(repo, mem.Tree, model, nil)
 	}
 	if err != nil {
+		<-bleveDone
 		return nil, err
+	}
+	if lv.err != nil {
+		<-bleveDone
+		return nil, lv.err
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].doc.ID < entries[j].doc.ID })
 	docs := make([]Doc, 0, len(entries))
@@ -434,10 +521,7 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, model s
 		docs = append(docs, e.doc)
 		keys = append(keys, e.keys)
 	}
-	vecs, dim, err := loadVectors(repo, mem.Tree, model, nil)
-	if err != nil {
-		return nil, err
-	}
+	vecs, dim := lv.vecs, lv.dim
 	var rows []vecRow
 	for i, ks := range keys {
 		for _, k := range ks {
@@ -451,7 +535,11 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, model s
 	}
 	m := &meta{Format: FormatVersion, Memory: mem.Commit.String(), Tree: mem.Tree.String(), Model: model, Dim: dim,
 		Docs: len(docs), Vectors: len(rows), Built: time.Now().UTC(), How: "build", Tokens: tokens(docs), Files: countFiles(docs)}
-	if err := writeTables(dir, docs, model, dim, rows, m); err != nil {
+	err = writeTables(dir, docs, model, dim, rows, m)
+	if berr := <-bleveDone; err == nil {
+		err = berr
+	}
+	if err != nil {
 		return nil, err
 	}
 	return m, nil
