@@ -30,16 +30,13 @@ func Preamble(f *memory.File) string {
 }
 
 var (
-	reGoImportBlock = regexp.MustCompile(`(?s)\bimport\s*\((.*?)\)`)
-	reGoImportOne   = regexp.MustCompile(`(?m)^\s*import\s+(?:[\w.]+\s+)?"([^"]+)"`)
-	reGoImportLine  = regexp.MustCompile(`(?m)^\s*(?:[\w.]+\s+)?"([^"]+)"`)
-	rePyImport      = regexp.MustCompile(`(?m)^\s*(?:from\s+(\.*[\w.]*)\s+import\b|import\s+([\w.]+(?:\s*,\s*[\w.]+)*))`)
-	reJSImport      = regexp.MustCompile(`(?m)(?:^\s*import\s+(?:[^'"]*?\s+from\s+)?|^\s*export\s+[^'"]*?\s+from\s+|\brequire\(\s*|\bimport\(\s*)['"]([^'"]+)['"]`)
-	reJavaImport    = regexp.MustCompile(`(?m)^\s*import\s+(?:static\s+)?([\w.]+?)(?:\.\*)?\s*;?\s*$`)
-	reJavaPackage   = regexp.MustCompile(`(?m)^\s*package\s+([\w.]+)`)
-	reRustUse       = regexp.MustCompile(`(?m)^\s*(?:pub(?:\([^)]*\))?\s+)?use\s+((?:crate|self|super)(?:::\w+)+)`)
-	reRustMod       = regexp.MustCompile(`(?m)^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;`)
-	reCInclude      = regexp.MustCompile(`(?m)^\s*#\s*include\s+"([^"]+)"`)
+	rePyImport    = regexp.MustCompile(`(?m)^\s*(?:from\s+(\.*[\w.]*)\s+import\b|import\s+([\w.]+(?:\s*,\s*[\w.]+)*))`)
+	reJSImport    = regexp.MustCompile(`(?m)(?:^\s*import\s+(?:[^'"]*?\s+from\s+)?|^\s*export\s+[^'"]*?\s+from\s+|\brequire\(\s*|\bimport\(\s*)['"]([^'"]+)['"]`)
+	reJavaImport  = regexp.MustCompile(`(?m)^\s*import\s+(?:static\s+)?([\w.]+?)(?:\.\*)?\s*;?\s*$`)
+	reJavaPackage = regexp.MustCompile(`(?m)^\s*package\s+([\w.]+)`)
+	reRustUse     = regexp.MustCompile(`(?m)^\s*(?:pub(?:\([^)]*\))?\s+)?use\s+((?:crate|self|super)(?:::\w+)+)`)
+	reRustMod     = regexp.MustCompile(`(?m)^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;`)
+	reCInclude    = regexp.MustCompile(`(?m)^\s*#\s*include\s+"([^"]+)"`)
 	// GoModule finds the module path in a go.mod file.
 	GoModule = regexp.MustCompile(`(?m)^module\s+"?([^\s"]+)`)
 )
@@ -50,14 +47,7 @@ func Imports(f *memory.File) []string {
 	var out []string
 	switch f.Language {
 	case "Go":
-		for _, m := range reGoImportBlock.FindAllStringSubmatch(pre, -1) {
-			for _, l := range reGoImportLine.FindAllStringSubmatch(m[1], -1) {
-				out = append(out, l[1])
-			}
-		}
-		for _, m := range reGoImportOne.FindAllStringSubmatch(pre, -1) {
-			out = append(out, m[1])
-		}
+		out = goImports(pre)
 	case "Python":
 		for _, m := range rePyImport.FindAllStringSubmatch(pre, -1) {
 			if m[1] != "" {
