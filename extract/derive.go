@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/konteks/git-konteks/extract/section/code"
 	"github.com/konteks/git-konteks/graph"
 	"github.com/konteks/git-konteks/memory"
 )
@@ -22,7 +23,7 @@ func derive(f *memory.File, p string) {
 	if f.Kind == "code" {
 		imports = graph.Imports(f)
 	}
-	if f.Parser == "tree-sitter" {
+	if f.Parser == code.ParserTreeSitter || f.Parser == code.ParserGo {
 		f.Skeleton = skeletonOf(f, imports)
 	}
 	fileID := "file:" + p

@@ -11,7 +11,7 @@ package memory
 // extraction that fills it. Bump it whenever a change to sectioning or to
 // the record shape would make old records wrong; memory written with another
 // version is rebuilt rather than mixed.
-const RecordVersion = 5
+const RecordVersion = 6
 
 // File is the memory record of one included source file, stored zstd
 // compressed at files/<source path> in the memory ref. The path itself is
@@ -23,7 +23,7 @@ type File struct {
 	Lines    int    `json:"lines"`              // number of lines in the source
 	Kind     string `json:"kind"`               // code, markdown, json, yaml, toml, text
 	Language string `json:"language,omitempty"` // linguist language name, e.g. "Go"
-	Parser   string `json:"parser"`             // tree-sitter, fallback, structural, whole
+	Parser   string `json:"parser"`             // tree-sitter, go/parser, fallback, structural, whole
 	// Fallback says why a parser-backed sectioner was not used, when Parser
 	// is "fallback" (no grammar, parse error, too large, ...).
 	Fallback string   `json:"fallback,omitempty"`
@@ -76,7 +76,7 @@ type Section struct {
 	Kind      string   `json:"kind"`   // code, markdown, json, yaml, toml, text
 	Symbol    string   `json:"symbol"` // function, method, class, type, interface, enum, heading, key, preamble, frontmatter, file, block, ...
 	Language  string   `json:"language,omitempty"`
-	Parser    string   `json:"parser"` // tree-sitter, fallback, structural, whole
+	Parser    string   `json:"parser"` // tree-sitter, go/parser, fallback, structural, whole
 	Name      string   `json:"name,omitempty"`
 	QName     string   `json:"qname,omitempty"` // qualified name: Type.Method, Install > From source, $.scripts
 	Signature string   `json:"signature,omitempty"`

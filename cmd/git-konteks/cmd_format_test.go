@@ -49,7 +49,7 @@ func TestFormatSectionsThroughExtraction(t *testing.T) {
 	r.Commit("formats")
 	m := extractJSON(t, r.Dir).Manifest
 
-	wantParsers := map[string]int{"html": 3, "pdf": 5, "notebook": 2, "media": 13, "tree-sitter": 1, "whole": 1}
+	wantParsers := map[string]int{"html": 3, "pdf": 5, "notebook": 2, "media": 13, "go/parser": 1, "whole": 1}
 	for p, n := range wantParsers {
 		if m.Totals.Parsers[p] != n {
 			t.Errorf("files by parser %s = %d, want %d (all: %v)", p, m.Totals.Parsers[p], n, m.Totals.Parsers)

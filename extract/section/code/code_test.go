@@ -286,12 +286,21 @@ func mustSplit(t testing.TB, in section.Input) section.Result {
 	return res
 }
 
+// wantParser is the parser that reads a language: go/parser for Go
+// (gosplit.go), tree-sitter otherwise.
+func wantParser(language string) string {
+	if language == "Go" {
+		return ParserGo
+	}
+	return ParserTreeSitter
+}
+
 func TestFixtures(t *testing.T) {
 	for _, fx := range fixtures {
 		t.Run(fx.path, func(t *testing.T) {
 			src := readFixture(t, fx.path)
 			res := mustSplit(t, section.Input{Path: fx.path, Language: fx.language, Content: src})
-			if res.Kind != "code" || res.Parser != "tree-sitter" || res.Language != fx.language {
+			if res.Kind != "code" || res.Parser != wantParser(fx.language) || res.Language != fx.language {
 				t.Errorf("result kind/parser/language = %q/%q/%q", res.Kind, res.Parser, res.Language)
 			}
 			got := make([]want, len(res.Sections))
@@ -323,7 +332,7 @@ func checkInvariants(t *testing.T, src []byte, res section.Result) {
 	t.Helper()
 	lines := strings.Count(string(src), "\n") + 1
 	for _, s := range res.Sections {
-		if s.Kind != "code" || s.Parser != "tree-sitter" || s.Language != res.Language {
+		if s.Kind != "code" || s.Parser != res.Parser || s.Language != res.Language {
 			t.Errorf("%s: kind/parser/language = %q/%q/%q", s.Anchor, s.Kind, s.Parser, s.Language)
 		}
 		if s.StartLine < 1 || s.EndLine < s.StartLine || s.EndLine > lines {

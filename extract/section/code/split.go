@@ -29,7 +29,8 @@
 // elsewhere in the file. The preamble's anchor is "preamble".
 //
 // Throughput is bounded by tree-sitter's parse, which takes ~85% of Split's
-// time on Go code; see BenchmarkSplitGo. The query costs little because,
+// time on Go code; see BenchmarkSplitGo. Go files are therefore read with
+// go/parser instead, with identical sections (gosplit.go). The query costs little because,
 // for grammars whose definitions sit near the root, it does not descend
 // into function bodies (depth.go).
 package code
@@ -82,6 +83,12 @@ var (
 	repanic bool
 )
 
+// Parsers named in results and sections.
+const (
+	ParserTreeSitter = "tree-sitter"
+	ParserGo         = "go/parser" // Go files (gosplit.go)
+)
+
 // Fallback reasons returned by Split with ok=false.
 const (
 	ReasonNoGrammar  = "no-grammar"
@@ -125,6 +132,11 @@ func Split(in section.Input) (res section.Result, ok bool, reason string) {
 		language = g.language
 	}
 	src := bytes.TrimPrefix(in.Content, []byte("\xef\xbb\xbf"))
+	if key == "go" && useGoParser {
+		if res, ok := splitGo(src, language); ok {
+			return res, true, ""
+		}
+	}
 
 	p := g.parsers.Get().(*sitter.Parser)
 	p.SetOperationLimit(int(parseTimeout / time.Microsecond))
@@ -145,12 +157,12 @@ func Split(in section.Input) (res section.Result, ok bool, reason string) {
 		return section.Result{}, false, ReasonParseError
 	}
 
-	s := splitter{g: g, src: src, lines: lineStarts(src), lang: language}
+	s := splitter{g: g, src: src, lines: lineStarts(src), lang: language, parser: ParserTreeSitter}
 	if !s.collect(root, time.Now().Add(parseTimeout)) {
 		return section.Result{}, false, ReasonTimeout
 	}
 	s.arrange()
-	res = section.Result{Kind: "code", Language: language, Parser: "tree-sitter"}
+	res = section.Result{Kind: "code", Language: language, Parser: ParserTreeSitter}
 	res.Sections = s.sections()
 	return res, true, ""
 }
@@ -209,10 +221,11 @@ type def struct {
 }
 
 type splitter struct {
-	g     *grammar
-	src   []byte
-	lines []int // byte offset of each line start
-	lang  string
+	g      *grammar
+	src    []byte
+	lines  []int // byte offset of each line start
+	lang   string
+	parser string // what found the definitions: ParserTreeSitter or ParserGo
 
 	defs     []def
 	comments []span // comment and attribute ranges, sorted
@@ -626,7 +639,7 @@ func (s *splitter) sections() []memory.Section {
 			Kind:      "code",
 			Symbol:    d.kind,
 			Language:  s.lang,
-			Parser:    "tree-sitter",
+			Parser:    s.parser,
 			Name:      d.name,
 			QName:     d.qname,
 			Signature: s.signature(d),
@@ -730,7 +743,7 @@ func (s *splitter) preamble(top []span) (memory.Section, bool) {
 		Kind:      "code",
 		Symbol:    "preamble",
 		Language:  s.lang,
-		Parser:    "tree-sitter",
+		Parser:    s.parser,
 		StartLine: s.lineOf(first) + 1,
 		EndLine:   s.lineOf(last) + 1,
 		Content:   strings.Join(kept, "\n"),
