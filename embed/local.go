@@ -133,17 +133,21 @@ const (
 // repeats its words endlessly, so each distinct word's features are
 // computed once.
 type featurizer struct {
-	feats  map[uint64]float32
-	keys   []uint64
-	counts map[string]int32
-	order  []string
-	words  map[string][]feature
-	cur    []feature // features of the word being analysed
-	stems  map[string]string
-	runes  []rune
-	parts  []string
-	lower  []byte
-	vec    []float64
+	feats featTable
+	keys  []uint64
+	// words maps a word to its entry; entries carry the word's features
+	// and its count in the text being analysed (valid when stamp is the
+	// text's): one map lookup per word of a text.
+	words   map[string]int32
+	entries []wordEntry
+	order   []int32 // entries of this text's words, first-seen order
+	stamp   uint32
+	cur     []feature // features of the word being analysed
+	stems   map[string]string
+	runes   []rune
+	parts   []string
+	lower   []byte
+	vec     []float64
 }
 
 type feature struct {
@@ -151,11 +155,80 @@ type feature struct {
 	w float32
 }
 
+type wordEntry struct {
+	feats []feature
+	stamp uint32
+	count int32
+}
+
 // maxCachedWords bounds a featurizer's word cache.
 const maxCachedWords = 1 << 17
 
 func newFeaturizer() *featurizer {
-	return &featurizer{feats: map[uint64]float32{}, counts: map[string]int32{}, words: map[string][]feature{}, stems: map[string]string{}, vec: make([]float64, LocalDim)}
+	return &featurizer{words: map[string]int32{}, stems: map[string]string{}, vec: make([]float64, LocalDim)}
+}
+
+// featTable sums the weights of a text's features: an open-addressing
+// table over feature hashes (already well mixed), emptied in time
+// proportional to what the last text put in, where clearing a Go map costs
+// its largest size every time.
+type featTable struct {
+	slots []int32 // 1 + index in keys, 0 when empty
+	keys  []uint64
+	vals  []float32
+	pos   []int32 // slot of each key, to empty them
+}
+
+func (t *featTable) reset() {
+	for _, p := range t.pos {
+		t.slots[p] = 0
+	}
+	t.keys, t.vals, t.pos = t.keys[:0], t.vals[:0], t.pos[:0]
+}
+
+// at returns the index of h's weight, adding h with weight 0 if absent.
+func (t *featTable) at(h uint64) int {
+	if 2*(len(t.keys)+1) > len(t.slots) {
+		t.grow()
+	}
+	mask := uint64(len(t.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := t.slots[i]
+		if s == 0 {
+			t.keys = append(t.keys, h)
+			t.vals = append(t.vals, 0)
+			t.pos = append(t.pos, int32(i))
+			t.slots[i] = int32(len(t.keys))
+			return len(t.keys) - 1
+		}
+		if t.keys[s-1] == h {
+			return int(s - 1)
+		}
+	}
+}
+
+// get returns h's index; h must be present.
+func (t *featTable) get(h uint64) int {
+	mask := uint64(len(t.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		if s := t.slots[i]; t.keys[s-1] == h {
+			return int(s - 1)
+		}
+	}
+}
+
+func (t *featTable) grow() {
+	n := max(256, 2*len(t.slots))
+	t.slots = make([]int32, n)
+	mask := uint64(n - 1)
+	for k, h := range t.keys {
+		i := h & mask
+		for t.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = int32(k + 1)
+		t.pos[k] = int32(i)
+	}
 }
 
 // Feature kinds, hashed in as a first byte so that a word, a stem and a
@@ -189,34 +262,50 @@ func (f *featurizer) add(kind byte, s string, w float32) {
 }
 
 // vector computes the unit vector of one text.
+//
+// The arithmetic is part of the frozen model: each feature's weight is
+// summed in float32 over the text's distinct words in first-seen order
+// (each word's features weighted by its count), then the features are
+// projected in ascending hash order in float64.
 func (f *featurizer) vector(text string) []float32 {
-	clear(f.feats)
+	if len(f.entries) >= maxCachedWords {
+		clear(f.words)
+		f.entries = f.entries[:0]
+	}
+	f.stamp++
+	if f.stamp == 0 {
+		for i := range f.entries {
+			f.entries[i].stamp = 0
+		}
+		f.stamp = 1
+	}
 	// Count each distinct word once, then add its features weighted by
 	// its count, words in first-seen order.
-	clear(f.counts)
 	f.order = f.order[:0]
 	eachWord(text, func(w string) {
-		if c, ok := f.counts[w]; ok {
-			f.counts[w] = c + 1
-			return
-		}
-		f.counts[w] = 1
-		f.order = append(f.order, w)
-	})
-	for _, w := range f.order {
-		fs, ok := f.words[w]
+		i, ok := f.words[w]
 		if !ok {
 			f.cur = f.cur[:0]
 			f.word(w)
-			fs = append([]feature(nil), f.cur...)
-			if len(f.words) >= maxCachedWords {
-				clear(f.words)
-			}
-			f.words[strings.Clone(w)] = fs
+			i = int32(len(f.entries))
+			f.entries = append(f.entries, wordEntry{feats: append([]feature(nil), f.cur...)})
+			f.words[strings.Clone(w)] = i
 		}
-		c := float32(f.counts[w])
-		for _, x := range fs {
-			f.feats[x.h] += x.w * c
+		e := &f.entries[i]
+		if e.stamp != f.stamp {
+			e.stamp, e.count = f.stamp, 0
+			f.order = append(f.order, i)
+		}
+		e.count++
+	})
+	t := &f.feats
+	t.reset()
+	for _, i := range f.order {
+		e := &f.entries[i]
+		c := float32(e.count)
+		for _, x := range e.feats {
+			k := t.at(x.h) // may grow t.vals: index it after
+			t.vals[k] += x.w * c
 		}
 	}
 	for i := range f.vec {
@@ -225,13 +314,10 @@ func (f *featurizer) vector(text string) []float32 {
 	// Features in a fixed order (floating-point sums depend on it), then
 	// sublinear term frequency and two signed projections per feature:
 	// collisions in one are unlikely to repeat in the other.
-	f.keys = f.keys[:0]
-	for h := range f.feats {
-		f.keys = append(f.keys, h)
-	}
+	f.keys = append(f.keys[:0], t.keys...)
 	slices.Sort(f.keys)
 	for _, h := range f.keys {
-		w := f.feats[h]
+		w := t.vals[t.get(h)]
 		v := math.Log1p(float64(w))
 		i1 := h % LocalDim
 		i2 := (h >> 20) % LocalDim

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -33,9 +34,13 @@ var (
 	dec     *zstd.Decoder
 )
 
+// encoder is shared by every goroutine. EncodeAll runs on one of its
+// encoder states at a time, so there is one per CPU: with one, the
+// sectioning workers queued for it (each compresses its own records).
+// The output does not depend on which state encodes.
 func encoder() *zstd.Encoder {
 	encOnce.Do(func() {
-		enc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true))
+		enc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)), zstd.WithZeroFrames(true))
 	})
 	return enc
 }
