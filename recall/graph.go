@@ -23,10 +23,18 @@ type GraphRanking struct {
 	// PPR adds a personalised PageRank on the best-matching files (aider's
 	// repository map ranks with it), scaled to the best score.
 	PPR float64
+	// Linked multiplies a candidate's score by 1 + Linked·v, v its file's
+	// personalised PageRank on the best-matching files scaled to [0, 1]:
+	// like PPR, but it only reorders what the rankings found.
+	Linked float64
 	// Central multiplies a section's score by 1 + Central·tanh(ln r),
 	// where r is its file's global PageRank (mean 1): central files up,
 	// leaves down, bounded either way.
 	Central float64
+	// Norm divides the personalised PageRank of a file by its degree
+	// (total edge weight) to this power before scaling: 0 leaves hubs
+	// (files everything uses) their advantage, 1 removes it.
+	Norm float64
 	// Seeds is how many of the best files seed the expansion (default 10).
 	Seeds int
 }
@@ -41,7 +49,7 @@ const maxGraphAdded = 20
 // code graph.
 func (s *Searcher) graphSignal(ctx context.Context, hs []index.Hit, rk *Ranking) []index.Hit {
 	gr := rk.GraphRanking
-	if len(hs) == 0 || gr.Neighbors == 0 && gr.PPR == 0 && gr.Central == 0 {
+	if len(hs) == 0 || gr.Neighbors == 0 && gr.PPR == 0 && gr.Linked == 0 && gr.Central == 0 {
 		return hs
 	}
 	g, release := s.fileGraph(ctx)
@@ -109,7 +117,8 @@ func (s *Searcher) graphSignal(ctx context.Context, hs []index.Hit, rk *Ranking)
 			}
 		}
 	}
-	if gr.PPR != 0 && len(seeds) > 0 {
+	var linked map[int]float64
+	if (gr.PPR != 0 || gr.Linked != 0) && len(seeds) > 0 {
 		ppr := g.Personalized(seeds, graphEpsilon)
 		// A seed keeps its own restart mass; what it receives from the
 		// other seeds is what says it belongs with them.
@@ -121,13 +130,20 @@ func (s *Searcher) graphSignal(ctx context.Context, hs []index.Hit, rk *Ranking)
 		for f, v := range ppr {
 			if w, seed := seeds[f]; seed {
 				v = max(v-(1-graph.Damping)*w/total, 0)
-				ppr[f] = v
 			}
+			if gr.Norm != 0 {
+				v /= math.Pow(max(g.Degree(f), 1), gr.Norm)
+			}
+			ppr[f] = v
 			hi = max(hi, v)
 		}
 		if hi > 0 {
+			linked = map[int]float64{}
 			for f, v := range ppr {
-				bonus[f] += gr.PPR * top * min(v/hi, 1)
+				linked[f] = min(v/hi, 1)
+				if gr.PPR != 0 {
+					bonus[f] += gr.PPR * top * linked[f]
+				}
 			}
 		}
 	}
@@ -139,35 +155,44 @@ func (s *Searcher) graphSignal(ctx context.Context, hs []index.Hit, rk *Ranking)
 		if gr.Central != 0 {
 			hs[i].Score *= 1 + gr.Central*math.Tanh(math.Log(max(g.Rank(f), 1e-9)))
 		}
+		if gr.Linked != 0 {
+			hs[i].Score *= 1 + gr.Linked*linked[f]
+		}
 		hs[i].Score += bonus[f]
 	}
 	// Linked files no ranking found enter with their first section.
-	var added []int
+	type add struct {
+		f int
+		b float64
+	}
+	var added []add
 	for f, b := range bonus {
 		if _, ok := best[f]; !ok && b > 0 {
-			added = append(added, f)
+			added = append(added, add{f, b})
 		}
 	}
 	sort.Slice(added, func(i, j int) bool {
-		if bonus[added[i]] != bonus[added[j]] {
-			return bonus[added[i]] > bonus[added[j]]
+		if added[i].b != added[j].b {
+			return added[i].b > added[j].b
 		}
-		return added[i] < added[j]
+		return added[i].f < added[j].f
 	})
-	for _, f := range added[:min(len(added), maxGraphAdded)] {
-		docs := s.ix.PathDocs(g.Path(f))
+	for _, a := range added[:min(len(added), maxGraphAdded)] {
+		docs := s.ix.PathDocs(g.Path(a.f))
 		if len(docs) == 0 {
 			continue
 		}
+		// The earliest of its first few sections (a file's sections are
+		// many; reading them all costs more than the rest of the signal).
 		d, line := docs[0], 0
-		for _, x := range docs {
+		for _, x := range docs[:min(len(docs), 8)] {
 			if l := s.ix.Doc(x).StartLine; line == 0 || l < line {
 				d, line = x, l
 			}
 		}
-		sc := bonus[f]
+		sc := a.b
 		if gr.Central != 0 {
-			sc *= 1 + gr.Central*math.Tanh(math.Log(max(g.Rank(f), 1e-9)))
+			sc *= 1 + gr.Central*math.Tanh(math.Log(max(g.Rank(a.f), 1e-9)))
 		}
 		hs = append(hs, index.Hit{Doc: d, Score: sc})
 	}
