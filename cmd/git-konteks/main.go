@@ -10,8 +10,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"strings"
 
@@ -24,6 +27,7 @@ import (
 var version = "dev"
 
 func main() {
+	tuneGC()
 	// KONTEKS_CPUPROFILE=FILE writes a CPU profile (for `make bench`).
 	if p := os.Getenv("KONTEKS_CPUPROFILE"); p != "" {
 		if f, err := os.Create(p); err == nil {
@@ -42,6 +46,32 @@ func main() {
 		}
 		os.Exit(1)
 	}
+}
+
+// gcFreeHeap is the heap a run may reach before its first garbage
+// collection.
+const gcFreeHeap = 192 << 20
+
+// tuneGC defers garbage collection until the heap reaches gcFreeHeap, then
+// collects as usual. Most runs (a post-commit extraction of a few files,
+// status, recall) never get there and spend nothing on collection: on a
+// one-file changed run of the Go tree, GC cost a quarter of the wall time
+// (median ~140 ms with GOGC=100, ~97 ms without GC, both under load). A
+// full extraction collects from 192 MB on. Mechanism: GC off with a soft
+// memory limit; the first collection (at the limit) finalizes a sentinel
+// whose finalizer turns GOGC back on and lifts the limit. GOGC or
+// GOMEMLIMIT set in the environment win.
+func tuneGC() {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(gcFreeHeap)
+	s := new([16]byte)
+	runtime.SetFinalizer(s, func(*[16]byte) {
+		debug.SetGCPercent(100)
+		debug.SetMemoryLimit(math.MaxInt64)
+	})
 }
 
 func newApp() *cli.App {
