@@ -437,3 +437,58 @@ func TestOddPaths(t *testing.T) {
 		t.Fatalf("rename: %+v", ch)
 	}
 }
+
+func TestSignalsAndTheirCache(t *testing.T) {
+	r := fixture(t)
+	repo := open(t, r)
+	root, _ := update(t, repo, gitstore.ZeroHash, "HEAD", defaults)
+	s, err := LoadSignals(repo, root)
+	if err != nil || s == nil {
+		t.Fatal(err)
+	}
+	check := func(s *Signals) {
+		t.Helper()
+		m := s.MessageFiles("helper retries", 8, 10)
+		if _, old := m["a.go"]; m["parser.go"] <= 0 || m["util.go"] != 1 || old {
+			t.Fatalf("message files (renames followed): %v", m)
+		}
+		co := s.CoChange(map[string]float64{"parser.go": 1}, 8)
+		if co["util.go"] <= 0 {
+			t.Fatalf("co-change: %v", co)
+		}
+		if age, ok := s.Age("README.md"); !ok || age != 0 {
+			t.Fatalf("age of README.md: %d %v", age, ok)
+		}
+		if age, ok := s.Age("parser.go"); !ok || age == 0 {
+			t.Fatalf("age of parser.go: %d %v", age, ok)
+		}
+	}
+	check(s)
+	// From the disk cache, in a fresh process (the process cache cleared).
+	sigMu.Lock()
+	clear(sigCache)
+	sigMu.Unlock()
+	dir := filepath.Join(r.Dir, ".git", "konteks", "history")
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Fatalf("cache files: %v", ents)
+	}
+	s2, err := LoadSignals(repo, root)
+	if err != nil || s2 == s {
+		t.Fatalf("reload: %v", err)
+	}
+	check(s2)
+	// A damaged cache file is rebuilt, not trusted.
+	p := filepath.Join(dir, ents[0].Name())
+	if err := os.WriteFile(p, []byte("garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sigMu.Lock()
+	clear(sigCache)
+	sigMu.Unlock()
+	s3, err := LoadSignals(repo, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(s3)
+}

@@ -283,6 +283,10 @@ func Tokens(s string) []string {
 	for _, f := range strings.FieldsFunc(s, func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_'
 	}) {
+		if !strings.ContainsFunc(f, func(r rune) bool { return r == '_' || unicode.IsUpper(r) }) {
+			add(f) // a plain lowercase word: nothing to split
+			continue
+		}
 		parts := splitIdent(f)
 		if len(parts) > 1 {
 			for _, p := range parts {

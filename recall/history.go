@@ -55,8 +55,8 @@ func (s *Searcher) historySignal(ctx context.Context, q string, terms []index.Te
 	if !hr.on() || len(hs) == 0 || s.mem == nil {
 		return hs
 	}
-	h, err := history.Load(s.repo, s.mem.Tree)
-	if err != nil || h == nil || len(h.Commits) == 0 {
+	h, err := history.LoadSignals(s.repo, s.mem.Tree)
+	if err != nil || h == nil || h.N == 0 {
 		return hs
 	}
 	maxFiles := hr.HistoryMaxFiles
