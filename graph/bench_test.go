@@ -69,6 +69,23 @@ func BenchmarkPersonalized(b *testing.B) {
 // the previous commit's cache (run after a one-file change and extract).
 func BenchmarkUpdate(b *testing.B) {
 	repo, mem := benchMemory(b)
+	// The base: the cache of the previous memory commit.
+	c, err := repo.Commit(mem.Commit)
+	if err != nil || len(c.ParentHashes) == 0 {
+		b.Skip("memory has no previous commit: make a one-file change and extract")
+	}
+	prev, err := memref.ReadCommit(repo, c.ParentHashes[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := Remove(repo, mem); err != nil {
+		b.Fatal(err)
+	}
+	pg, err := Open(context.Background(), repo, prev)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pg.Close()
 	for i := 0; i < b.N; i++ {
 		if err := Remove(repo, mem); err != nil {
 			b.Fatal(err)

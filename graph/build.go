@@ -362,11 +362,8 @@ func computeGraph(es []entry) (*fileGraph, error) {
 	// Dense accumulator: acc[j] for the files touched so far.
 	acc := make([]float32, n)
 	var keys []int32
-	type wedge struct {
-		to int32
-		w  float32
-	}
 	var row []wedge
+	var heap []float32
 	add := func(j int32, w float32) {
 		if acc[j] == 0 {
 			keys = append(keys, j)
@@ -446,14 +443,25 @@ func computeGraph(es []entry) (*fileGraph, error) {
 		}
 		if len(row) > maxOut {
 			// The strongest edges carry the file's neighbourhood; a tail of
-			// single weak name matches would only slow every walk.
-			slices.SortFunc(row, func(a, b wedge) int {
-				if a.w != b.w {
-					return cmp.Compare(b.w, a.w)
+			// single weak name matches would only slow every walk. Ties at
+			// the threshold keep the earliest found.
+			thr := kthLargest(row, maxOut, &heap)
+			eq := maxOut
+			for _, e := range row {
+				if e.w > thr {
+					eq--
 				}
-				return cmp.Compare(a.to, b.to)
-			})
-			row = row[:maxOut]
+			}
+			kept := row[:0]
+			for _, e := range row {
+				if e.w > thr || e.w == thr && eq > 0 {
+					if e.w == thr {
+						eq--
+					}
+					kept = append(kept, e)
+				}
+			}
+			row = kept
 		}
 		slices.SortFunc(row, func(a, b wedge) int { return cmp.Compare(a.to, b.to) })
 		for _, e := range row {
@@ -534,4 +542,53 @@ func writeCache(p string, mem *memref.Memory, es []entry, g *fileGraph, how stri
 	w.add(secIn, csr(g.inOff, g.inTo, g.inW))
 	w.add(secRank, putF32s(nil, g.rank))
 	return w.write(p)
+}
+
+// wedge is an edge of the row being built.
+type wedge struct {
+	to int32
+	w  float32
+}
+
+// kthLargest returns the k-th largest weight of row (k <= len(row)), with
+// a min-heap of the k largest so far.
+func kthLargest(row []wedge, k int, h *[]float32) float32 {
+	hp := (*h)[:0]
+	down := func(i int) {
+		for {
+			l := 2*i + 1
+			if l >= len(hp) {
+				return
+			}
+			m := l
+			if r := l + 1; r < len(hp) && hp[r] < hp[l] {
+				m = r
+			}
+			if hp[i] <= hp[m] {
+				return
+			}
+			hp[i], hp[m] = hp[m], hp[i]
+			i = m
+		}
+	}
+	for _, e := range row {
+		w := e.w
+		switch {
+		case len(hp) < k:
+			hp = append(hp, w)
+			for i := len(hp) - 1; i > 0; {
+				p := (i - 1) / 2
+				if hp[p] <= hp[i] {
+					break
+				}
+				hp[p], hp[i] = hp[i], hp[p]
+				i = p
+			}
+		case w > hp[0]:
+			hp[0] = w
+			down(0)
+		}
+	}
+	*h = hp
+	return hp[0]
 }
