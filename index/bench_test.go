@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -46,6 +47,47 @@ func BenchmarkColdBuild(b *testing.B) {
 		b.ReportMetric(float64(ix.Vectors()), "vectors")
 		b.ReportMetric((cpuTime() - c0).Seconds(), "cpu-s")
 		ix.Close()
+	}
+}
+
+// BenchmarkUpdate brings a generation of the memory commit before the
+// newest up to date with the newest (scripts/bench-recall.sh makes it a
+// one-file change), as the first query after a small extraction does.
+func BenchmarkUpdate(b *testing.B) {
+	repo, mem := benchRepo(b)
+	c, err := repo.Commit(mem.Commit)
+	if err != nil || len(c.ParentHashes) == 0 {
+		b.Skip("the memory commit has no parent: make a one-file change and extract")
+	}
+	prev, err := memref.ReadCommit(repo, c.ParentHashes[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	base := b.TempDir()
+	if _, err := build(context.Background(), repo, prev, embed.LocalModel, base); err != nil {
+		b.Fatal(err)
+	}
+	old, err := openGen(base)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer old.Close()
+	changes, err := memref.DiffRecords(repo, prev.Tree, mem.Tree)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		dir := filepath.Join(b.TempDir(), "g")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		c0 := cpuTime()
+		if _, err := update(context.Background(), repo, old, changes, mem, embed.LocalModel, dir); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric((cpuTime()-c0).Seconds()*1000, "cpu-ms")
+		b.ReportMetric(float64(len(changes)), "changes")
 	}
 }
 

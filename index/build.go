@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -47,6 +49,9 @@ type meta struct {
 	Tokens  map[string]int64 `json:"tokens"`
 	How     string           `json:"how"` // build or update
 	Changes int              `json:"changes,omitempty"`
+	// Languages counts sections by language (see Index.Languages); nil
+	// in generations written before it was kept.
+	Languages map[string]int `json:"languages,omitempty"`
 }
 
 // sectionDoc is a section on its way into a generation.
@@ -534,7 +539,8 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, model s
 		model, dim = "", 0
 	}
 	m := &meta{Format: FormatVersion, Memory: mem.Commit.String(), Tree: mem.Tree.String(), Model: model, Dim: dim,
-		Docs: len(docs), Vectors: len(rows), Built: time.Now().UTC(), How: "build", Tokens: tokens(docs), Files: countFiles(docs)}
+		Docs: len(docs), Vectors: len(rows), Built: time.Now().UTC(), How: "build", Tokens: tokens(docs), Files: countFiles(docs),
+		Languages: addLanguages(map[string]int{}, docs, 1)}
 	err = writeTables(dir, docs, model, dim, rows, m)
 	if berr := <-bleveDone; err == nil {
 		err = berr
@@ -565,6 +571,20 @@ func tokens(docs []Doc) map[string]int64 {
 	return t
 }
 
+// addLanguages adds sign times each doc's language to counts, dropping
+// languages that reach zero.
+func addLanguages(counts map[string]int, docs []Doc, sign int) map[string]int {
+	for _, d := range docs {
+		if d.Language == "" {
+			continue
+		}
+		if counts[d.Language] += sign; counts[d.Language] <= 0 {
+			delete(counts, d.Language)
+		}
+	}
+	return counts
+}
+
 func countFiles(docs []Doc) int {
 	n, prev := 0, ""
 	for _, d := range docs {
@@ -583,6 +603,10 @@ func writeTables(dir string, docs []Doc, model string, dim int, rows []vecRow, m
 	if err := os.WriteFile(filepath.Join(dir, "vectors.bin"), encodeVecs(model, dim, rows), 0o644); err != nil {
 		return err
 	}
+	return writeMeta(dir, m)
+}
+
+func writeMeta(dir string, m *meta) error {
 	mb, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
@@ -631,24 +655,18 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 	}
 	// Old documents of every changed path go, whatever the diff's old side
 	// says: the docs table knows exactly what is indexed.
-	type kept struct {
-		doc  int // ordinal in old
-		id   string
-		keys []embed.Key
-	}
-	var keepOld []int
+	var removedOrds []int
 	for p := range gone {
 		lo, hi := old.docs.pathRange(p)
 		for i := lo; i < hi; i++ {
-			batch.Delete(old.docs.id(i))
+			if id := old.docs.id(i); pathOfID(old.docs, i, id) == p {
+				batch.Delete(id)
+				removedOrds = append(removedOrds, i)
+			}
 		}
 		fbatch.Delete(p) // the whole-file document
 	}
-	for i := 0; i < old.docs.n; i++ {
-		if id := old.docs.id(i); !gone[pathOfID(old.docs, i, id)] {
-			keepOld = append(keepOld, i)
-		}
-	}
+	sort.Ints(removedOrds)
 	var fresh []sectionDoc
 	needKeys := map[embed.Key]bool{}
 	err := readRecords(ctx, repo, added, true, func(rd recordDocs) error {
@@ -682,93 +700,51 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 		return nil, fmt.Errorf("index: %v %v", err0, err1)
 	}
 
-	// New docs table: kept old docs and fresh ones, by id.
-	type row struct {
-		doc    Doc
-		oldOrd int // -1 for fresh
-		keys   []embed.Key
-	}
-	rowsAll := make([]row, 0, len(keepOld)+len(fresh))
-	for _, i := range keepOld {
-		// Kept records are copied as they are, not decoded and encoded.
-		id := old.docs.id(i)
-		rowsAll = append(rowsAll, row{doc: Doc{ID: id, Path: pathOfID(old.docs, i, id), raw: old.docs.record(i)}, oldOrd: i})
-	}
-	for _, d := range fresh {
-		rowsAll = append(rowsAll, row{doc: d.doc, oldOrd: -1, keys: d.keys})
-	}
-	sort.SliceStable(rowsAll, func(i, j int) bool { return rowsAll[i].doc.ID < rowsAll[j].doc.ID })
-	docs := make([]Doc, 0, len(rowsAll))
-	newOrd := make(map[int]int, len(rowsAll)) // old ordinal -> new
-	var fresKeys []struct {
-		ord  int
-		keys []embed.Key
-	}
-	for _, r := range rowsAll {
-		if len(docs) > 0 && docs[len(docs)-1].ID == r.doc.ID {
-			continue
-		}
-		if r.oldOrd >= 0 {
-			newOrd[r.oldOrd] = len(docs)
-		} else {
-			fresKeys = append(fresKeys, struct {
-				ord  int
-				keys []embed.Key
-			}{len(docs), r.keys})
-		}
-		docs = append(docs, r.doc)
-	}
-	// Vectors: old rows of kept docs, then the fresh docs' stored vectors.
+	// Fresh docs by id, each id once (the first).
+	sort.SliceStable(fresh, func(i, j int) bool { return fresh[i].doc.ID < fresh[j].doc.ID })
+	fresh = slices.CompactFunc(fresh, func(a, b sectionDoc) bool { return a.doc.ID == b.doc.ID })
+	plan := mergePlan(old.docs, removedOrds, fresh)
+
+	// Vectors of the fresh docs that memory stores.
 	dim := 0
 	if old.vecs != nil && old.vecs.model == model {
 		dim = old.vecs.dim
 	}
-	var rows []vecRow
-	if dim > 0 {
-		for i := 0; i < old.vecs.n; i++ {
-			if o, ok := newOrd[int(old.vecs.docs[i])]; ok {
-				w := old.vecs.words
-				rows = append(rows, vecRow{doc: uint32(o), scale: old.vecs.scales[i], q: old.vecs.q[i*dim : (i+1)*dim], bits: old.vecs.bits[2*i*w : 2*(i+1)*w]})
-			}
-		}
-	}
+	var vecs map[embed.Key]embed.Quantized
 	if model != "" && len(needKeys) > 0 {
-		vecs, d, err := loadVectors(repo, mem.Tree, model, needKeys)
+		v, d, err := loadVectors(repo, mem.Tree, model, needKeys)
 		if err != nil {
 			return nil, err
 		}
-		if dim == 0 && len(rows) == 0 {
+		if dim == 0 {
 			dim = d
 		}
-		if d == dim && dim > 0 {
-			for _, f := range fresKeys {
-				for _, k := range f.keys {
-					if q, ok := vecs[k]; ok {
-						rows = append(rows, vecRow{doc: uint32(f.ord), scale: q.Scale, q: q.Q})
-					}
-				}
-			}
+		if d == dim {
+			vecs = v
 		}
 	}
-	sort.SliceStable(rows, func(i, j int) bool { return rows[i].doc < rows[j].doc })
-	if len(rows) == 0 {
-		model, dim = "", 0
+	oldVecs := old.vecs
+	if oldVecs != nil && (oldVecs.model != model || oldVecs.dim != dim) {
+		oldVecs = nil
 	}
-	// Field totals: the old ones, less the removed sections', plus the
-	// fresh ones'.
-	var removed []Doc
-	for p := range gone {
-		lo, hi := old.docs.pathRange(p)
-		for i := lo; i < hi; i++ {
-			removed = append(removed, old.docs.doc(i))
-		}
+	if err := writeDocsMerged(filepath.Join(dir, "docs.bin"), filepath.Join(old.dir, "docs.bin"), old.docs, plan, fresh); err != nil {
+		return nil, err
 	}
-	sort.SliceStable(removed, func(i, j int) bool { return removed[i].ID < removed[j].ID })
-	freshDocs := make([]Doc, len(fresh))
-	for i, d := range fresh {
-		freshDocs[i] = d.doc
+	nvecs, err := writeVecsMerged(filepath.Join(dir, "vectors.bin"), filepath.Join(old.dir, "vectors.bin"), model, dim, oldVecs, plan, fresh, vecs)
+	if err != nil {
+		return nil, err
 	}
-	sort.SliceStable(freshDocs, func(i, j int) bool { return freshDocs[i].ID < freshDocs[j].ID })
+
+	// Field totals, file and language counts: the old ones, less the
+	// removed sections', plus the fresh ones'.
+	removed := make([]Doc, 0, len(removedOrds))
+	for _, i := range removedOrds {
+		removed = append(removed, old.docs.doc(i))
+	}
+	freshDocs := make([]Doc, 0, len(fresh))
+	for _, f := range plan.fresh {
+		freshDocs = append(freshDocs, fresh[f].doc)
+	}
 	tok := map[string]int64{}
 	for f, n := range old.meta.Tokens {
 		tok[f] = n
@@ -779,12 +755,17 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 	for f, n := range tokens(freshDocs) {
 		tok[f] += n
 	}
-	m := &meta{Format: FormatVersion, Memory: mem.Commit.String(), Tree: mem.Tree.String(), Model: model, Dim: dim,
-		Docs: len(docs), Vectors: len(rows), Built: time.Now().UTC(), How: "update", Changes: len(changes), Tokens: tok, Files: countFiles(docs)}
-	if err := writeTables(dir, docs, model, dim, rows, m); err != nil {
-		return nil, err
+	var langs map[string]int
+	if old.meta.Languages != nil {
+		langs = addLanguages(addLanguages(maps.Clone(old.meta.Languages), removed, -1), freshDocs, 1)
 	}
-	return m, nil
+	m := &meta{Format: FormatVersion, Memory: mem.Commit.String(), Tree: mem.Tree.String(), Model: model, Dim: dim,
+		Docs: plan.n, Vectors: nvecs, Built: time.Now().UTC(), How: "update", Changes: len(changes), Tokens: tok,
+		Files: old.files - countFiles(removed) + countFiles(freshDocs), Languages: langs}
+	if nvecs == 0 {
+		m.Model, m.Dim = "", 0
+	}
+	return m, writeMeta(dir, m)
 }
 
 func pathOfID(t *docTable, i int, id string) string {

@@ -1,11 +1,17 @@
 package index
 
 import (
+	"context"
+	"fmt"
 	"reflect"
+	"sort"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/blevesearch/bleve/v2/document"
 
+	"github.com/konteks/git-konteks/embed"
 	"github.com/konteks/git-konteks/memory"
 )
 
@@ -60,5 +66,103 @@ func TestFileFieldMatchesFileDoc(t *testing.T) {
 		if want["request"] == 0 || want["server"] == 0 || want["parsehttprequest"] == 0 {
 			t.Fatalf("terms missing: %v", want)
 		}
+	}
+}
+
+// sameGeneration fails unless two generations hold the same docs, vectors
+// and statistics.
+func sameGeneration(t *testing.T, up, re *Index) {
+	t.Helper()
+	if up.Len() != re.Len() || up.Vectors() != re.Vectors() || up.Dim() != re.Dim() || up.Model() != re.Model() ||
+		up.files != re.files || !reflect.DeepEqual(up.meta.Tokens, re.meta.Tokens) ||
+		!reflect.DeepEqual(up.meta.Languages, re.meta.Languages) || !reflect.DeepEqual(up.Languages(), re.Languages()) {
+		t.Fatalf("update: %d docs %d vectors %d files %v %v; rebuild: %d docs %d vectors %d files %v %v",
+			up.Len(), up.Vectors(), up.files, up.meta.Tokens, up.meta.Languages, re.Len(), re.Vectors(), re.files, re.meta.Tokens, re.meta.Languages)
+	}
+	for i := 0; i < re.Len(); i++ {
+		if a, b := up.Doc(i), re.Doc(i); !reflect.DeepEqual(a, b) {
+			t.Fatalf("doc %d: update %+v, rebuild %+v", i, a, b)
+		}
+	}
+	u, r := up.vecs, re.vecs
+	// Rows of one doc may come in another order (a chunked section's);
+	// compare each doc's set of rows.
+	rowsOf := func(v *vecTable) map[uint32][]string {
+		m := map[uint32][]string{}
+		for i := 0; i < v.n; i++ {
+			m[v.docs[i]] = append(m[v.docs[i]], fmt.Sprint(v.scales[i], v.bits[2*i*v.words:2*(i+1)*v.words], v.q[i*v.dim:(i+1)*v.dim]))
+		}
+		for _, rs := range m {
+			sort.Strings(rs)
+		}
+		return m
+	}
+	if !reflect.DeepEqual(rowsOf(u), rowsOf(r)) {
+		t.Fatal("update and rebuild hold different vectors")
+	}
+	for i := 1; i < u.n; i++ {
+		if u.docs[i] < u.docs[i-1] {
+			t.Fatal("vector rows out of doc order")
+		}
+	}
+}
+
+// An update that adds, edits and removes files (one of them sorting
+// between kept ones, one after all) leaves what a rebuild makes.
+func TestUpdateMergesLikeRebuild(t *testing.T) {
+	for _, kernel := range []bool{false, true} {
+		t.Run(fmt.Sprint("kernel copy ", kernel), func(t *testing.T) {
+			if kernel {
+				defer func(n int) { minKernelCopy = n }(minKernelCopy)
+				minKernelCopy = 1
+			}
+			testUpdateMerges(t)
+		})
+	}
+}
+
+func testUpdateMerges(t *testing.T) {
+	r, repo := fixture(t)
+	r.Write("zz/last.md", "# Last\n\nThe final words about quokkas.\n")
+	r.Write("docs/readme.txt", "plain words\n")
+	r.Commit("more")
+	extractAt(t, r)
+	ix := open(t, repo, Options{Model: embed.LocalModel})
+	if ix.meta.Languages == nil || len(ix.Languages()) == 0 {
+		t.Fatalf("no language counts: %v", ix.meta.Languages)
+	}
+	ix.Close()
+
+	r.Write("fetch/retry.go", strings.Replace(retryGo, "ParseHeader", "ParseHeaderLine", -1))
+	r.Write("fetch/aaa.go", "package fetch\n\n// First sorts first.\nfunc First() {}\n")
+	r.Write("fetch/retry_test.go", "package fetch\n\nimport \"testing\"\n\nfunc TestBackoff(t *testing.T) {}\n")
+	r.Write("zzz/after.py", "def after():\n    return 1\n")
+	r.Remove("docs/guide.md")
+	r.Commit("edit")
+	extractAt(t, r)
+	up := open(t, repo, Options{Model: embed.LocalModel})
+	if up.How != "update" {
+		t.Fatalf("how %q, want update", up.How)
+	}
+	re, err := Open(context.Background(), repo, mem(t, repo), Options{Model: embed.LocalModel, Rebuild: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer re.Close()
+	sameGeneration(t, up, re)
+	for _, q := range []string{"parse header line", "first", "backoff test", "after", "quokkas", "installing guide"} {
+		hu, _ := up.Lexical(context.Background(), QueryTerms(q), DefaultBoosts, 10)
+		hr, _ := re.Lexical(context.Background(), QueryTerms(q), DefaultBoosts, 10)
+		if !reflect.DeepEqual(hu, hr) {
+			t.Fatalf("%q: updated and rebuilt indexes rank differently:\n%v\n%v", q, hu, hr)
+		}
+	}
+	// A generation without language counts (written before they were
+	// kept) counts them when asked.
+	up.meta.Languages = nil
+	up.langOnce = sync.Once{}
+	up.langs = nil
+	if !reflect.DeepEqual(up.Languages(), re.Languages()) {
+		t.Fatalf("languages counted from the table %v, kept %v", up.Languages(), re.Languages())
 	}
 }

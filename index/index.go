@@ -20,8 +20,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -50,6 +52,9 @@ type Index struct {
 	fl    bleve.Index // whole files
 	docs  *docTable
 	vecs  *vecTable
+
+	langOnce sync.Once
+	langs    []string
 }
 
 // Options control Open.
@@ -341,3 +346,34 @@ func (ix *Index) Vectors() int { return ix.vecs.n }
 
 // Dim is the dimension of the loaded vectors.
 func (ix *Index) Dim() int { return ix.vecs.dim }
+
+// Languages names the languages of the indexed sections, most sections
+// first (ties by name). The counts are kept in the generation's meta, so
+// this costs nothing per call; a generation written before they were is
+// counted once per open.
+func (ix *Index) Languages() []string {
+	ix.langOnce.Do(func() {
+		counts := ix.meta.Languages
+		if counts == nil {
+			counts = map[string]int{}
+			for i := 0; i < ix.docs.n; i++ {
+				if l := ix.docs.language(i); l != "" {
+					counts[l]++
+				}
+			}
+		}
+		for l, c := range counts {
+			if c > 0 {
+				ix.langs = append(ix.langs, l)
+			}
+		}
+		sort.Slice(ix.langs, func(i, j int) bool {
+			a, b := ix.langs[i], ix.langs[j]
+			if counts[a] != counts[b] {
+				return counts[a] > counts[b]
+			}
+			return a < b
+		})
+	})
+	return ix.langs
+}

@@ -30,7 +30,6 @@ type Doc struct {
 	Blob      string // source blob id of the file (hex), for its text
 
 	lens [3]int // analysed length of the text, name and path fields
-	raw  []byte // the encoded record, when copied from another table as it is
 }
 
 // docID is the bleve document id of a section.
@@ -51,42 +50,13 @@ const docsMagic = "KXD3"
 func encodeDocs(docs []Doc) []byte {
 	size := 0
 	for _, d := range docs {
-		if d.raw != nil {
-			size += len(d.raw)
-		} else {
-			size += 64 + len(d.ID) + len(d.Summary) + len(d.QName) + len(d.Blob) + 16*len(d.Topics)
-		}
+		size += 64 + len(d.ID) + len(d.Summary) + len(d.QName) + len(d.Blob) + 16*len(d.Topics)
 	}
 	data := make([]byte, 0, size)
 	offs := make([]uint32, 0, len(docs)+1)
-	str := func(s string) {
-		data = binary.AppendUvarint(data, uint64(len(s)))
-		data = append(data, s...)
-	}
-	for _, d := range docs {
+	for i := range docs {
 		offs = append(offs, uint32(len(data)))
-		if d.raw != nil {
-			data = append(data, d.raw...)
-			continue
-		}
-		data = binary.AppendUvarint(data, uint64(len(d.Path)))
-		str(d.ID)
-		str(d.Kind)
-		str(d.Symbol)
-		str(d.Language)
-		str(d.Name)
-		str(d.QName)
-		str(d.Summary)
-		str(d.Blob)
-		data = binary.AppendUvarint(data, uint64(d.StartLine))
-		data = binary.AppendUvarint(data, uint64(d.EndLine))
-		for _, l := range d.lens {
-			data = binary.AppendUvarint(data, uint64(l))
-		}
-		data = binary.AppendUvarint(data, uint64(len(d.Topics)))
-		for _, t := range d.Topics {
-			str(t)
-		}
+		data = appendDoc(data, &docs[i])
 	}
 	offs = append(offs, uint32(len(data)))
 	out := make([]byte, 0, 8+4*len(offs)+len(data))
@@ -96,6 +66,33 @@ func encodeDocs(docs []Doc) []byte {
 		out = binary.LittleEndian.AppendUint32(out, o)
 	}
 	return append(out, data...)
+}
+
+// appendDoc appends the record of one doc.
+func appendDoc(data []byte, d *Doc) []byte {
+	str := func(s string) {
+		data = binary.AppendUvarint(data, uint64(len(s)))
+		data = append(data, s...)
+	}
+	data = binary.AppendUvarint(data, uint64(len(d.Path)))
+	str(d.ID)
+	str(d.Kind)
+	str(d.Symbol)
+	str(d.Language)
+	str(d.Name)
+	str(d.QName)
+	str(d.Summary)
+	str(d.Blob)
+	data = binary.AppendUvarint(data, uint64(d.StartLine))
+	data = binary.AppendUvarint(data, uint64(d.EndLine))
+	for _, l := range d.lens {
+		data = binary.AppendUvarint(data, uint64(l))
+	}
+	data = binary.AppendUvarint(data, uint64(len(d.Topics)))
+	for _, t := range d.Topics {
+		str(t)
+	}
+	return data
 }
 
 // docTable reads docs.bin.
@@ -166,6 +163,20 @@ func (r *reader) str() string {
 func (t *docTable) id(i int) string {
 	r := reader{b: t.record(i)}
 	r.uv()
+	return r.str()
+}
+
+// language returns the language of doc i without decoding the rest.
+func (t *docTable) language(i int) string {
+	r := reader{b: t.record(i)}
+	r.uv()
+	for k := 0; k < 3; k++ { // id, kind, symbol
+		n := r.uv()
+		if n > len(r.b) {
+			return ""
+		}
+		r.b = r.b[n:]
+	}
 	return r.str()
 }
 
@@ -240,6 +251,7 @@ type vecTable struct {
 	scales []float32
 	bits   []uint64
 	q      []int8
+	buf    []byte // the whole file, as mapped
 	unmap  func() error
 }
 
@@ -320,7 +332,7 @@ func parseVecs(buf []byte, ndocs int) (*vecTable, error) {
 	if len(buf) < hdr || len(buf) != hdr+n*(8+16*words+dim) {
 		return nil, fmt.Errorf("%w: vectors size", errTable)
 	}
-	t := &vecTable{model: string(buf[16 : 16+ml]), dim: dim, words: words, n: n}
+	t := &vecTable{model: string(buf[16 : 16+ml]), dim: dim, words: words, n: n, buf: buf}
 	p := buf[hdr:]
 	if n > 0 {
 		t.docs = unsafe.Slice((*uint32)(unsafe.Pointer(&p[0])), n)

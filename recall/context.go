@@ -258,34 +258,9 @@ func readmeLine(content string) string {
 	return ""
 }
 
-// languages names the most common languages of the memory's sections.
+// languages names the most common languages of the memory's sections
+// (counted when the index was built, not per call).
 func (s *Searcher) languages(n int) string {
-	counts := map[string]int{}
-	for i := 0; i < s.ix.Len(); i++ {
-		if l := s.ix.Doc(i).Language; l != "" {
-			counts[l]++
-		}
-	}
-	type lc struct {
-		l string
-		c int
-	}
-	var list []lc
-	for l, c := range counts {
-		list = append(list, lc{l, c})
-	}
-	sort.Slice(list, func(i, j int) bool {
-		if list[i].c != list[j].c {
-			return list[i].c > list[j].c
-		}
-		return list[i].l < list[j].l
-	})
-	var out []string
-	for i, x := range list {
-		if i == n {
-			break
-		}
-		out = append(out, x.l)
-	}
-	return strings.Join(out, ", ")
+	langs := s.ix.Languages()
+	return strings.Join(langs[:min(n, len(langs))], ", ")
 }
