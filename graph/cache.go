@@ -171,11 +171,13 @@ func (w *cacheWriter) add(id uint32, b []byte) {
 
 // write writes the file atomically (a temporary file renamed over p).
 func (w *cacheWriter) write(p string) error {
-	tmp := p + ".tmp" + strconv.Itoa(os.Getpid())
-	f, err := os.Create(tmp)
+	// A unique temporary name: two goroutines or processes may build the
+	// same file at once; the last rename wins, with identical content.
+	f, err := os.CreateTemp(filepath.Dir(p), filepath.Base(p)+".tmp*")
 	if err != nil {
 		return err
 	}
+	tmp := f.Name()
 	bw := bufio.NewWriterSize(f, 1<<20)
 	head := make([]byte, 16+24*len(w.ids))
 	copy(head, cacheMagic)
