@@ -4,10 +4,15 @@
 # measures a full extraction (files/s, MB/s, peak RSS), a one-file `changed`
 # run (wall time including process start), and the packed size of the
 # memory ref next to the size of the source text.
+# Also: sectioning alone through tree-sitter and through go/parser with two
+# workers (BenchmarkSplitWorkers on net/http), the full run's stage timings
+# and CPU time, and the load average next to each number (other work on the
+# machine slows every figure here).
 #   usage: scripts/bench-extract.sh [SRC_DIR] [BINARY]
 set -euo pipefail
 src=${1:-$(go env GOROOT)/src}
 bin=${2:-$(pwd)/bin/git-konteks}
+root=$(cd "$(dirname "$0")/.." && pwd)
 runs=${BENCH_RUNS:-5}
 work=$(mktemp -d "${TMPDIR:-/tmp}/konteks-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -15,10 +20,21 @@ export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.invalid
 export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.invalid
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
 
+load() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?"; }
+
+# Sectioning alone: parse + query + sections, two workers, no git, no
+# records (MB/s of the pair; MB/cpu-s is one core's share).
+(cd "$root" && go test -run '^$' -bench 'SplitWorkers' -benchtime 5x ./extract/section/code/ 2>/dev/null) |
+  awk -v load="$(load)" '/^BenchmarkSplitWorkers/ { sub(/^BenchmarkSplitWorkers\//, "", $1); sub(/-[0-9]+$/, "", $1);
+    printf "sectioning only, 2 workers, %s: %s MB/s (%s MB/cpu-s)  [load %s]\n", $1, $5, $7, load }'
+
 echo "source: $src"
 git init -q "$work/repo"
 cp -r "$src/." "$work/repo/"
 cd "$work/repo"
+# No automatic gc: one detached after the commit would repack the objects
+# while the extraction reads them.
+git config gc.auto 0
 git add -A >/dev/null 2>&1
 git commit -qm "import source" >/dev/null
 git gc -q >/dev/null 2>&1 || true
@@ -27,22 +43,24 @@ bytes=$(git ls-tree -r -l HEAD | awk '$4 ~ /^[0-9]+$/ {s+=$4} END {print s+0}')
 printf 'tree: %d files, %.1f MB\n' "$files" "$(echo "$bytes/1000000" | bc -l)"
 
 now() { date +%s.%N; }
-# Full extraction, with peak RSS from /usr/bin/time when present.
+# Full extraction, with peak RSS and CPU time from /usr/bin/time when present.
+load0=$(load)
 t0=$(now)
 if [ -x /usr/bin/time ]; then
-  /usr/bin/time -f '%M' -o "$work/rss" "$bin" extract --mode full --quiet
-  rss_kb=$(tail -1 "$work/rss")
+  /usr/bin/time -f '%M %U %S' -o "$work/rss" "$bin" extract --mode full --quiet
+  read -r rss_kb cpu_u cpu_s < <(tail -1 "$work/rss")
 else
   "$bin" extract --mode full --quiet
-  rss_kb=0
+  rss_kb=0 cpu_u=0 cpu_s=0
 fi
 t1=$(now)
 full=$(echo "$t1 - $t0" | bc -l)
 "$bin" manifest --json > "$work/manifest.json"
 included=$(python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); print(m["totals"]["included"], m["totals"]["bytes"], m["totals"]["sections"], m["run"]["bytes_read"])' "$work/manifest.json")
 read -r inc incbytes sections readbytes <<<"$included"
-printf 'full extraction: %.2fs  %.0f files/s (of %d scanned)  %.1f MB/s read (%.1f MB)  %d included, %d sections  peak RSS %.0f MB\n' \
-  "$full" "$(echo "$files/$full" | bc -l)" "$files" "$(echo "$readbytes/1000000/$full" | bc -l)" "$(echo "$readbytes/1000000" | bc -l)" "$inc" "$sections" "$(echo "$rss_kb/1024" | bc -l)"
+printf 'full extraction: %.2fs  %.0f files/s (of %d scanned)  %.1f MB/s read (%.1f MB)  %d included, %d sections  peak RSS %.0f MB  CPU %.1fs  [load %s]\n' \
+  "$full" "$(echo "$files/$full" | bc -l)" "$files" "$(echo "$readbytes/1000000/$full" | bc -l)" "$(echo "$readbytes/1000000" | bc -l)" "$inc" "$sections" "$(echo "$rss_kb/1024" | bc -l)" "$(echo "$cpu_u+$cpu_s" | bc -l)" "$load0"
+python3 -c 'import json,sys; t=json.load(open(sys.argv[1])).get("timings_ms", {}); print("stage timings (ms): " + "  ".join("%s %.0f" % (k, v) for k, v in sorted(t.items(), key=lambda kv: -kv[1])))' "$work/manifest.json"
 
 # One-file changed runs: edit one file, commit, extract; median of $runs.
 target=$(git ls-files '*.go' | grep -v -e testdata -e vendor | awk 'NR==200')
@@ -55,8 +73,8 @@ for i in $(seq 1 "$runs"); do
 done
 sorted=$(printf '%s\n' "${times[@]}" | sort -n)
 median=$(echo "$sorted" | sed -n "$(( (runs+1)/2 ))p")
-printf 'one-file changed run (incl. process start): median %.1f ms, min %.1f ms, max %.1f ms over %d runs\n' \
-  "$median" "$(echo "$sorted" | head -1)" "$(echo "$sorted" | tail -1)" "$runs"
+printf 'one-file changed run (incl. process start): median %.1f ms, min %.1f ms, max %.1f ms over %d runs  [load %s]\n' \
+  "$median" "$(echo "$sorted" | head -1)" "$(echo "$sorted" | tail -1)" "$runs" "$(load)"
 
 # A no-op run (memory already current).
 t0=$(now); "$bin" extract --quiet; t1=$(now)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -110,4 +111,58 @@ func BenchmarkSplitGoParallel(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkSplitWorkers is sectioning alone as extraction runs it: two
+// workers (this machine's cores) taking net/http's Go files from a queue.
+// MB/s is wall-clock throughput of the pair; MB/cpu-s what one core does.
+// "tree-sitter" turns go/parser off, "go-parser" is what Split does for Go.
+func BenchmarkSplitWorkers(b *testing.B) {
+	ins := netHTTPFiles(b)
+	if len(ins) == 0 {
+		b.Skip("no $GOROOT/src/net/http")
+	}
+	var total int64
+	for _, in := range ins {
+		total += int64(len(in.Content))
+	}
+	for _, tc := range []struct {
+		name     string
+		goParser bool
+	}{{"tree-sitter", false}, {"go-parser", true}} {
+		b.Run(tc.name, func(b *testing.B) {
+			defer func(v bool) { useGoParser = v }(useGoParser)
+			useGoParser = tc.goParser
+			if _, ok, reason := Split(ins[0]); !ok { // compile the query outside the timing
+				b.Fatal(reason)
+			}
+			b.SetBytes(total)
+			cpu0 := cpuTime()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				jobs := make(chan section.Input, len(ins))
+				for _, in := range ins {
+					jobs <- in
+				}
+				close(jobs)
+				var wg sync.WaitGroup
+				for w := 0; w < 2; w++ {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for in := range jobs {
+							if _, ok, reason := Split(in); !ok {
+								b.Errorf("%s: %s", in.Path, reason)
+							}
+						}
+					}()
+				}
+				wg.Wait()
+			}
+			b.StopTimer()
+			if cpu := (cpuTime() - cpu0).Seconds(); cpu > 0 {
+				b.ReportMetric(float64(total)*float64(b.N)/cpu/1e6, "MB/cpu-s")
+			}
+		})
+	}
 }
