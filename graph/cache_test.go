@@ -1,7 +1,9 @@
 package graph_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -272,6 +274,33 @@ func TestCacheUpdateAndDamage(t *testing.T) {
 	}
 	if got := edges(t, again); !reflect.DeepEqual(got, updated) {
 		t.Fatalf("rebuilt graph differs: %v", got)
+	}
+	// Damage in a section only Find reads (the blocks): Find notices,
+	// rebuilds the file and answers.
+	b, err = os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := int(binary.LittleEndian.Uint32(b[8:]))
+	for i := 0; i < n; i++ {
+		e := b[16+i*24:]
+		if binary.LittleEndian.Uint32(e) == 3 {
+			off, ln := binary.LittleEndian.Uint64(e[4:]), binary.LittleEndian.Uint64(e[12:])
+			b[off+ln/2] ^= 0xff
+		}
+	}
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want, err := graph.FindScan(repo, mem2, "AuditInventory", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := graph.Find(repo, mem2, "AuditInventory", 10); err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("find with damaged blocks: %+v %v", got, err)
+	}
+	if fixed, err := os.ReadFile(p); err != nil || bytes.Equal(fixed, b) {
+		t.Fatalf("the damaged file was not rebuilt (%v)", err)
 	}
 	// Truncated to nothing useful: rebuilt too, and graph NAME still answers.
 	if err := os.WriteFile(p, []byte("KGRAPH2\n"), 0o644); err != nil {

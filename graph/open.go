@@ -60,12 +60,18 @@ func Open(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory) (*Graph,
 	how, changes := "build", 0
 	var es []entry
 	old := newestCache(dir, mem.Commit.String())
+	var fg *fileGraph
 	if old != nil {
+		// Any failure (a damaged old file, too many changes) falls back
+		// to a build.
 		es, changes, err = updateEntries(repo, old, mem)
+		if err == nil {
+			fg, err = computeGraph(es)
+		}
 		if err == nil {
 			how = "update"
 		} else {
-			es = nil
+			es, fg = nil, nil
 		}
 	}
 	if es == nil {
@@ -73,8 +79,8 @@ func Open(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory) (*Graph,
 			old.close()
 			return nil, err
 		}
+		fg, err = computeGraph(es)
 	}
-	fg, err := computeGraph(es)
 	if err == nil {
 		err = writeCache(p, mem, es, fg, how, changes, time.Since(t0))
 	}

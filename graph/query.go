@@ -35,11 +35,19 @@ type Link struct {
 // describes, as the cache does.
 func Find(repo *gitstore.Repo, mem *memref.Memory, name string, limit int) ([]Node, error) {
 	if !mem.Commit.IsZero() {
-		g, err := Open(context.Background(), repo, mem)
-		if err == nil {
-			defer g.Close()
-			if nodes, err := g.Find(name, limit); err == nil {
+		for attempt := 0; attempt < 2; attempt++ {
+			g, err := Open(context.Background(), repo, mem)
+			if err != nil {
+				break
+			}
+			nodes, err := g.Find(name, limit)
+			g.Close()
+			if err == nil {
 				return nodes, nil
+			}
+			// A section Open does not read was damaged: build it again.
+			if Remove(repo, mem) != nil {
+				break
 			}
 		}
 	}
