@@ -31,12 +31,16 @@ type GraphRanking struct {
 	// where r is its file's global PageRank (mean 1): central files up,
 	// leaves down, bounded either way.
 	Central float64
-	// Norm divides the personalised PageRank of a file by its degree
+	// Reach brings in linked files no ranking found, at Reach times the
+	// best score times their scaled personalised PageRank; the
+	// candidates' own scores are left alone.
+	Reach float64
+	// GraphNorm divides the personalised PageRank of a file by its degree
 	// (total edge weight) to this power before scaling: 0 leaves hubs
 	// (files everything uses) their advantage, 1 removes it.
-	Norm float64
-	// Seeds is how many of the best files seed the expansion (default 10).
-	Seeds int
+	GraphNorm float64
+	// GraphSeeds is how many of the best files seed the expansion (default 10).
+	GraphSeeds int
 }
 
 // graphEpsilon is the residual bound of the personalised PageRank push.
@@ -49,7 +53,7 @@ const maxGraphAdded = 20
 // code graph.
 func (s *Searcher) graphSignal(ctx context.Context, hs []index.Hit, rk *Ranking) []index.Hit {
 	gr := rk.GraphRanking
-	if len(hs) == 0 || gr.Neighbors == 0 && gr.PPR == 0 && gr.Linked == 0 && gr.Central == 0 {
+	if len(hs) == 0 || gr.Neighbors == 0 && gr.PPR == 0 && gr.Linked == 0 && gr.Reach == 0 && gr.Central == 0 {
 		return hs
 	}
 	g, release := s.fileGraph(ctx)
@@ -89,7 +93,7 @@ func (s *Searcher) graphSignal(ctx context.Context, hs []index.Hit, rk *Ranking)
 		}
 		return files[i].id < files[j].id
 	})
-	nSeeds := gr.Seeds
+	nSeeds := gr.GraphSeeds
 	if nSeeds <= 0 {
 		nSeeds = 10
 	}
@@ -118,7 +122,7 @@ func (s *Searcher) graphSignal(ctx context.Context, hs []index.Hit, rk *Ranking)
 		}
 	}
 	var linked map[int]float64
-	if (gr.PPR != 0 || gr.Linked != 0) && len(seeds) > 0 {
+	if (gr.PPR != 0 || gr.Linked != 0 || gr.Reach != 0) && len(seeds) > 0 {
 		ppr := g.Personalized(seeds, graphEpsilon)
 		// A seed keeps its own restart mass; what it receives from the
 		// other seeds is what says it belongs with them.
@@ -131,8 +135,8 @@ func (s *Searcher) graphSignal(ctx context.Context, hs []index.Hit, rk *Ranking)
 			if w, seed := seeds[f]; seed {
 				v = max(v-(1-graph.Damping)*w/total, 0)
 			}
-			if gr.Norm != 0 {
-				v /= math.Pow(max(g.Degree(f), 1), gr.Norm)
+			if gr.GraphNorm != 0 {
+				v /= math.Pow(max(g.Degree(f), 1), gr.GraphNorm)
 			}
 			ppr[f] = v
 			hi = max(hi, v)
@@ -143,6 +147,9 @@ func (s *Searcher) graphSignal(ctx context.Context, hs []index.Hit, rk *Ranking)
 				linked[f] = min(v/hi, 1)
 				if gr.PPR != 0 {
 					bonus[f] += gr.PPR * top * linked[f]
+				}
+				if _, found := best[f]; !found && gr.Reach != 0 {
+					bonus[f] += gr.Reach * top * linked[f]
 				}
 			}
 		}
