@@ -73,3 +73,5 @@ require (
 	google.golang.org/protobuf v1.36.6 // indirect
 	gopkg.in/warnings.v0 v0.1.2 // indirect
 )
+
+replace github.com/go-enry/go-enry/v2 => ./third_party/go-enry
