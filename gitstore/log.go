@@ -51,12 +51,67 @@ type LogOptions struct {
 	// blobs (a partial clone, a damaged object store). Set by Log itself
 	// for a partial clone.
 	NoBlobs bool
+	// ExcludePaths leaves these paths out of every commit's changes (a
+	// path whose blob is missing).
+	ExcludePaths []string
 }
 
 // ErrMissingObjects is returned by Log when git could not read a blob it
-// needed for line counts or rename detection; LogOptions.NoBlobs walks
-// without them.
+// needed for line counts or rename detection (as a *MissingObjectError
+// when git named it); LogOptions.ExcludePaths or NoBlobs walk around it.
 var ErrMissingObjects = errors.New("objects needed for line counts are missing")
+
+// MissingObjectError names the object a walk could not read.
+type MissingObjectError struct {
+	ID  Hash
+	Msg string
+}
+
+func (e *MissingObjectError) Error() string {
+	return fmt.Sprintf("git log: %v: %s", ErrMissingObjects, e.Msg)
+}
+
+// Is makes errors.Is(err, ErrMissingObjects) hold.
+func (e *MissingObjectError) Is(t error) bool { return t == ErrMissingObjects }
+
+var unableRe = regexp.MustCompile(`unable to read ([0-9a-f]{40})`)
+
+// PathsOfObject lists the paths at which a blob appears in the changes of
+// the commits opt selects (a tree-only walk: no blob is read).
+func (r *Repo) PathsOfObject(ctx context.Context, opt LogOptions, id Hash) ([]string, error) {
+	var stdin bytes.Buffer
+	for _, h := range opt.Include {
+		fmt.Fprintf(&stdin, "%s\n", h)
+	}
+	for _, h := range opt.Exclude {
+		if r.HasObject(h) {
+			fmt.Fprintf(&stdin, "^%s\n", h)
+		}
+	}
+	cmd := exec.CommandContext(ctx, r.gitCLI, "log", "--stdin", "-z", "--raw", "--no-renames", "--no-abbrev", "--root",
+		"--diff-merges=off", "--format=", "--find-object="+id.String())
+	cmd.Env = append(os.Environ(), "GIT_DIR="+r.GitDir, "GIT_NO_LAZY_FETCH=1")
+	cmd.Stdin = &stdin
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("git log --find-object: %w: %s", err, strings.TrimSpace(errb.String()))
+	}
+	seen := map[string]bool{}
+	var paths []string
+	toks := strings.Split(out.String(), "\x00")
+	for i := 0; i+1 < len(toks); i++ {
+		t := strings.TrimLeft(toks[i], "\n")
+		if strings.HasPrefix(t, ":") && strings.Contains(t, id.String()) {
+			if p := toks[i+1]; !seen[p] {
+				seen[p] = true
+				paths = append(paths, p)
+			}
+			i++
+		}
+	}
+	return paths, nil
+}
 
 // ErrNoCLI is returned by operations that need the git command.
 var ErrNoCLI = errors.New("the git command is not available")
@@ -99,6 +154,14 @@ func (r *Repo) Log(ctx context.Context, opt LogOptions, fn func(*LogCommit) erro
 	if opt.MaxCount > 0 {
 		args = append(args, "--max-count="+strconv.Itoa(opt.MaxCount))
 	}
+	if len(opt.ExcludePaths) > 0 {
+		// Every commit still listed (--full-history --sparse), only the
+		// excluded paths' changes left out.
+		args = append(args, "--full-history", "--sparse", "--", ":(top)")
+		for _, p := range opt.ExcludePaths {
+			args = append(args, ":(top,exclude,literal)"+p)
+		}
+	}
 	cmd := exec.CommandContext(ctx, r.gitCLI, args...)
 	cmd.Env = append(os.Environ(), "GIT_DIR="+r.GitDir, "GIT_NO_LAZY_FETCH=1", "GIT_NO_REPLACE_OBJECTS=1")
 	cmd.Stdin = &stdin
@@ -128,7 +191,11 @@ func (r *Repo) Log(ctx context.Context, opt LogOptions, fn func(*LogCommit) erro
 		}
 		msg := strings.TrimSpace(errb.String())
 		if !noBlobs && (strings.Contains(msg, "unable to read") || strings.Contains(msg, "could not read") || strings.Contains(msg, "promisor")) {
-			return fmt.Errorf("git log: %w: %s", ErrMissingObjects, msg)
+			e := &MissingObjectError{Msg: msg}
+			if m := unableRe.FindStringSubmatch(msg); m != nil {
+				e.ID = ParseHash(m[1])
+			}
+			return e
 		}
 		return fmt.Errorf("git log: %w: %s", werr, msg)
 	}

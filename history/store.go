@@ -171,10 +171,21 @@ func Update(ctx context.Context, repo *gitstore.Repo, ed *gitstore.TreeEditor, w
 		})
 	}
 	err = walk()
-	if errors.Is(err, gitstore.ErrMissingObjects) {
-		// Blobs are missing (a damaged object store): record the
-		// commits and their paths without line counts or renames.
-		opt.NoBlobs = true
+	// Blobs are missing (a damaged object store): leave the paths of the
+	// blobs git names out of the walk, a few times; past that, record
+	// every commit's paths without line counts or renames.
+	for tries := 0; errors.Is(err, gitstore.ErrMissingObjects) && !opt.NoBlobs; tries++ {
+		var me *gitstore.MissingObjectError
+		var paths []string
+		if tries < 8 && errors.As(err, &me) && !me.ID.IsZero() {
+			if paths, err = repo.PathsOfObject(ctx, opt, me.ID); err != nil {
+				return nil, err
+			}
+		}
+		if len(paths) == 0 {
+			opt.NoBlobs = true
+		}
+		opt.ExcludePaths = append(opt.ExcludePaths, paths...)
 		err = walk()
 	}
 	if err != nil {
