@@ -3,6 +3,8 @@ package index
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
@@ -164,5 +166,41 @@ func testUpdateMerges(t *testing.T) {
 	up.langs = nil
 	if !reflect.DeepEqual(up.Languages(), re.Languages()) {
 		t.Fatalf("languages counted from the table %v, kept %v", up.Languages(), re.Languages())
+	}
+}
+
+// An update from a generation whose docs table is damaged in a way its
+// header does not show (offsets out of order) builds anew instead of
+// failing or crashing.
+func TestUpdateFromDamagedTableBuilds(t *testing.T) {
+	r, repo := fixture(t)
+	ix := open(t, repo, Options{Model: embed.LocalModel})
+	dir, n := ix.dir, ix.Len()
+	ix.Close()
+	if n < 3 {
+		t.Fatalf("%d docs", n)
+	}
+	p := filepath.Join(dir, "docs.bin")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Swap the offsets of docs 1 and 2.
+	o1, o2 := b[8+4:8+8], b[8+8:8+12]
+	x := append([]byte(nil), o1...)
+	copy(o1, o2)
+	copy(o2, x)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.Write("fetch/retry.go", strings.Replace(retryGo, "ParseHeader", "ParseHeaderLine", -1))
+	r.Commit("edit")
+	extractAt(t, r)
+	up := open(t, repo, Options{Model: embed.LocalModel})
+	if up.How != "build" {
+		t.Fatalf("how %q, want build", up.How)
+	}
+	if d, _ := top(t, up, "parse header line"); d.Name != "ParseHeaderLine" {
+		t.Fatalf("rebuilt index: %+v", d)
 	}
 }

@@ -94,7 +94,18 @@ func writeDocsMerged(path, oldPath string, t *docTable, p mergePlanT, fresh []se
 			enc[s.fresh] = b
 			size += len(b)
 		} else {
-			size += int(t.off(s.hi) - t.off(s.lo))
+			// A damaged table fails the update (which falls back to a
+			// build) rather than the process.
+			lo, hi := t.off(s.lo), t.off(s.hi)
+			if lo > hi || int(hi) > len(t.data) {
+				return fmt.Errorf("%w: docs offsets", errTable)
+			}
+			for o := s.lo; o < s.hi; o++ {
+				if t.off(o) > t.off(o+1) {
+					return fmt.Errorf("%w: docs offsets", errTable)
+				}
+			}
+			size += int(hi - lo)
 		}
 	}
 	if size > math.MaxUint32 {
