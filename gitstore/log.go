@@ -54,6 +54,9 @@ type LogOptions struct {
 	// ExcludePaths leaves these paths out of every commit's changes (a
 	// path whose blob is missing).
 	ExcludePaths []string
+	// Skip leaves out the first Skip commits of the walk (their diffs are
+	// not computed): a walk resumed after a failure.
+	Skip int
 }
 
 // ErrMissingObjects is returned by Log when git could not read a blob it
@@ -76,9 +79,11 @@ func (e *MissingObjectError) Is(t error) bool { return t == ErrMissingObjects }
 
 var unableRe = regexp.MustCompile(`unable to read ([0-9a-f]{40})`)
 
-// PathsOfObject lists the paths at which a blob appears in the changes of
-// the commits opt selects (a tree-only walk: no blob is read).
-func (r *Repo) PathsOfObject(ctx context.Context, opt LogOptions, id Hash) ([]string, error) {
+// PathsOfObject finds where a walk failed on a missing object: the
+// commit at position n of the walk opt describes (its revisions only;
+// MaxCount and paths do not change the order), and the paths at which
+// that commit's tree diff names the object. No blob is read.
+func (r *Repo) PathsOfObject(ctx context.Context, opt LogOptions, n int, id Hash) ([]string, error) {
 	var stdin bytes.Buffer
 	for _, h := range opt.Include {
 		fmt.Fprintf(&stdin, "%s\n", h)
@@ -88,22 +93,25 @@ func (r *Repo) PathsOfObject(ctx context.Context, opt LogOptions, id Hash) ([]st
 			fmt.Fprintf(&stdin, "^%s\n", h)
 		}
 	}
-	cmd := exec.CommandContext(ctx, r.gitCLI, "log", "--stdin", "-z", "--raw", "--no-renames", "--no-abbrev", "--root",
-		"--diff-merges=off", "--format=", "--find-object="+id.String())
-	cmd.Env = append(os.Environ(), "GIT_DIR="+r.GitDir, "GIT_NO_LAZY_FETCH=1")
-	cmd.Stdin = &stdin
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("git log --find-object: %w: %s", err, strings.TrimSpace(errb.String()))
+	out, err := r.runGit(stdin.Bytes(), "log", "--stdin", "--skip="+strconv.Itoa(n), "--max-count=1", "--format=%H")
+	if err != nil {
+		return nil, err
+	}
+	c := ParseHash(strings.TrimSpace(string(out)))
+	if c.IsZero() {
+		return nil, nil
+	}
+	out, err = r.runGit(nil, "diff-tree", "-r", "-z", "--root", "--raw", "--no-renames", "--no-abbrev", "--no-commit-id", c.String())
+	if err != nil {
+		return nil, err
 	}
 	seen := map[string]bool{}
 	var paths []string
-	toks := strings.Split(out.String(), "\x00")
+	toks := strings.Split(string(out), "\x00")
 	for i := 0; i+1 < len(toks); i++ {
 		t := strings.TrimLeft(toks[i], "\n")
-		if strings.HasPrefix(t, ":") && strings.Contains(t, id.String()) {
-			if p := toks[i+1]; !seen[p] {
+		if strings.HasPrefix(t, ":") {
+			if p := toks[i+1]; strings.Contains(t, id.String()) && !seen[p] {
 				seen[p] = true
 				paths = append(paths, p)
 			}
@@ -152,7 +160,13 @@ func (r *Repo) Log(ctx context.Context, opt LogOptions, fn func(*LogCommit) erro
 		args = append(args, "-M", "--numstat")
 	}
 	if opt.MaxCount > 0 {
-		args = append(args, "--max-count="+strconv.Itoa(opt.MaxCount))
+		if opt.MaxCount <= opt.Skip {
+			return nil
+		}
+		args = append(args, "--max-count="+strconv.Itoa(opt.MaxCount-opt.Skip))
+	}
+	if opt.Skip > 0 {
+		args = append(args, "--skip="+strconv.Itoa(opt.Skip))
 	}
 	if len(opt.ExcludePaths) > 0 {
 		// Every commit still listed (--full-history --sparse), only the
@@ -175,7 +189,18 @@ func (r *Repo) Log(ctx context.Context, opt LogOptions, fn func(*LogCommit) erro
 		return err
 	}
 	shallow := r.shallowCommits()
-	perr := parseLog(bufio.NewReaderSize(out, 256<<10), shallow, noBlobs, fn)
+	// The last commit is held back until git exits cleanly: when git dies
+	// in a commit's diff, what it printed of that commit is incomplete.
+	var last *LogCommit
+	perr := parseLog(bufio.NewReaderSize(out, 256<<10), shallow, noBlobs, func(c *LogCommit) error {
+		if last != nil {
+			if err := fn(last); err != nil {
+				return err
+			}
+		}
+		last = c
+		return nil
+	})
 	if perr != nil {
 		// Stop git (it may be blocked writing) before waiting for it.
 		_ = cmd.Process.Kill()
@@ -198,6 +223,9 @@ func (r *Repo) Log(ctx context.Context, opt LogOptions, fn func(*LogCommit) erro
 			return e
 		}
 		return fmt.Errorf("git log: %w: %s", werr, msg)
+	}
+	if last != nil {
+		return fn(last)
 	}
 	return nil
 }

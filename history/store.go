@@ -159,9 +159,14 @@ func Update(ctx context.Context, repo *gitstore.Repo, ed *gitstore.TreeEditor, w
 	}
 	var fresh []Commit
 	parentOfNew := map[string]bool{}
-	walk := func() error {
-		fresh, parentOfNew = nil, map[string]bool{}
-		return repo.Log(ctx, opt, func(lc *gitstore.LogCommit) error {
+	// Blobs may be missing (a damaged object store, a mirror): git names
+	// the one it could not read; the walk resumes at the commit that needed
+	// it with that commit's paths for the blob left out (commits already
+	// read keep their counts). Past 32 such blobs, the rest of the walk
+	// records paths without line counts or renames.
+	for tries := 0; ; tries++ {
+		opt.Skip = len(fresh)
+		err = repo.Log(ctx, opt, func(lc *gitstore.LogCommit) error {
 			c := FromLog(lc)
 			for _, p := range c.Parents {
 				parentOfNew[p] = true
@@ -169,16 +174,13 @@ func Update(ctx context.Context, repo *gitstore.Repo, ed *gitstore.TreeEditor, w
 			fresh = append(fresh, c)
 			return nil
 		})
-	}
-	err = walk()
-	// Blobs are missing (a damaged object store): leave the paths of the
-	// blobs git names out of the walk, a few times; past that, record
-	// every commit's paths without line counts or renames.
-	for tries := 0; errors.Is(err, gitstore.ErrMissingObjects) && !opt.NoBlobs; tries++ {
+		if !errors.Is(err, gitstore.ErrMissingObjects) || opt.NoBlobs {
+			break
+		}
 		var me *gitstore.MissingObjectError
 		var paths []string
-		if tries < 8 && errors.As(err, &me) && !me.ID.IsZero() {
-			if paths, err = repo.PathsOfObject(ctx, opt, me.ID); err != nil {
+		if tries < 32 && errors.As(err, &me) && !me.ID.IsZero() {
+			if paths, err = repo.PathsOfObject(ctx, opt, len(fresh), me.ID); err != nil {
 				return nil, err
 			}
 		}
@@ -186,7 +188,6 @@ func Update(ctx context.Context, repo *gitstore.Repo, ed *gitstore.TreeEditor, w
 			opt.NoBlobs = true
 		}
 		opt.ExcludePaths = append(opt.ExcludePaths, paths...)
-		err = walk()
 	}
 	if err != nil {
 		return nil, err
