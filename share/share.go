@@ -16,6 +16,7 @@ import (
 
 	"github.com/konteks/git-konteks/durable"
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/history"
 	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/memref"
 )
@@ -290,6 +291,11 @@ func validate(repo *gitstore.Repo, oursTree gitstore.Hash, tm *memref.Memory) er
 		return err
 	} else if len(bad) > 0 {
 		return fmt.Errorf("broken durable entries: %s", strings.Join(bad, "; "))
+	}
+	// Their history: every segment, the tail and the state decode within
+	// limits, with valid hashes and paths.
+	if _, err := history.Load(repo, tm.Tree); err != nil {
+		return err
 	}
 	return nil
 }

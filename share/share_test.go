@@ -257,6 +257,8 @@ func TestHostileRemoteMemory(t *testing.T) {
 		{"invalid record", "files/main.go", memory.Compress([]byte(`{"v":2,"blob":"nope"}`)), "corrupt"},
 		{"garbage record", "files/README.md", []byte("not zstd at all"), "corrupt"},
 		{"broken durable entry", "durable/memories/aa/0000000000000000aaaa", []byte(`{"id":"x"}`), "broken durable"},
+		{"history tail bomb", "history/tail", bomb, "history memory is corrupt"},
+		{"history state lies", "history/state", []byte(`{"version":1,"tips":["` + strings.Repeat("a", 40) + `"],"commits":-1}`), "history memory is corrupt"},
 		{"manifest from the future", "manifest.json", []byte(`{"schema":99,"source_commit":"` + strings.Repeat("a", 40) + `","source_tree":"` + strings.Repeat("b", 40) + `"}`), "newer"},
 	}
 	for _, c := range cases {
