@@ -32,6 +32,11 @@ import (
 // Vectors are reused from the previous memory by hash in every mode,
 // rebuild included: an unchanged text is never embedded again.
 //
+// With an in-process embedder and enough files to section, the workers
+// have already computed the vectors of the records they made (see
+// workerEmbedMin): those records are not read back, their vectors are
+// placed as they are (a stored vector still wins).
+//
 // When the provider fails, the run still commits its records with the
 // vectors it has and marks the model incomplete; recall falls back to
 // lexical search for sections without vectors.
