@@ -26,6 +26,8 @@ if [ -z "$repo" ]; then
   (cd "$repo" && git add -A >/dev/null 2>&1 && git commit -qm "import source" >/dev/null && "$bin" extract --mode full --quiet)
 fi
 echo "repository: $repo ($(cd "$repo" && "$bin" status --json | python3 -c 'import json,sys; s=json.load(sys.stdin); print(s["included"], "files,", s["sections"], "sections")'))"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime)"
 cd "$root"
 KONTEKS_BENCH_REPO="$repo" KONTEKS_BENCH_BIN="$bin" \
   go test -run '^$' -bench 'MCP' -benchtime "${calls}x" ./mcp/ | grep -E '^Benchmark'
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime)"
