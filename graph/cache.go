@@ -178,6 +178,7 @@ func (w *cacheWriter) write(p string) error {
 		return err
 	}
 	tmp := f.Name()
+	f.Chmod(0o644) // as the index's files: readable by whoever shares the repository
 	bw := bufio.NewWriterSize(f, 1<<20)
 	head := make([]byte, 16+24*len(w.ids))
 	copy(head, cacheMagic)
