@@ -142,6 +142,8 @@ type featurizer struct {
 	entries []wordEntry
 	order   []int32 // entries of this text's words, first-seen order
 	stamp   uint32
+	keys2   []uint64 // scratch for sortKeys
+	logs    [1024]logMemo
 	cur     []feature // features of the word being analysed
 	stems   map[string]string
 	runes   []rune
@@ -153,6 +155,57 @@ type featurizer struct {
 type feature struct {
 	h uint64
 	w float32
+}
+
+// logMemo remembers math.Log1p of one float32 weight: weights repeat
+// (a trigram seen once weighs 0.25, a word once 1), and Log1p is exact
+// and deterministic, so a hit returns the same bits.
+type logMemo struct {
+	w   uint32 // math.Float32bits of the weight, +1 (0: empty)
+	log float64
+}
+
+func (f *featurizer) log1p(w float32) float64 {
+	b := math.Float32bits(w)
+	m := &f.logs[(b*0x9E3779B1)>>22]
+	if m.w == b+1 {
+		return m.log
+	}
+	v := math.Log1p(float64(w))
+	if b != math.MaxUint32 {
+		m.w, m.log = b+1, v
+	}
+	return v
+}
+
+// sortKeys sorts distinct feature hashes ascending: an LSD radix sort on
+// bytes for the long lists (hashes are uniformly spread), the standard
+// sort for short ones. Returns the sorted slice and the scratch one.
+func sortKeys(a, scratch []uint64) ([]uint64, []uint64) {
+	if len(a) < 256 {
+		slices.Sort(a)
+		return a, scratch
+	}
+	if cap(scratch) < len(a) {
+		scratch = make([]uint64, len(a))
+	}
+	b := scratch[:len(a)]
+	for shift := uint(0); shift < 64; shift += 8 {
+		var count [257]int
+		for _, k := range a {
+			count[(k>>shift)&0xff+1]++
+		}
+		for i := 1; i < 257; i++ {
+			count[i] += count[i-1]
+		}
+		for _, k := range a {
+			d := (k >> shift) & 0xff
+			b[count[d]] = k
+			count[d]++
+		}
+		a, b = b, a
+	}
+	return a, b
 }
 
 type wordEntry struct {
@@ -315,10 +368,10 @@ func (f *featurizer) vector(text string) []float32 {
 	// sublinear term frequency and two signed projections per feature:
 	// collisions in one are unlikely to repeat in the other.
 	f.keys = append(f.keys[:0], t.keys...)
-	slices.Sort(f.keys)
+	f.keys, f.keys2 = sortKeys(f.keys, f.keys2)
 	for _, h := range f.keys {
 		w := t.vals[t.get(h)]
-		v := math.Log1p(float64(w))
+		v := f.log1p(w)
 		i1 := h % LocalDim
 		i2 := (h >> 20) % LocalDim
 		s1, s2 := 1.0, 1.0

@@ -15,6 +15,7 @@ import (
 // as konteks-local-v1 was first written): the optimised vector must give
 // the same bits.
 func refVector(f *featurizer, text string) []float32 {
+	// (f is used only for the words' features.)
 	feats := map[uint64]float32{}
 	counts := map[string]int32{}
 	var order []string
@@ -94,6 +95,8 @@ func TestVectorMatchesReference(t *testing.T) {
 		return nil
 	})
 	texts = append(texts, "", "   ", "α β γ ünïcödé", strings.Repeat("x", 100), "parseHTTPRequest parse_http_request")
+	// A large text: thousands of features (the radix-sorted path).
+	texts = append(texts, strings.Join(texts, "\n"))
 	if len(texts) < 10 {
 		t.Skip("no Go source")
 	}
