@@ -222,6 +222,15 @@ func TestFindFromCacheMatchesScan(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The file graph's links and rank come only from the cache.
+		for i := range got {
+			if name == "py/models.py" {
+				if len(got[i].Linked) == 0 || got[i].Linked[0] != (graph.Link{Kind: "used-by", ID: "file:py/report.py", Weight: got[i].Linked[0].Weight}) || got[i].Rank <= 0 {
+					t.Errorf("models.py links %+v rank %v, want used-by py/report.py first", got[i].Linked, got[i].Rank)
+				}
+			}
+			got[i].Linked, got[i].Rank = nil, 0
+		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s:\ncache %+v\nscan  %+v", name, got, want)
 		}

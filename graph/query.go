@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"math"
 	"sort"
 	"strings"
 
@@ -12,19 +13,29 @@ import (
 
 // Node is an entity with its neighbours.
 type Node struct {
-	Entity   memory.Entity `json:"entity"`
-	Path     string        `json:"path,omitempty"` // the file that owns it
-	Out      []Link        `json:"out"`            // edges from it
-	In       []Link        `json:"in"`             // edges to it
-	Resolved bool          `json:"-"`
+	Entity memory.Entity `json:"entity"`
+	Path   string        `json:"path,omitempty"` // the file that owns it
+	Out    []Link        `json:"out"`            // edges from it
+	In     []Link        `json:"in"`             // edges to it
+	// Linked are a file's strongest neighbours in the file graph (imports
+	// and references by name, weighted), both ways: "uses" a file it
+	// imports or names a definition of, "used-by" the reverse. Rank is the
+	// file's global PageRank (mean 1). Both need the graph cache.
+	Linked   []Link  `json:"linked,omitempty"`
+	Rank     float64 `json:"rank,omitempty"`
+	Resolved bool    `json:"-"`
 }
 
 // Link is one edge seen from a node.
 type Link struct {
-	Kind string `json:"kind"`
-	ID   string `json:"id"`
-	Raw  string `json:"raw,omitempty"`
+	Kind   string  `json:"kind"`
+	ID     string  `json:"id"`
+	Raw    string  `json:"raw,omitempty"`
+	Weight float64 `json:"weight,omitempty"`
 }
+
+// maxLinked is how many graph neighbours Find lists per direction.
+const maxLinked = 8
 
 // Find looks name up among the entities of a memory tree: an exact id, a
 // file path, a qualified or plain symbol name, or a directory. It answers
@@ -41,6 +52,9 @@ func Find(repo *gitstore.Repo, mem *memref.Memory, name string, limit int) ([]No
 				break
 			}
 			nodes, err := g.Find(name, limit)
+			if err == nil {
+				g.link(nodes)
+			}
 			g.Close()
 			if err == nil {
 				return nodes, nil
@@ -263,4 +277,39 @@ func (g *Graph) Find(name string, limit int) ([]Node, error) {
 		out = out[:limit]
 	}
 	return out, nil
+}
+
+// link fills the Linked and Rank of file nodes from the file graph.
+func (g *Graph) link(nodes []Node) {
+	for k := range nodes {
+		n := &nodes[k]
+		if n.Entity.Kind != "file" {
+			continue
+		}
+		i := g.File(n.Entity.Name)
+		if i < 0 {
+			continue
+		}
+		n.Rank = math.Round(g.Rank(i)*1000) / 1000
+		var uses, usedBy []Neighbor
+		for _, nb := range g.Neighbors(i) {
+			if nb.Out {
+				uses = append(uses, nb)
+			} else {
+				usedBy = append(usedBy, nb)
+			}
+		}
+		for _, side := range []struct {
+			kind string
+			nbs  []Neighbor
+		}{{"uses", uses}, {"used-by", usedBy}} {
+			sort.SliceStable(side.nbs, func(a, b int) bool { return side.nbs[a].Weight > side.nbs[b].Weight })
+			if len(side.nbs) > maxLinked {
+				side.nbs = side.nbs[:maxLinked]
+			}
+			for _, nb := range side.nbs {
+				n.Linked = append(n.Linked, Link{Kind: side.kind, ID: "file:" + g.Path(nb.File), Weight: math.Round(nb.Weight*1000) / 1000})
+			}
+		}
+	}
 }

@@ -149,6 +149,12 @@ func graphCommand() *cli.Command {
 				for _, l := range n.In {
 					fmt.Fprintf(w, "  %-12s %s\n", l.Kind, l.ID)
 				}
+				if n.Rank > 0 {
+					fmt.Fprintf(w, "  %-12s %.2f (1 = average file)\n", "pagerank", n.Rank)
+				}
+				for _, l := range n.Linked {
+					fmt.Fprintf(w, "  %-12s %s  (%.2f)\n", l.Kind, l.ID, l.Weight)
+				}
 			}
 			return nil
 		},
