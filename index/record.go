@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
@@ -535,12 +536,65 @@ func toInt(v int64, p *jparser) int {
 	return int(v)
 }
 
+var (
+	fileKeys    = []string{"v", "blob", "size", "lines", "kind", "language", "topics", "sections"}
+	sectionKeys = []string{"anchor", "kind", "symbol", "language", "parser", "name", "qname", "signature", "doc",
+		"start_line", "end_line", "summary", "topics", "content", "chunks", "lex_hash", "emb_hash"}
+	chunkKeys = []string{"start_line", "end_line", "emb_hash"}
+)
+
+// canonical returns the key of known that k names: k itself, or the one
+// it matches case-insensitively (as encoding/json matches field names,
+// with Unicode's simple case folding), or k when none does.
+func canonical(k string, known []string) string {
+	f := foldName(k)
+	for _, n := range known {
+		if foldName(n) == f {
+			return n
+		}
+	}
+	return k
+}
+
+// foldName is encoding/json's: upper-case ASCII, and every other rune as
+// the smallest rune of its case-folding orbit.
+func foldName(s string) string {
+	b := make([]byte, 0, len(s))
+	for _, r := range s {
+		if r < utf8.RuneSelf {
+			if 'a' <= r && r <= 'z' {
+				r -= 'a' - 'A'
+			}
+			b = append(b, byte(r))
+			continue
+		}
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			r = min(r, f)
+		}
+		b = utf8.AppendRune(b, r)
+	}
+	return string(b)
+}
+
+// field reads the value of key k with read, which reports whether it
+// knows k; a key it does not know is tried again as the known key it
+// matches case-insensitively, else its value is skipped.
+func (p *jparser) field(k string, known []string, read func(string) bool) {
+	if read(k) {
+		return
+	}
+	if c := canonical(k, known); c != k && read(c) {
+		return
+	}
+	p.skip()
+}
+
 func (p *jparser) file(f *memory.File) {
 	if p.err == nil && p.peek() != '{' {
 		p.fail("record is not an object")
 		return
 	}
-	p.object(func(k string) {
+	field := func(k string) bool {
 		switch k {
 		case "v":
 			f.Version = toInt(p.int(), p)
@@ -564,9 +618,11 @@ func (p *jparser) file(f *memory.File) {
 				f.Sections = append(f.Sections, s)
 			})
 		default:
-			p.skip()
+			return false
 		}
-	})
+		return true
+	}
+	p.object(func(k string) { p.field(k, fileKeys, field) })
 }
 
 func (p *jparser) section(s *memory.Section) {
@@ -574,7 +630,7 @@ func (p *jparser) section(s *memory.Section) {
 		p.fail("section is not an object")
 		return
 	}
-	p.object(func(k string) {
+	field := func(k string) bool {
 		switch k {
 		case "anchor":
 			s.Anchor = p.str()
@@ -613,16 +669,19 @@ func (p *jparser) section(s *memory.Section) {
 					return
 				}
 				p.object(func(k string) {
-					switch k {
-					case "start_line":
-						c.StartLine = toInt(p.int(), p)
-					case "end_line":
-						c.EndLine = toInt(p.int(), p)
-					case "emb_hash":
-						c.EmbHash = p.str()
-					default:
-						p.skip()
-					}
+					p.field(k, chunkKeys, func(k string) bool {
+						switch k {
+						case "start_line":
+							c.StartLine = toInt(p.int(), p)
+						case "end_line":
+							c.EndLine = toInt(p.int(), p)
+						case "emb_hash":
+							c.EmbHash = p.str()
+						default:
+							return false
+						}
+						return true
+					})
 				})
 				s.Chunks = append(s.Chunks, c)
 			})
@@ -631,7 +690,9 @@ func (p *jparser) section(s *memory.Section) {
 		case "emb_hash":
 			s.EmbHash = p.str()
 		default:
-			p.skip()
+			return false
 		}
-	})
+		return true
+	}
+	p.object(func(k string) { p.field(k, sectionKeys, field) })
 }

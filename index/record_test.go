@@ -78,6 +78,8 @@ func TestParseRecordLikeEncodingJSON(t *testing.T) {
 		head + `"sections":[null,{"anchor":"b","start_line":2,"end_line":3,"chunks":[null,{"emb_hash":"h"}]}]}` + " \n\t",
 		head + `"sections":[],"sections":[{"anchor":"c","start_line":1,"end_line":1}],"v":2}`,
 		head + `"sections":[{"start_line":1.5,"end_line":2}]}`,
+		head + `"SECTIONS":[{"Content":"a","content":"b","ANCHOR":"x","\u017ftart_line":2,"End_Line":3,"Chunks":[{"EMB_HASH":"h"}]}],"Blob":"` + strings.Repeat("1", 40) + `"}`,
+		head + `"sections":[{"content":"a","Content":"b","Kind":5}]}`,
 		head + `"sections":[{"start_line":1e2,"end_line":200}]}`,
 		head + `"sections":[{"start_line":99999999999999999999,"end_line":2}]}`,
 		head + `"sections":[{"content":5}]}`,
