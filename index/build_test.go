@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -202,5 +203,37 @@ func TestUpdateFromDamagedTableBuilds(t *testing.T) {
 	}
 	if d, _ := top(t, up, "parse header line"); d.Name != "ParseHeaderLine" {
 		t.Fatalf("rebuilt index: %+v", d)
+	}
+}
+
+// sketchSlow is the sketch by its definition.
+func sketchSlow(q []int8) []uint64 {
+	words := (len(q) + 63) / 64
+	out := make([]uint64, 2*words)
+	for i, v := range q {
+		if v >= sketchLevel {
+			out[i/64] |= 1 << uint(i%64)
+		}
+		if v <= -sketchLevel {
+			out[words+i/64] |= 1 << uint(i%64)
+		}
+	}
+	return out
+}
+
+func TestSketch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, dim := range []int{1, 63, 64, 65, 256, 300} {
+		for k := 0; k < 20; k++ {
+			q := make([]int8, dim)
+			for i := range q {
+				q[i] = int8(rng.IntN(256) - 128)
+			}
+			prefix := []uint64{7}
+			got := sketch(prefix, q)
+			if got[0] != 7 || !reflect.DeepEqual(got[1:], sketchSlow(q)) {
+				t.Fatalf("dim %d: sketch %v, want %v", dim, got[1:], sketchSlow(q))
+			}
+		}
 	}
 }

@@ -270,16 +270,19 @@ const sketchLevel = 8
 // then the words of its negative bits.
 func sketch(out []uint64, q []int8) []uint64 {
 	words := (len(q) + 63) / 64
-	for sign := 0; sign < 2; sign++ {
-		for w := 0; w < words; w++ {
-			var x uint64
-			for i := w * 64; i < min(len(q), (w+1)*64); i++ {
-				if sign == 0 && q[i] >= sketchLevel || sign == 1 && q[i] <= -sketchLevel {
-					x |= 1 << uint(i-w*64)
-				}
+	start := len(out)
+	out = append(out, make([]uint64, 2*words)...)
+	pos, neg := out[start:start+words], out[start+words:]
+	for w := 0; w < words; w++ {
+		var p, n uint64
+		for i, v := range q[w*64 : min(len(q), (w+1)*64)] {
+			if v >= sketchLevel {
+				p |= 1 << uint(i)
+			} else if v <= -sketchLevel {
+				n |= 1 << uint(i)
 			}
-			out = append(out, x)
 		}
+		pos[w], neg[w] = p, n
 	}
 	return out
 }
