@@ -44,6 +44,17 @@ type HistoryRanking struct {
 	HistoryHalfLife float64 `json:",omitempty"`
 }
 
+// DefaultHistoryRanking is the history signal recall uses by default:
+// the message signal alone, at 2.5, from the 20 best matching commits of
+// at most 8 files. On scripts/eval (150 queries on each of cobra, flask,
+// requests, express and urfave/cli, 100 on prometheus, each asked of
+// memory at its commit's parent) it raised recall@1, @5, @10 and MRR on
+// every repository (README, History); 4.0 did too, with a little more
+// recall@10 and a little less recall@1, and 2.5 dominates the candidates
+// less. Co-change and recency stay 0: they added nothing over the message
+// signal, or cost recall@1.
+var DefaultHistoryRanking = HistoryRanking{History: 2.5, HistoryCommits: 20, HistoryMaxFiles: 8}
+
 func (h HistoryRanking) on() bool { return h.History > 0 || h.CoChange > 0 || h.Recency > 0 }
 
 // historySignal rescores the ranked candidates with the evidence of past

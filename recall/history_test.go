@@ -19,7 +19,9 @@ func TestHistorySignalRescores(t *testing.T) {
 	}
 	s := openS(t, repo, OpenOptions{NoEmbedder: true})
 	q := "cache the thumbnails of helper things"
-	opt := Options{Limit: 20, PerFile: 1, Mode: Lexical, NoContent: true}
+	off := DefaultRanking
+	off.HistoryRanking = HistoryRanking{}
+	opt := Options{Limit: 20, PerFile: 1, Mode: Lexical, NoContent: true, Ranking: &off}
 	base := search(t, s, q, opt)
 	rk := DefaultRanking
 	rk.History = 2
@@ -36,6 +38,11 @@ func TestHistorySignalRescores(t *testing.T) {
 	}
 	rk.History, rk.CoChange, rk.Recency = 0, 0, 0
 	again := search(t, s, q, opt)
+	// The default ranking has history on.
+	opt.Ranking = nil
+	if def := search(t, s, q, opt); def.Hits[0].Path != "render/extra4.go" {
+		t.Fatalf("the default ranking does not use history: first hit %s", def.Hits[0].Path)
+	}
 	for i := range again.Hits {
 		if again.Hits[i].Path != base.Hits[i].Path || again.Hits[i].Score != base.Hits[i].Score {
 			t.Fatalf("weight 0 changed the ranking at %d", i)

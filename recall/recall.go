@@ -227,6 +227,8 @@ var DefaultRanking = Ranking{
 	Definition: 1.15, Name: 1.3, Area: 0.25,
 	Expand: 6,
 	Fields: index.DefaultBoosts,
+	// History: see HistoryRanking (history.go) for the evaluation.
+	HistoryRanking: DefaultHistoryRanking,
 }
 
 // definitions are the symbols that define something.
