@@ -44,7 +44,7 @@ printf 'first extraction: %.1fs in all; history stage %.0f ms for %d commits (%.
   "$(echo "$t1 - $t0" | bc -l)" "$ms" "$total" "$(echo "$total*1000/$ms" | bc -l)" "$segs"
 printf 'history/ in the memory ref: %d objects, %.2f MB (zstd; %.0f bytes a commit)\n' "$objs" "$(echo "$size/1000000" | bc -l)" "$(echo "$size/$total" | bc -l)"
 
-target=$(git ls-tree -r --name-only HEAD | awk '/\.go$/ && !/testdata|vendor/ { n++; if (n <= 50) t = $0 } END { print t }')
+target=$(git ls-tree -r --name-only HEAD | awk '/\.(go|py|js|ts|rs|java|rb|c|md)$/ && !/testdata|vendor/ { n++; if (n <= 50) t = $0 } END { print t }')
 export GIT_INDEX_FILE="$work/index"
 stage=(); wall=()
 for i in $(seq 1 "$runs"); do
