@@ -51,8 +51,9 @@ type HistoryRanking struct {
 // memory at its commit's parent) it raised recall@1, @5, @10 and MRR on
 // every repository (README, History); 4.0 did too, with a little more
 // recall@10 and a little less recall@1, and 2.5 dominates the candidates
-// less. Co-change and recency stay 0: they added nothing over the message
-// signal, or cost recall@1.
+// less. Co-change and recency stay 0: co-change beside the message
+// signal moved each number by about 0.01 either way, recency gained
+// nothing or cost recall@1.
 var DefaultHistoryRanking = HistoryRanking{History: 2.5, HistoryCommits: 20, HistoryMaxFiles: 8}
 
 func (h HistoryRanking) on() bool { return h.History > 0 || h.CoChange > 0 || h.Recency > 0 }
