@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,6 +48,9 @@ func TestHistoryWhyAndQuestions(t *testing.T) {
 	n := strings.Count(r.Git("rev-list", "HEAD"), "\n") + 1
 	if m.History == nil || m.History.Commits != n || m.History.New != n {
 		t.Fatalf("manifest history %+v, want %d commits", m.History, n)
+	}
+	if out := run(t, r.Dir, "manifest"); !strings.Contains(out, fmt.Sprintf("history:        %d commits (%d new this run), 0 segments", n, n)) {
+		t.Fatalf("manifest text lacks history:\n%s", out)
 	}
 
 	// why a file: follows the move, leaves the formatting commit out.

@@ -62,6 +62,9 @@ func runManifest(c *cli.Context) error {
 	if len(t.Fallbacks) > 0 {
 		fmt.Fprintf(w, "fallbacks:      %s\n", trimParens(formatCounts(t.Fallbacks)))
 	}
+	if h := m.History; h != nil {
+		fmt.Fprintf(w, "history:        %d commits (%d new this run), %d segments\n", h.Commits, h.New, h.Segments)
+	}
 	r := m.Run
 	fmt.Fprintf(w, "this run:       %d considered, %d extracted, %d reused, %d removed, %.1f MB read\n", r.Considered, r.Extracted, r.Reused, r.Removed, float64(r.BytesRead)/1e6)
 	if len(m.Timings) > 0 {
