@@ -502,3 +502,23 @@ func TestSignalsAndTheirCache(t *testing.T) {
 	}
 	check(s3)
 }
+
+func TestPartialClone(t *testing.T) {
+	r := fixture(t)
+	r.Git("config", "uploadpack.allowFilter", "true")
+	clone := testgit.At(t, t.TempDir())
+	clone.Git("clone", "-q", "--no-checkout", "--filter=blob:none", "file://"+r.Dir, ".")
+	repo := open(t, clone)
+	if !repo.IsPartialClone() {
+		t.Skip("git made a full clone")
+	}
+	root, res := update(t, repo, gitstore.ZeroHash, "HEAD", defaults)
+	if want := strings.Count(r.Git("rev-list", "HEAD"), "\n") + 1; res.Total != want {
+		t.Fatalf("partial clone recorded %d of %d", res.Total, want)
+	}
+	h, _ := Load(repo, root)
+	c, _ := h.ByHash(r.Git("rev-parse", ":/Parse calls"))
+	if c == nil || len(c.Changes) != 2 || c.Changes[0].Add != -1 {
+		t.Fatalf("partial clone commit: %+v", c)
+	}
+}
