@@ -214,8 +214,11 @@ type wordEntry struct {
 	count int32
 }
 
-// maxCachedWords bounds a featurizer's word cache.
-const maxCachedWords = 1 << 17
+// maxCachedWords bounds a featurizer's word cache. Extraction keeps one
+// featurizer per worker for the whole run: with 131,072 words each they
+// held ~90 MB on the Go tree (peak RSS 450-490 MB) for no CPU saved over
+// 32,768 (peak RSS 350-390 MB).
+const maxCachedWords = 1 << 15
 
 func newFeaturizer() *featurizer {
 	return &featurizer{words: map[string]int32{}, stems: map[string]string{}, vec: make([]float64, LocalDim)}
