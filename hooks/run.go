@@ -11,6 +11,7 @@ import (
 
 	"github.com/konteks/git-konteks/extract"
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/recall"
 	"github.com/konteks/git-konteks/share"
 )
 
@@ -100,11 +101,17 @@ func pass(repo *gitstore.Repo, toolVersion string, logw io.Writer) {
 	}
 	if res.UpToDate {
 		fmt.Fprintf(logw, "%s memory up to date with %.12s\n", stamp(), res.Manifest.SourceCommit)
-		return
+	} else {
+		m := res.Manifest
+		fmt.Fprintf(logw, "%s %s extraction of %.12s: %d extracted, %d reused, %d removed in %s\n",
+			stamp(), m.Mode, m.SourceCommit, m.Run.Extracted, m.Run.Reused, m.Run.Removed, time.Since(t0).Round(time.Millisecond))
 	}
-	m := res.Manifest
-	fmt.Fprintf(logw, "%s %s extraction of %.12s: %d extracted, %d reused, %d removed in %s\n",
-		stamp(), m.Mode, m.SourceCommit, m.Run.Extracted, m.Run.Reused, m.Run.Removed, time.Since(t0).Round(time.Millisecond))
+	// The first question after a commit should not pay for the caches.
+	if w, err := recall.Warm(context.Background(), repo); err != nil {
+		fmt.Fprintf(logw, "%s warm caches: %v\n", stamp(), err)
+	} else if w.Index != "current" {
+		fmt.Fprintf(logw, "%s caches warmed (index %s, history %v, graph %v) in %s\n", stamp(), w.Index, w.History, w.Graph, w.Took.Round(time.Millisecond))
+	}
 }
 
 func stamp() string { return time.Now().Format("2006-01-02 15:04:05") }

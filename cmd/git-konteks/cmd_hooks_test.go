@@ -54,6 +54,25 @@ func TestHooksKeepMemoryCurrent(t *testing.T) {
 	if rec := show(t, r.Dir, "hooked.go"); len(rec.Sections) == 0 {
 		t.Fatal("hooked.go not extracted")
 	}
+	// The runner warms recall's caches after extracting: the first
+	// question finds the index current.
+	logPath := filepath.Join(r.Dir, ".git", "konteks", "log")
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if b, _ := os.ReadFile(logPath); strings.Contains(string(b), "caches warmed") {
+			break
+		}
+		if time.Now().After(deadline) {
+			b, _ := os.ReadFile(logPath)
+			t.Fatalf("caches never warmed; runner log:\n%s", b)
+		}
+	}
+	memCommit := r.Git("rev-parse", "refs/konteks")
+	if gen, _ := os.ReadFile(filepath.Join(r.Dir, ".git", "konteks", "index", "current")); !strings.HasSuffix(strings.TrimSpace(string(gen)), memCommit[:12]) {
+		t.Fatalf("the current index generation %q is not of memory %s", gen, memCommit)
+	}
+	if _, err := os.Stat(filepath.Join(r.Dir, ".git", "konteks", "graph", memCommit)); err != nil {
+		t.Fatalf("no file graph for memory %s: %v", memCommit, err)
+	}
 
 	// A hook firing during a manual extraction waits, then catches up.
 	repo, err := gitstore.Open(r.Dir)

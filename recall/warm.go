@@ -1,0 +1,47 @@
+package recall
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/history"
+)
+
+// WarmReport says what Warm brought up to date and what it cost.
+type WarmReport struct {
+	Index   string        // how the index was had: current, update, build
+	History bool          // history signals are ready
+	Graph   bool          // the file graph is ready
+	Took    time.Duration // wall time
+}
+
+// Warm brings the local caches that recall reads up to date with the
+// memory ref: the search index, the history signals and the file graph.
+// The post-commit hook's background runner calls it after each extraction,
+// so the first question after a commit (or a merge of fetched memory) does
+// not pay for building them. It never writes memory.
+func Warm(ctx context.Context, repo *gitstore.Repo) (*WarmReport, error) {
+	t0 := time.Now()
+	s, err := Open(ctx, repo, OpenOptions{NoEmbedder: true})
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	rep := &WarmReport{Index: s.ix.How}
+	if s.mem != nil {
+		h, err := history.LoadSignals(s.repo, s.mem.Tree)
+		if err != nil {
+			return rep, fmt.Errorf("history signals: %w", err)
+		}
+		rep.History = h != nil
+	}
+	g, release := s.fileGraph(ctx)
+	if g != nil {
+		release()
+		rep.Graph = true
+	}
+	rep.Took = time.Since(t0)
+	return rep, nil
+}
