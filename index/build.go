@@ -368,8 +368,13 @@ func buildConfig() map[string]interface{} {
 	}
 }
 
-// buildBatch is how many documents go into one segment of a cold build.
-const buildBatch = 8000
+// buildBatch bounds the postings (distinct terms summed over documents)
+// that go into one segment of a cold build: about 8,000 sections, or
+// 2,500 whole files, whose documents hold three times the terms. Bounding
+// by documents made the files index's segments three times heavier and
+// left the largest of them to build, alone, after the last record was
+// read (on the Go tree, 0.4-0.5 s of a 6 s build at low load).
+const buildBatch = 420_000
 
 // The bleve indexes of a generation: sections, and whole files. They are
 // two indexes, not two fields of one, because bleve's BM25 takes document
@@ -385,12 +390,13 @@ const (
 // make their segments at once, while the producer decodes and analyses
 // on every CPU too.
 type bulk struct {
-	idx     bleve.Index
-	cur     *bleve.Batch
-	batches chan *bleve.Batch
-	wg      sync.WaitGroup
-	mu      sync.Mutex
-	err     error
+	idx      bleve.Index
+	cur      *bleve.Batch
+	postings int // in cur
+	batches  chan *bleve.Batch
+	wg       sync.WaitGroup
+	mu       sync.Mutex
+	err      error
 }
 
 func newBulk(path string, workers int) (*bulk, error) {
@@ -419,9 +425,14 @@ func (b *bulk) add(d *document.Document) error {
 	if err := b.cur.IndexAdvanced(d); err != nil {
 		return err
 	}
-	if b.cur.Size() >= buildBatch {
+	for _, f := range d.Fields {
+		if pf, ok := f.(*preField); ok {
+			b.postings += len(pf.freqs)
+		}
+	}
+	if b.postings >= buildBatch {
 		b.batches <- b.cur
-		b.cur = b.idx.NewBatch()
+		b.cur, b.postings = b.idx.NewBatch(), 0
 	}
 	return nil
 }
