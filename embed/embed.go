@@ -61,7 +61,13 @@ type Quantized struct {
 // scale (the largest magnitude maps to 127). Rounding is to nearest, so the
 // result is deterministic for a given input.
 func Quantize(v []float32) Quantized {
-	u := Normalize(append([]float32(nil), v...))
+	return QuantizeOwned(append([]float32(nil), v...))
+}
+
+// QuantizeOwned is Quantize for a vector the caller gives up: it is
+// normalized in place instead of copied (the same arithmetic).
+func QuantizeOwned(v []float32) Quantized {
+	u := Normalize(v)
 	var m float32
 	for _, x := range u {
 		if x < 0 {

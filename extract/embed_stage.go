@@ -534,7 +534,7 @@ func embedRecord(vz embed.Vectorizer, p string, f *memory.File) []preVec {
 			seen[k] = true
 			v := preVec{key: k}
 			if section.HashBytes(text) == hash {
-				v.q, v.ok = embed.Quantize(vz.Vector(string(text))), true
+				v.q, v.ok = embed.QuantizeOwned(vz.Vector(string(text))), true
 			}
 			out = append(out, v)
 		})
