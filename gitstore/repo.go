@@ -8,11 +8,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-git/go-billy/v5/osfs"
 	git "github.com/go-git/go-git/v5"
@@ -52,7 +54,7 @@ type Repo struct {
 	Bare      bool
 
 	git     *git.Repository
-	storage *filesystem.Storage
+	storage *extStorage
 	gitCLI  string // path of the git binary, "" when absent
 
 	mu       sync.Mutex
@@ -97,12 +99,75 @@ func Open(dir string) (*Repo, error) {
 // objects). go-git v5 refuses to open a repository that names any of them.
 var safeExtensions = map[string]bool{"partialclone": true, "worktreeconfig": true, "preciousobjects": true, "noop": true}
 
-// extStorage hides the safe extensions from go-git's check and keeps the
-// others, so an unsupported one (sha256 objects, reftable) still fails with
-// go-git's clear error.
-type extStorage struct{ *filesystem.Storage }
+// extStorage is go-git's storage with two changes:
+//
+//   - it hides the safe extensions from go-git's check and keeps the
+//     others, so an unsupported one (sha256 objects, reftable) still fails
+//     with go-git's clear error;
+//   - an object it cannot find makes it list the packs again and look once
+//     more: go-git loads the pack list once, and a `git gc` or `git repack`
+//     by another process (auto-gc after a commit while the post-commit
+//     extraction runs) moves loose objects into a new pack and deletes old
+//     packs under it.
+type extStorage struct {
+	*filesystem.Storage
+	packDir string
+	mu      sync.RWMutex // write-held while the pack list is reloaded
+	stamp   time.Time    // packDir's modification time when the list was (re)loaded
+}
 
-func (s extStorage) Config() (*config.Config, error) {
+// EncodedObject reads an object, reloading the pack list once on a miss.
+func (s *extStorage) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	s.mu.RLock()
+	obj, err := s.Storage.EncodedObject(t, h)
+	s.mu.RUnlock()
+	if err == nil || !repacked(err) || !s.reindex() {
+		return obj, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.Storage.EncodedObject(t, h)
+}
+
+// HasEncodedObject reports whether an object exists, with the same retry.
+func (s *extStorage) HasEncodedObject(h plumbing.Hash) error {
+	s.mu.RLock()
+	err := s.Storage.HasEncodedObject(h)
+	s.mu.RUnlock()
+	if err == nil || !repacked(err) || !s.reindex() {
+		return err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.Storage.HasEncodedObject(h)
+}
+
+// reindex makes go-git list the packs again when the pack directory
+// changed since it last did (a missing blob of a partial clone, asked for
+// again and again, costs one stat each); it reports whether it did.
+func (s *extStorage) reindex() bool {
+	fi, err := os.Stat(s.packDir)
+	if err != nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if fi.ModTime().Equal(s.stamp) {
+		return false
+	}
+	s.stamp = fi.ModTime()
+	s.Storage.Reindex()
+	return true
+}
+
+// repacked reports whether err may come from a pack list gone stale: the
+// object is not found, or a pack file it names has disappeared.
+func repacked(err error) bool {
+	return errors.Is(err, plumbing.ErrObjectNotFound) || errors.Is(err, fs.ErrNotExist) ||
+		errors.Is(err, dotgit.ErrPackfileNotFound) || errors.Is(err, dotgit.ErrIdxNotFound)
+}
+
+func (s *extStorage) Config() (*config.Config, error) {
 	cfg, err := s.Storage.Config()
 	if err != nil || cfg.Raw == nil || !cfg.Raw.HasSection("extensions") {
 		return cfg, err
@@ -136,11 +201,15 @@ func (s extStorage) Config() (*config.Config, error) {
 func (r *Repo) openStorage() error {
 	fs := dotgit.NewRepositoryFilesystem(osfs.New(r.GitDir), osfs.New(r.CommonDir))
 	st := filesystem.NewStorageWithOptions(fs, cache.NewObjectLRU(64<<20), filesystem.Options{})
-	repo, err := git.Open(extStorage{st}, nil)
+	es := &extStorage{Storage: st, packDir: filepath.Join(r.CommonDir, "objects", "pack")}
+	if fi, err := os.Stat(es.packDir); err == nil {
+		es.stamp = fi.ModTime()
+	}
+	repo, err := git.Open(es, nil)
 	if err != nil {
 		return fmt.Errorf("open repository %s: %w", r.GitDir, err)
 	}
-	r.git, r.storage = repo, st
+	r.git, r.storage = repo, es
 	return nil
 }
 
