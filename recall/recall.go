@@ -89,6 +89,9 @@ type Searcher struct {
 	notes []string
 	cache map[string]*memory.File
 	blobs map[gitstore.Hash][]byte
+	// blobBytes is the size of the blobs held (bounded by
+	// maxCachedBlobBytes).
+	blobBytes int
 }
 
 // OpenOptions control Open.
@@ -666,6 +669,12 @@ func (s *Searcher) sourceLines(d index.Doc) (string, bool) {
 			b = nil
 		}
 		data = b
+		if s.blobBytes += len(b); s.blobBytes > maxCachedBlobBytes {
+			// A long-lived searcher (the MCP server) must not keep every
+			// blob it ever showed: start over.
+			clear(s.blobs)
+			s.blobBytes = len(b)
+		}
 		s.blobs[h] = data
 	}
 	if data == nil {
@@ -712,9 +721,18 @@ func (s *Searcher) record(p string) (*memory.File, error) {
 	if !ok {
 		f = nil
 	}
+	if len(s.cache) >= maxCachedRecords {
+		clear(s.cache) // bounded, like the blobs
+	}
 	s.cache[p] = f
 	return f, nil
 }
+
+// Bounds of a searcher's caches of records and source blobs.
+const (
+	maxCachedRecords   = 1024
+	maxCachedBlobBytes = 64 << 20
+)
 
 // Snippet bounds.
 const (
