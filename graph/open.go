@@ -102,6 +102,35 @@ func Open(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory) (*Graph,
 	return g, nil
 }
 
+// OpenCached opens the graph of memory commit mem only when its cache file
+// is there already (nil, nil when it is not): for callers that must stay
+// fast, such as context packs, and leave building to the background
+// runner or to Open.
+func OpenCached(repo *gitstore.Repo, mem *memref.Memory) (*Graph, error) {
+	if mem == nil || mem.Commit.IsZero() {
+		return nil, nil
+	}
+	dir, err := CacheDir(repo)
+	if err != nil {
+		return nil, err
+	}
+	c, err := openCacheFile(cachePath(dir, mem))
+	if err != nil {
+		return nil, nil
+	}
+	if c.meta.Memory != mem.Commit.String() {
+		c.close()
+		return nil, nil
+	}
+	g, err := newGraph(c)
+	if err != nil {
+		c.close()
+		return nil, nil
+	}
+	g.How = "current"
+	return g, nil
+}
+
 // newGraph reads the arrays recall needs; the blocks wait for Find.
 func newGraph(c *cacheFile) (*Graph, error) {
 	g := &Graph{c: c, n: c.n, Memory: gitstore.ParseHash(c.meta.Memory)}

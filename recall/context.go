@@ -6,6 +6,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/konteks/git-konteks/graph"
 )
 
 // Pack is a context pack: Markdown for an agent, fitted to a token budget.
@@ -82,7 +84,13 @@ func (s *Searcher) Context(ctx context.Context, task string, opt PackOptions) (*
 		b.WriteString("\n")
 	}
 	b.WriteString("## Sections\n\n")
-	used := Tokens(b.String())
+	// The connected files close the pack; their room is kept first (at
+	// most a tenth of the budget).
+	conn := s.connected(res.Hits)
+	if Tokens(conn) > budget/10 {
+		conn = ""
+	}
+	used := Tokens(b.String()) + Tokens(conn)
 	for i, h := range res.Hits {
 		ref := fmt.Sprintf("%s:%d-%d", h.Path, h.StartLine, h.EndLine)
 		title := fmt.Sprintf("### %s — %s\n", ref, displayName(h))
@@ -111,11 +119,14 @@ func (s *Searcher) Context(ctx context.Context, task string, opt PackOptions) (*
 		if shown != "reference" {
 			b.WriteString("\n")
 		}
-		used = Tokens(b.String())
+		used = Tokens(b.String()) + Tokens(conn)
 		p.Sections = append(p.Sections, PackSection{Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, Name: h.Name, Score: h.Score, Shown: shown})
 	}
 	if len(res.Hits) == 0 {
 		b.WriteString("No section of memory matches this task.\n")
+	}
+	if conn != "" {
+		b.WriteString(conn)
 	}
 	p.Markdown = b.String()
 	p.Tokens = Tokens(p.Markdown)
@@ -263,4 +274,71 @@ func readmeLine(content string) string {
 func (s *Searcher) languages(n int) string {
 	langs := s.ix.Languages()
 	return strings.Join(langs[:min(n, len(langs))], ", ")
+}
+
+// Bounds of the connected-files block of a context pack.
+const (
+	connectedFrom = 3 // best hit files whose neighbours are listed
+	connectedEach = 3 // neighbours listed per file
+)
+
+// connected lists, for the best few files of a pack, the files they are
+// most strongly linked to in the file graph (imports and references by
+// name) that the pack does not show already: where a change to those
+// files is likely to reach. It reads the graph only when its cache is
+// there (the background runner builds it); a pack never waits for it.
+func (s *Searcher) connected(hits []Hit) string {
+	if s.mem == nil || s.mem.Commit != s.ix.Memory {
+		return ""
+	}
+	g, err := graph.OpenCached(s.repo, s.mem)
+	if err != nil || g == nil {
+		return ""
+	}
+	defer g.Close()
+	shown := map[string]bool{}
+	for _, h := range hits {
+		shown[h.Path] = true
+	}
+	var b strings.Builder
+	seen := map[string]bool{}
+	files := 0
+	for _, h := range hits {
+		if files == connectedFrom {
+			break
+		}
+		if seen[h.Path] {
+			continue
+		}
+		seen[h.Path] = true
+		files++
+		i := g.File(h.Path)
+		if i < 0 {
+			continue
+		}
+		nbs := g.Neighbors(i)
+		sort.SliceStable(nbs, func(a, c int) bool { return nbs[a].Weight > nbs[c].Weight })
+		var parts []string
+		for _, nb := range nbs {
+			if len(parts) == connectedEach {
+				break
+			}
+			p := g.Path(nb.File)
+			if shown[p] {
+				continue
+			}
+			if nb.Out {
+				parts = append(parts, "uses "+p)
+			} else {
+				parts = append(parts, "used by "+p)
+			}
+		}
+		if len(parts) > 0 {
+			fmt.Fprintf(&b, "- %s: %s\n", h.Path, strings.Join(parts, "; "))
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "## Connected files\n\n" + b.String()
 }

@@ -2,10 +2,12 @@ package recall
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/konteks/git-konteks/extract"
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/graph"
 	"github.com/konteks/git-konteks/internal/testgit"
 )
 
@@ -80,5 +82,28 @@ func RoundHalfEven(x float64) float64 { return math.RoundToEven(x*100) / 100 }
 	rk.GraphRanking = GraphRanking{Central: 0.3}
 	if res := search(t, s, q, Options{Mode: Lexical, Ranking: &rk}); res.Hits[0].Path != "billing/invoice.go" {
 		t.Fatalf("central prior: %+v", res.Hits)
+	}
+
+	// A context pack names the files its best files connect to, from the
+	// graph cache the searches above built; without a cache it leaves
+	// them out rather than wait for one.
+	pack, err := s.Context(context.Background(), q, PackOptions{Mode: Lexical})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(pack.Markdown, "## Connected files\n\n- billing/invoice.go: uses mathx/round.go\n") {
+		t.Fatalf("no connected files in the pack:\n%s", pack.Markdown)
+	}
+	if pack.Tokens > DefaultBudget {
+		t.Fatalf("pack of %d tokens over the budget", pack.Tokens)
+	}
+	if err := graph.Remove(repo, s.mem); err != nil {
+		t.Fatal(err)
+	}
+	graphs.Lock()
+	graphs.open = nil
+	graphs.Unlock()
+	if pack, err = s.Context(context.Background(), q, PackOptions{Mode: Lexical}); err != nil || strings.Contains(pack.Markdown, "Connected files") {
+		t.Fatalf("pack without a graph cache: %v\n%s", err, pack.Markdown)
 	}
 }
