@@ -40,23 +40,30 @@ type llmSummarizer struct {
 }
 
 func newLLM(repo *gitstore.Repo) *llmSummarizer {
-	url := strings.TrimRight(repo.ConfigValue("konteks.llm.url"), "/")
+	return newChat(repo, "konteks.llm", 60*time.Second)
+}
+
+// newChat reads the settings of an OpenAI-compatible chat endpoint from
+// the git config keys under section (url, model, keyEnv, concurrency,
+// timeout); nil when no url is set.
+func newChat(repo *gitstore.Repo, section string, timeout time.Duration) *llmSummarizer {
+	url := strings.TrimRight(repo.ConfigValue(section+".url"), "/")
 	if url == "" {
 		return nil
 	}
-	l := &llmSummarizer{url: url, model: "gpt-4o-mini", concurrency: 4, client: &http.Client{Timeout: 60 * time.Second}}
-	if m := repo.ConfigValue("konteks.llm.model"); m != "" {
+	l := &llmSummarizer{url: url, model: "gpt-4o-mini", concurrency: 4, client: &http.Client{Timeout: timeout}}
+	if m := repo.ConfigValue(section + ".model"); m != "" {
 		l.model = m
 	}
-	keyEnv := repo.ConfigValue("konteks.llm.keyEnv")
+	keyEnv := repo.ConfigValue(section + ".keyEnv")
 	if keyEnv == "" {
 		keyEnv = "OPENAI_API_KEY"
 	}
 	l.key = os.Getenv(keyEnv)
-	if n, err := strconv.Atoi(repo.ConfigValue("konteks.llm.concurrency")); err == nil && n > 0 && n <= 64 {
+	if n, err := strconv.Atoi(repo.ConfigValue(section + ".concurrency")); err == nil && n > 0 && n <= 64 {
 		l.concurrency = n
 	}
-	if d, err := time.ParseDuration(repo.ConfigValue("konteks.llm.timeout")); err == nil && d > 0 {
+	if d, err := time.ParseDuration(repo.ConfigValue(section + ".timeout")); err == nil && d > 0 {
 		l.client.Timeout = d
 	}
 	return l

@@ -5,8 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"net/http"
-	"os"
 	"path"
 	"strconv"
 	"strings"
@@ -46,25 +44,9 @@ type vlmDescriber struct {
 }
 
 func newVLM(repo *gitstore.Repo) *vlmDescriber {
-	url := strings.TrimRight(repo.ConfigValue("konteks.vlm.url"), "/")
-	if url == "" {
+	c := newChat(repo, "konteks.vlm", 120*time.Second)
+	if c == nil {
 		return nil
-	}
-	c := &llmSummarizer{url: url, model: "gpt-4o-mini", concurrency: 4}
-	c.client = &http.Client{Timeout: 120 * time.Second}
-	if m := repo.ConfigValue("konteks.vlm.model"); m != "" {
-		c.model = m
-	}
-	keyEnv := repo.ConfigValue("konteks.vlm.keyEnv")
-	if keyEnv == "" {
-		keyEnv = "OPENAI_API_KEY"
-	}
-	c.key = os.Getenv(keyEnv)
-	if n, err := strconv.Atoi(repo.ConfigValue("konteks.vlm.concurrency")); err == nil && n > 0 && n <= 64 {
-		c.concurrency = n
-	}
-	if d, err := time.ParseDuration(repo.ConfigValue("konteks.vlm.timeout")); err == nil && d > 0 {
-		c.client.Timeout = d
 	}
 	v := &vlmDescriber{chat: c, maxBytes: 4 << 20, max: 200}
 	if n, err := strconv.ParseInt(repo.ConfigValue("konteks.vlm.maxBytes"), 10, 64); err == nil && n > 0 {
