@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/internal/testgit"
 	"github.com/konteks/git-konteks/memory"
 )
@@ -46,15 +45,7 @@ func TestLLMSummarizer(t *testing.T) {
 	r.Git("config", "konteks.llm.url", srv.URL+"/v1/")
 	r.Git("config", "konteks.llm.model", "test-model")
 	r.Git("config", "konteks.llm.concurrency", "2")
-	for _, kv := range testgit.Env() {
-		if k, v, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "GIT_") {
-			t.Setenv(k, v)
-		}
-	}
-	repo, err := gitstore.Open(r.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo := openRepo(t, r)
 	res, err := Run(context.Background(), repo, Options{})
 	if err != nil {
 		t.Fatal(err)

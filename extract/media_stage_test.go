@@ -36,6 +36,13 @@ func pngOf(t *testing.T, seed uint8) string {
 func mediaRepo(t *testing.T) (*testgit.Repo, *gitstore.Repo) {
 	t.Helper()
 	r := testgit.New(t)
+	return r, openRepo(t, r)
+}
+
+// openRepo opens r for the package's code, with the test's git identity
+// and config isolation in the environment (Run starts git processes).
+func openRepo(t *testing.T, r *testgit.Repo) *gitstore.Repo {
+	t.Helper()
 	for _, kv := range testgit.Env() {
 		if k, v, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "GIT_") {
 			t.Setenv(k, v)
@@ -45,7 +52,7 @@ func mediaRepo(t *testing.T) (*testgit.Repo, *gitstore.Repo) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return r, repo
+	return repo
 }
 
 func runExtract(t *testing.T, repo *gitstore.Repo, mode string) *Result {
