@@ -25,6 +25,7 @@ func TestHistorySignalRescores(t *testing.T) {
 	base := search(t, s, q, opt)
 	rk := DefaultRanking
 	rk.History = 2
+	rk.HistoryMinCommits = 0 // the fixture's history is young
 	opt.Ranking = &rk
 	withHist := search(t, s, q, opt)
 	if len(withHist.Hits) != len(base.Hits) {
@@ -38,11 +39,19 @@ func TestHistorySignalRescores(t *testing.T) {
 	}
 	rk.History, rk.CoChange, rk.Recency = 0, 0, 0
 	again := search(t, s, q, opt)
-	// The default ranking has history on.
+	// The default ranking has history on, once history holds enough
+	// commits: this fixture's few are not.
 	opt.Ranking = nil
-	if def := search(t, s, q, opt); def.Hits[0].Path != "render/extra4.go" {
-		t.Fatalf("the default ranking does not use history: first hit %s", def.Hits[0].Path)
+	if def := search(t, s, q, opt); def.Hits[0].Path != base.Hits[0].Path {
+		t.Fatalf("the default ranking used a young history: first hit %s", def.Hits[0].Path)
 	}
+	def := DefaultRanking
+	def.HistoryMinCommits = 2
+	opt.Ranking = &def
+	if res := search(t, s, q, opt); res.Hits[0].Path != "render/extra4.go" {
+		t.Fatalf("the default ranking does not use history: first hit %s", res.Hits[0].Path)
+	}
+	opt.Ranking = &rk
 	for i := range again.Hits {
 		if again.Hits[i].Path != base.Hits[i].Path || again.Hits[i].Score != base.Hits[i].Score {
 			t.Fatalf("weight 0 changed the ranking at %d", i)
