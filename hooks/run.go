@@ -109,7 +109,7 @@ func pass(repo *gitstore.Repo, toolVersion string, logw io.Writer) {
 	// The first question after a commit should not pay for the caches.
 	if w, err := recall.Warm(context.Background(), repo); err != nil {
 		fmt.Fprintf(logw, "%s warm caches: %v\n", stamp(), err)
-	} else if w.Index != "current" {
+	} else {
 		fmt.Fprintf(logw, "%s caches warmed (index %s, history %v, graph %v) in %s\n", stamp(), w.Index, w.History, w.Graph, w.Took.Round(time.Millisecond))
 	}
 }

@@ -31,6 +31,9 @@ func runFetch(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if out.Result != share.UpToDate && out.Result != share.NoRemote {
+		warmInBackground(repo, "fetch")
+	}
 	if c.Bool("json") {
 		return printJSON(c, out)
 	}

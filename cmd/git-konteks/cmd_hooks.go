@@ -3,11 +3,13 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/hooks"
 )
 
@@ -113,4 +115,35 @@ func runHooksRun(c *cli.Context) error {
 	}
 	hooks.Serve(repo, version)
 	return nil
+}
+
+// warmInBackground starts the hooks' background runner when the hooks are
+// installed (the user chose background work): after fetch or sync moved
+// memory, it brings the local caches recall reads up to date, so the first
+// question does not pay for building them. Without the hooks it does
+// nothing; errors are ignored like a hook's.
+func warmInBackground(repo *gitstore.Repo, why string) {
+	st, err := hooks.Status(repo)
+	if err != nil {
+		return
+	}
+	installed := false
+	for _, s := range st {
+		installed = installed || s.Installed
+	}
+	if !installed {
+		return
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return
+	}
+	cmd := exec.Command(self, "hooks", "run", why)
+	cmd.Dir = repo.WorkTree
+	if cmd.Dir == "" {
+		cmd.Dir = repo.GitDir
+	}
+	if cmd.Start() == nil {
+		cmd.Process.Release()
+	}
 }

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/konteks/git-konteks/internal/testgit"
 )
@@ -45,6 +47,18 @@ func TestInitSetsUpHooksSharingAndMemory(t *testing.T) {
 	run(t, b.Dir, "fetch")
 	if got := listMemories(t, b.Dir); len(got) != 2 {
 		t.Fatalf("b has %d memories after fetch", len(got))
+	}
+	// With the hooks installed, a fetch that moved memory has the
+	// background runner warm recall's caches.
+	logPath := filepath.Join(b.Dir, ".git", "konteks", "log")
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if lb, _ := os.ReadFile(logPath); strings.Contains(string(lb), "caches warmed") {
+			break
+		}
+		if time.Now().After(deadline) {
+			lb, _ := os.ReadFile(logPath)
+			t.Fatalf("fetch did not warm the caches in the background; runner log:\n%s", lb)
+		}
 	}
 	// Running init again changes nothing.
 	before := b.Git("config", "--get-all", "remote.origin.fetch")

@@ -53,6 +53,9 @@ func runSync(c *cli.Context) error {
 		return err
 	}
 	res.Pushed = true
+	if res.Extracted || res.Fetch.Result != share.UpToDate && res.Fetch.Result != share.NoRemote {
+		warmInBackground(repo, "sync")
+	}
 	if c.Bool("json") {
 		return printJSON(c, res)
 	}
