@@ -367,6 +367,15 @@ func readCommits(repo *gitstore.Repo, h gitstore.Hash, name string, want int) ([
 	if err != nil {
 		return nil, corrupt("%s: %v", name, err)
 	}
+	return decodeCommits(raw, name, want)
+}
+
+// decodeCommits decodes and validates the JSON lines of a segment or the
+// tail; they may come from a peer.
+func decodeCommits(raw []byte, name string, want int) ([]Commit, error) {
+	if want < 0 || want > maxPerSegment {
+		return nil, corrupt("%s: %d commits expected", name, want)
+	}
 	d := json.NewDecoder(bytes.NewReader(raw))
 	out := make([]Commit, 0, want)
 	for {
