@@ -356,6 +356,25 @@ func (r *Repo) IsAncestor(a, b Hash) (bool, error) {
 	if a == b {
 		return true, nil
 	}
+	// HEAD a few commits past memory is the common case: a short walk
+	// answers it without a process.
+	if found, done := r.nearAncestor(a, b, 128); done {
+		return found, nil
+	}
+	// Far apart, or on another branch: go-git's walk would visit all of
+	// history (0.8 s on 18,000 commits, on every recall); git uses its
+	// commit-graph.
+	if r.gitCLI != "" {
+		_, err := r.runGit(nil, "merge-base", "--is-ancestor", a.String(), b.String())
+		if err == nil {
+			return true, nil
+		}
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() == 1 {
+			return false, nil
+		}
+		return false, err
+	}
 	ca, err := r.Commit(a)
 	if err != nil {
 		return false, err
@@ -365,6 +384,34 @@ func (r *Repo) IsAncestor(a, b Hash) (bool, error) {
 		return false, err
 	}
 	return ca.IsAncestor(cb)
+}
+
+// nearAncestor walks at most limit commits back from b looking for a.
+// done is false when the walk stopped at the limit without an answer (or
+// could not read a commit).
+func (r *Repo) nearAncestor(a, b Hash, limit int) (found, done bool) {
+	seen := map[Hash]bool{b: true}
+	queue := []Hash{b}
+	for n := 0; len(queue) > 0; n++ {
+		if n == limit {
+			return false, false
+		}
+		c, err := r.git.CommitObject(queue[0])
+		if err != nil {
+			return false, false
+		}
+		queue = queue[1:]
+		for _, p := range c.ParentHashes {
+			if p == a {
+				return true, true
+			}
+			if !seen[p] {
+				seen[p] = true
+				queue = append(queue, p)
+			}
+		}
+	}
+	return false, true // every ancestor of b seen
 }
 
 // BlobBytes reads one whole blob through go-git; meant for small objects
