@@ -10,7 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	porter "github.com/blevesearch/go-porterstemmer"
+	"github.com/konteks/git-konteks/extract/section"
 )
 
 // LocalModel is the model id of the built-in embedder. Its output for a
@@ -440,10 +440,7 @@ func (f *featurizer) stem(p string) string {
 	if s, ok := f.stems[p]; ok {
 		return s
 	}
-	s := p
-	if len(p) >= 3 && isASCIILower(p) {
-		s = safeStem(p)
-	}
+	s := section.Stem(p)
 	if len(f.stems) > 1<<16 {
 		clear(f.stems)
 	}
@@ -451,44 +448,8 @@ func (f *featurizer) stem(p string) string {
 	return s
 }
 
-// safeStem runs the Porter stemmer, which is not defensive about odd input.
-func safeStem(p string) (s string) {
-	defer func() {
-		if recover() != nil {
-			s = p
-		}
-	}()
-	return string(porter.StemWithoutLowerCasing([]rune(p)))
-}
-
-// eachWord calls fn with every run of letters, digits and underscores.
-func eachWord(s string, fn func(string)) {
-	start := -1
-	for i := 0; i < len(s); {
-		c := s[i]
-		size := 1
-		var wordy bool
-		if c < utf8.RuneSelf {
-			wordy = c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-		} else {
-			var r rune
-			r, size = utf8.DecodeRuneInString(s[i:])
-			wordy = unicode.IsLetter(r) || unicode.IsDigit(r)
-		}
-		if wordy {
-			if start < 0 {
-				start = i
-			}
-		} else if start >= 0 {
-			fn(s[start:i])
-			start = -1
-		}
-		i += size
-	}
-	if start >= 0 {
-		fn(s[start:])
-	}
-}
+// eachWord is section.EachWord, the tokenizer the index and the graph use.
+func eachWord(s string, fn func(string)) { section.EachWord(s, fn) }
 
 // splitParts splits an identifier into lowercased parts at underscores,
 // lower-to-upper humps, the last capital of an acronym (HTTPServer → http
@@ -568,15 +529,6 @@ func appendLower(b []byte, s string) []byte {
 func isDigits(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-func isASCIILower(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < 'a' || s[i] > 'z' {
 			return false
 		}
 	}

@@ -5,8 +5,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	porter "github.com/blevesearch/go-porterstemmer"
-
 	"github.com/konteks/git-konteks/extract/section"
 )
 
@@ -142,24 +140,12 @@ func (a *analyzer) stem(p string) string {
 	if s, ok := a.stems[p]; ok {
 		return s
 	}
-	s := p
-	if len(p) >= 3 && isASCIILower(p) {
-		s = safeStem(p)
-	}
+	s := section.Stem(p)
 	if len(a.stems) > 1<<17 {
 		clear(a.stems)
 	}
 	a.stems[p] = s
 	return s
-}
-
-func safeStem(p string) (s string) {
-	defer func() {
-		if recover() != nil {
-			s = p
-		}
-	}()
-	return string(porter.StemWithoutLowerCasing([]rune(p)))
 }
 
 // eachWord is section.EachWord: one tokenizer for the index and the graph.
@@ -279,15 +265,6 @@ func appendLower(b []byte, s string) []byte {
 		}
 	}
 	return b
-}
-
-func isASCIILower(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if !isLower(s[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 var stopWords = func() map[string]bool {

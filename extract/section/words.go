@@ -3,6 +3,8 @@ package section
 import (
 	"unicode"
 	"unicode/utf8"
+
+	porter "github.com/blevesearch/go-porterstemmer"
 )
 
 // EachWord calls fn with every word of s: a run of letters, digits and
@@ -34,4 +36,25 @@ func EachWord(s string, fn func(word string)) {
 	if start >= 0 {
 		fn(s[start:])
 	}
+}
+
+// Stem is the Porter stem of a lowercase ASCII word of 3 or more letters,
+// and the word itself otherwise (the stemmer is not defensive about odd
+// input: a panic also gives the word back). The search index and the
+// local embedder stem alike through it.
+func Stem(p string) (s string) {
+	if len(p) < 3 {
+		return p
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] < 'a' || p[i] > 'z' {
+			return p
+		}
+	}
+	defer func() {
+		if recover() != nil {
+			s = p
+		}
+	}()
+	return string(porter.StemWithoutLowerCasing([]rune(p)))
 }
