@@ -522,3 +522,66 @@ func TestPartialClone(t *testing.T) {
 		t.Fatalf("partial clone commit: %+v", c)
 	}
 }
+
+// TestCompanions checks which files count as changing together with
+// another: small commits only, at least the asked number of them, by
+// their newest names, deleted files left out, largest share first.
+func TestCompanions(t *testing.T) {
+	isolate(t)
+	r := testgit.New(t)
+	r.Write("lib.go", "package a\n")
+	r.Write("lib_test.go", "package a\n")
+	r.Write("gone.go", "package a\n")
+	r.Commit("Add the library")
+	for i := 0; i < 3; i++ {
+		r.Write("lib.go", fmt.Sprintf("package a\n\nvar V = %d\n", i))
+		r.Write("lib_test.go", fmt.Sprintf("package a\n\nvar T = %d\n", i))
+		if i < 2 {
+			r.Write("gone.go", fmt.Sprintf("package a\n\nvar G = %d\n", i))
+		}
+		r.Commit(fmt.Sprintf("Tune the library, step %d", i))
+	}
+	r.Write("lib.go", "package a\n\nvar V = 9\n")
+	r.Write("other.go", "package a\n")
+	r.Commit("Add other")
+	r.Git("mv", "lib_test.go", "lib_more_test.go")
+	r.Commit("Rename the test")
+	r.Remove("gone.go")
+	r.Commit("Drop gone.go")
+	// A mass change touching every file says nothing about pairs.
+	for i := 0; i < 12; i++ {
+		r.Write(fmt.Sprintf("gen%02d.go", i), "package a\n")
+	}
+	r.Write("lib.go", "package a\n\nvar V = 10\n")
+	r.Write("other.go", "package a\n\nvar O = 1\n")
+	r.Commit("Generate many files")
+	repo := open(t, r)
+	root, _ := update(t, repo, gitstore.ZeroHash, "HEAD", defaults)
+	s, err := LoadSignals(repo, root)
+	if err != nil || s == nil {
+		t.Fatal(err)
+	}
+	cs := s.Companions("lib.go", 8, 2)
+	if len(cs) != 1 || cs[0].Path != "lib_more_test.go" || cs[0].Commits != 4 {
+		t.Fatalf("companions of lib.go (want the renamed test, 4 commits, not gone.go nor other.go): %+v", cs)
+	}
+	if cs[0].Share <= 0.5 || cs[0].Share >= 1 {
+		t.Fatalf("share %v: want most of lib.go's commits, shrunk below 1", cs[0].Share)
+	}
+	if cs := s.Companions("lib.go", 8, 1); len(cs) != 2 || cs[1].Path != "other.go" || cs[1].Share >= cs[0].Share {
+		t.Fatalf("with one shared commit enough: %+v", cs)
+	}
+	if cs := s.Companions("missing.go", 8, 1); cs != nil {
+		t.Fatalf("companions of an unknown file: %+v", cs)
+	}
+	ev := s.MessageEvidence("tune the library", 8, 10)
+	if e := ev["lib.go"]; e.Commits != 4 || e.Score != 1 { // "Add the library" too
+		t.Fatalf("evidence for lib.go: %+v", e)
+	}
+	if e := ev["lib_more_test.go"]; e.Commits != 4 {
+		t.Fatalf("evidence for the test, by its newest name: %+v (all: %v)", e, ev)
+	}
+	if _, ok := ev["gone.go"]; ok {
+		t.Fatalf("a deleted file has evidence: %v", ev)
+	}
+}

@@ -278,6 +278,15 @@ func (s *Signals) fileID(p string) (int32, bool) {
 	return 0, false
 }
 
+// live reports whether the file of identity id exists at the newest
+// recorded commit under its newest name (not deleted, and its name not
+// taken over by another file).
+func (s *Signals) live(id int32) bool {
+	name := s.Names[id]
+	i := sort.SearchStrings(s.LivePaths, name)
+	return i < len(s.LivePaths) && s.LivePaths[i] == name && s.LiveIDs[i] == id
+}
+
 func (s *Signals) small(i int32, maxFiles int) bool {
 	return s.Weight[i] >= 0.5 && s.Files[i] >= 1 && int(s.Files[i]) <= maxFiles
 }
@@ -312,10 +321,31 @@ func (s *Signals) score(terms []string) map[int32]float64 {
 // MessageFiles scores files by the past commits whose messages match q:
 // the best topCommits matching commits that are small (at most maxFiles
 // paths, not a merge, bot, mass or formatting change) each give their
-// files (by newest name; deleted ones left out) the commit's score
+// files (by newest name; files deleted since left out) the commit's score
 // relative to the best, divided by the square root of its file count.
 // Scaled so the best file has 1.
 func (s *Signals) MessageFiles(q string, maxFiles, topCommits int) map[string]float64 {
+	ev := s.MessageEvidence(q, maxFiles, topCommits)
+	if ev == nil {
+		return nil
+	}
+	out := make(map[string]float64, len(ev))
+	for p, e := range ev {
+		out[p] = e.Score
+	}
+	return out
+}
+
+// Evidence is what past commits say about one file: its MessageFiles
+// score and how many of the matching commits changed it.
+type Evidence struct {
+	Score   float64
+	Commits int
+}
+
+// MessageEvidence is MessageFiles with the number of matching commits
+// behind each file's score.
+func (s *Signals) MessageEvidence(q string, maxFiles, topCommits int) map[string]Evidence {
 	type cand struct {
 		i int32
 		s float64
@@ -338,7 +368,7 @@ func (s *Signals) MessageFiles(q string, maxFiles, topCommits int) map[string]fl
 	if len(cs) > topCommits {
 		cs = cs[:topCommits]
 	}
-	out := map[string]float64{}
+	out := map[string]Evidence{}
 	top, best := cs[0].s, 0.0
 	if top <= 0 {
 		return out
@@ -347,16 +377,20 @@ func (s *Signals) MessageFiles(q string, maxFiles, topCommits int) map[string]fl
 		ids := s.ChID[s.ChOff[c.i]:s.ChOff[c.i+1]]
 		v := c.s / top / math.Sqrt(float64(max(len(ids), 1)))
 		for _, id := range ids {
-			if id < 0 {
+			if id < 0 || !s.live(id) {
 				continue
 			}
 			p := s.Names[id]
-			out[p] += v
-			best = max(best, out[p])
+			e := out[p]
+			e.Score += v
+			e.Commits++
+			out[p] = e
+			best = max(best, e.Score)
 		}
 	}
-	for p := range out {
-		out[p] /= best
+	for p, e := range out {
+		e.Score /= best
+		out[p] = e
 	}
 	return out
 }
@@ -392,6 +426,61 @@ func (s *Signals) CoChange(seeds map[string]float64, maxFiles int) map[string]fl
 			out[s.Names[o]] += w * k / (n + 2)
 		}
 	}
+	return out
+}
+
+// Companion is a file that changes together with another.
+type Companion struct {
+	Path    string
+	Share   float64 // weighted share of the other file's small commits that changed it too
+	Commits int     // how many of them did
+}
+
+// Companions returns the live files that changed in at least minCommits
+// of the small commits (at most maxFiles paths, see MessageFiles) that
+// changed the file at p, with their share of those commits, largest
+// first. The share is shrunk toward 0 for files with few commits (one
+// commit more in the denominator), so a single shared commit does not
+// read as "always together".
+func (s *Signals) Companions(p string, maxFiles, minCommits int) []Companion {
+	id, ok := s.fileID(p)
+	if !ok {
+		return nil
+	}
+	n := 0.0
+	counts := map[int32]float64{}
+	raw := map[int32]int{}
+	for _, ci := range s.IDCom[s.IDOff[id]:s.IDOff[id+1]] {
+		if !s.small(ci, maxFiles) {
+			continue
+		}
+		cw := float64(s.Weight[ci])
+		n += cw
+		for _, o := range s.ChID[s.ChOff[ci]:s.ChOff[ci+1]] {
+			if o < 0 || o == id {
+				continue // deleted there, or the file itself
+			}
+			counts[o] += cw
+			raw[o]++
+		}
+	}
+	var out []Companion
+	for o, k := range counts {
+		if raw[o] < max(minCommits, 1) {
+			continue
+		}
+		name := s.Names[o]
+		if !s.live(o) {
+			continue
+		}
+		out = append(out, Companion{Path: name, Share: k / (n + 1), Commits: raw[o]})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Share != out[j].Share {
+			return out[i].Share > out[j].Share
+		}
+		return out[i].Path < out[j].Path
+	})
 	return out
 }
 

@@ -12,17 +12,24 @@ import (
 // HistoryRanking holds the weights of the history signal: what the
 // repository's own commits say about the files content ranking found.
 //
-// The signal only rescores candidates: it never adds a file that content
-// ranking did not find (a naive fusion that injected the files of
-// matching commits lowered recall@10 from 0.83 to 0.75). A candidate's
-// sections are multiplied by
+// A candidate's sections are multiplied by
 //
 //	1 + History·msg + CoChange·co + Recency·rec
 //
 // where msg scores the file by past small commits whose messages match the
 // task, co by how often it changed together with the best content files,
-// and rec by how recently it changed. All weights 0 turn it off (and
-// history is not even read).
+// and rec by how recently it changed. Then two floors, which may add files
+// content ranking did not find, but only on agreement and below the best
+// candidate (a naive fusion that injected the files of every matching
+// commit lowered recall@10 from 0.83 to 0.75):
+//
+//   - a file that at least HistoryFloorCommits matching commits changed,
+//     with msg at least HistoryFloorMin, scores at least
+//     HistoryFloor·msg·(the best candidate's score);
+//   - a companion of one of the best files (see companionSignal) scores at
+//     least Companion·share·(that file's score).
+//
+// All weights 0 turn it off (and history is not even read).
 type HistoryRanking struct {
 	// History weighs files touched by past small commits whose messages
 	// match the task.
@@ -47,11 +54,38 @@ type HistoryRanking struct {
 	// handful of files, so matching messages point at those whatever the
 	// task (0: always).
 	HistoryMinCommits int `json:",omitempty"`
+
+	// HistoryFloor is the message floor: a file with message score m
+	// (at least HistoryFloorMin) that at least HistoryFloorCommits of the
+	// matching commits changed scores at least HistoryFloor·m·(the best
+	// candidate's score), whether content ranking found it or not. The
+	// multiplier above cannot lift a file content ranks far down; past
+	// commits that agree on it can. 0 turns it off.
+	HistoryFloor        float64 `json:",omitempty"`
+	HistoryFloorMin     float64 `json:",omitempty"`
+	HistoryFloorCommits int     `json:",omitempty"`
+
+	// Companion lifts the files that usually change together with the
+	// best files (see companionSignal): a companion of a file scored s,
+	// changed in a share c of its commits, scores at least
+	// Companion·c·s. 0 turns it off.
+	Companion float64 `json:",omitempty"`
+	// CompanionSeeds is how many of the best files bring companions.
+	CompanionSeeds int `json:",omitempty"`
+	// CompanionShare is the least share of a file's commits a companion
+	// must have changed in.
+	CompanionShare float64 `json:",omitempty"`
+	// CompanionCommits is the least number of commits a companion must
+	// share with the file.
+	CompanionCommits int `json:",omitempty"`
 }
 
 // DefaultHistoryRanking is the history signal recall uses by default:
-// the message signal alone, at 2.5, from the 20 best matching commits of
-// at most 8 files. On scripts/eval (150 queries on each of cobra, flask,
+// the message signal at 2.5, from the 20 best matching commits of at most
+// 8 files, with a floor of half the best score for files two or more of
+// them changed, and companions at 0.5.
+//
+// The multiplier: on scripts/eval (150 queries on each of cobra, flask,
 // requests, express and urfave/cli, 100 on prometheus, each asked of
 // memory at its commit's parent) it raised recall@1, @5, @10 and MRR on
 // every repository (README, History); 4.0 did too, with a little more
@@ -60,15 +94,101 @@ type HistoryRanking struct {
 // signal moved each number by about 0.01 either way, recency gained
 // nothing or cost recall@1.
 //
+// The floors (560 queries, seven repositories, against the multiplier
+// alone): the message floor at 0.5 raised recall@5 from 0.680 to 0.701
+// and recall@10 from 0.795 to 0.823 at the same recall@1 and MRR (flask
+// recall@10 0.632 → 0.719, urfave/cli 0.702 → 0.762), adding only files
+// content ranking missed gained about a fifth of that, and 0.4–0.6 or a least
+// msg of 0.2–0.3 all landed within 0.005. Companions at 0.8 added 0.001
+// overall but cost this repository's own history 0.012 of recall@10; at
+// 0.5 they moved no repository's recall@10 by more than 0.006.
+//
 // On this repository's own history (147 commits of one day, 80 queries)
-// the signal lowered recall@1 and MRR (0.201 and 0.612 without it, 0.157
-// and 0.564 with it; every weight and bound tried did too): a young
-// project's commits keep touching the same few files. So the signal waits
-// until history holds HistoryMinCommits (500) commits; every other
-// repository evaluated had more than 900 at each query.
-var DefaultHistoryRanking = HistoryRanking{History: 2.5, HistoryCommits: 20, HistoryMaxFiles: 8, HistoryMinCommits: 500}
+// the message signal lowered recall@1 and MRR (0.201 and 0.612 without
+// it, 0.157 and 0.564 with it; every weight and bound tried did too): a
+// young project's commits keep touching the same few files. So the
+// message signal and its floor wait until history holds
+// HistoryMinCommits (500) commits; every other repository evaluated had
+// more than 900 at each query. Companions do not wait: what changes
+// together is as true of a young history.
+var DefaultHistoryRanking = HistoryRanking{
+	History: 2.5, HistoryCommits: 20, HistoryMaxFiles: 8, HistoryMinCommits: 500,
+	HistoryFloor: 0.5, HistoryFloorMin: 0.3, HistoryFloorCommits: 2,
+	Companion: 0.5, CompanionSeeds: 3, CompanionShare: 0.2, CompanionCommits: 2,
+}
 
 func (h HistoryRanking) on() bool { return h.History > 0 || h.CoChange > 0 || h.Recency > 0 }
+
+// companionSignal lifts the companions of the best files: the files that
+// changed in most of the small commits that changed them (a test file and
+// its subject, a generated file and its source, a pair of requirement
+// files). A task that changes one of them usually changes the other, and
+// the commit message rarely names both. Unlike the message signal it may
+// add files content ranking did not find, but only behind the file that
+// brings them: Companion·share·(that file's score).
+func (s *Searcher) companionSignal(hs []index.Hit, rk *Ranking) []index.Hit {
+	hr := rk.HistoryRanking
+	if hr.Companion <= 0 || len(hs) == 0 || s.mem == nil {
+		return hs
+	}
+	h, err := history.LoadSignals(s.repo, s.mem.Tree)
+	if err != nil || h == nil || h.N == 0 {
+		return hs
+	}
+	maxFiles := hr.HistoryMaxFiles
+	if maxFiles <= 0 {
+		maxFiles = 8
+	}
+	seeds := hr.CompanionSeeds
+	if seeds <= 0 {
+		seeds = 3
+	}
+	// Each file's best section.
+	best := map[string]int{}
+	for i, x := range hs {
+		p := s.ix.Doc(x.Doc).Path
+		if j, ok := best[p]; !ok || x.Score > hs[j].Score || x.Score == hs[j].Score && x.Doc < hs[j].Doc {
+			best[p] = i
+		}
+	}
+	order := make([]int, 0, len(best))
+	for _, i := range best {
+		order = append(order, i)
+	}
+	sort.Slice(order, func(a, b int) bool {
+		x, y := hs[order[a]], hs[order[b]]
+		if x.Score != y.Score {
+			return x.Score > y.Score
+		}
+		return x.Doc < y.Doc
+	})
+	if len(order) > seeds {
+		order = order[:seeds]
+	}
+	for _, i := range order {
+		top := hs[i].Score
+		if top <= 0 {
+			continue
+		}
+		for _, c := range h.Companions(s.ix.Doc(hs[i].Doc).Path, maxFiles, hr.CompanionCommits) {
+			if c.Share < hr.CompanionShare {
+				break
+			}
+			v := hr.Companion * c.Share * top
+			if j, ok := best[c.Path]; ok {
+				hs[j].Score = max(hs[j].Score, v)
+				continue
+			}
+			first, ok := s.firstDoc(c.Path)
+			if !ok {
+				continue
+			}
+			best[c.Path] = len(hs)
+			hs = append(hs, index.Hit{Doc: first, Score: v})
+		}
+	}
+	return hs
+}
 
 // historySignal rescores the ranked candidates with the evidence of past
 // commits. It leaves them as they are when memory holds no history, or
@@ -103,12 +223,17 @@ func (s *Searcher) historySignal(ctx context.Context, q string, terms []index.Te
 		return hs
 	}
 	var msg, co map[string]float64
+	var ev map[string]history.Evidence
 	if hr.History > 0 {
 		n := hr.HistoryCommits
 		if n <= 0 {
 			n = 20
 		}
-		msg = h.MessageFiles(q, maxFiles, n)
+		ev = h.MessageEvidence(q, maxFiles, n)
+		msg = make(map[string]float64, len(ev))
+		for p, e := range ev {
+			msg[p] = e.Score
+		}
 	}
 	if hr.CoChange > 0 {
 		k := hr.HistorySeeds
@@ -155,8 +280,58 @@ func (s *Searcher) historySignal(ctx context.Context, q string, terms []index.Te
 		}
 		factor[p] = f
 	}
+	newTop := 0.0
 	for i := range hs {
 		hs[i].Score *= factor[paths[i]]
+		newTop = max(newTop, hs[i].Score)
+	}
+	if hr.HistoryFloor > 0 {
+		hs = s.floor(hs, paths, ev, newTop, hr)
 	}
 	return hs
+}
+
+// floor lifts the files past commits agree on to their floor (see
+// HistoryFloor), adding those content ranking did not find by their first
+// section.
+func (s *Searcher) floor(hs []index.Hit, paths []string, ev map[string]history.Evidence, top float64, hr HistoryRanking) []index.Hit {
+	bestIdx := map[string]int{}
+	for i, p := range paths {
+		if j, ok := bestIdx[p]; !ok || hs[i].Score > hs[j].Score || hs[i].Score == hs[j].Score && hs[i].Doc < hs[j].Doc {
+			bestIdx[p] = i
+		}
+	}
+	var ps []string
+	for p, e := range ev {
+		if e.Score >= hr.HistoryFloorMin && e.Commits >= hr.HistoryFloorCommits {
+			ps = append(ps, p)
+		}
+	}
+	sort.Strings(ps)
+	for _, p := range ps {
+		v := hr.HistoryFloor * ev[p].Score * top
+		if i, ok := bestIdx[p]; ok {
+			hs[i].Score = max(hs[i].Score, v)
+			continue
+		}
+		if d, ok := s.firstDoc(p); ok {
+			hs = append(hs, index.Hit{Doc: d, Score: v})
+		}
+	}
+	return hs
+}
+
+// firstDoc is the first section of the file at p, by line.
+func (s *Searcher) firstDoc(p string) (int, bool) {
+	docs := s.ix.PathDocs(p)
+	if len(docs) == 0 {
+		return 0, false
+	}
+	first, line := docs[0], 0
+	for _, d := range docs {
+		if l := s.ix.Doc(d).StartLine; line == 0 || l < line {
+			first, line = d, l
+		}
+	}
+	return first, true
 }

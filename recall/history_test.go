@@ -2,6 +2,7 @@ package recall
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/konteks/git-konteks/extract"
@@ -56,5 +57,109 @@ func TestHistorySignalRescores(t *testing.T) {
 		if again.Hits[i].Path != base.Hits[i].Path || again.Hits[i].Score != base.Hits[i].Score {
 			t.Fatalf("weight 0 changed the ranking at %d", i)
 		}
+	}
+}
+
+// TestCompanionSignal checks that the file which usually changes with the
+// best file is lifted right behind it, even when nothing in it matches
+// the task, and that weight 0 leaves the ranking as it was.
+func TestCompanionSignal(t *testing.T) {
+	r, repo := repoWithMemory(t)
+	for i := 0; i < 3; i++ {
+		r.Write("render/chart.go", fmt.Sprintf("package render\n\n// DrawChart renders a bar chart of the values as SVG.\nfunc DrawChart(values []float64) string {\n\treturn \"<svg/>\" // %d\n}\n", i))
+		r.Write("golden/output.txt", fmt.Sprintf("expected picture %d\n", i))
+		r.Commit(fmt.Sprintf("Regenerate the golden file, round %d", i))
+	}
+	if _, err := extract.Run(context.Background(), repo, extract.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	s := openS(t, repo, OpenOptions{NoEmbedder: true})
+	q := "bar chart values as SVG"
+	off := DefaultRanking
+	off.HistoryRanking = HistoryRanking{}
+	opt := Options{Limit: 20, PerFile: 1, Mode: Lexical, NoContent: true, Ranking: &off}
+	base := search(t, s, q, opt)
+	if base.Hits[0].Path != "render/chart.go" {
+		t.Fatalf("first hit %s, want render/chart.go", base.Hits[0].Path)
+	}
+	for _, h := range base.Hits {
+		if h.Path == "golden/output.txt" {
+			t.Fatalf("test does not test: the golden file matches the task by content")
+		}
+	}
+	rk := off
+	rk.Companion, rk.CompanionSeeds, rk.CompanionShare, rk.CompanionCommits = 0.8, 3, 0.2, 2
+	opt.Ranking = &rk
+	res := search(t, s, q, opt)
+	if len(res.Hits) < 2 || res.Hits[0].Path != "render/chart.go" || res.Hits[1].Path != "golden/output.txt" {
+		t.Fatalf("with companions: %v", paths(res.Hits))
+	}
+	if res.Hits[1].Score >= res.Hits[0].Score {
+		t.Fatalf("a companion outranks the file that brought it: %v", res.Hits[:2])
+	}
+	rk.CompanionCommits = 4 // more than the three shared commits
+	if res := search(t, s, q, opt); len(res.Hits) != len(base.Hits) {
+		t.Fatalf("a companion of too few commits was added: %v", paths(res.Hits))
+	}
+}
+
+func paths(hs []Hit) []string {
+	var out []string
+	for _, h := range hs {
+		out = append(out, h.Path)
+	}
+	return out
+}
+
+// TestHistoryFloor checks that a file two past commits about the same task
+// changed is added behind the best content hit even though nothing in it
+// matches, that a single commit is not enough, and that weight 0 leaves
+// the ranking as it was.
+func TestHistoryFloor(t *testing.T) {
+	r, repo := repoWithMemory(t)
+	for i := 0; i < 2; i++ {
+		r.Write("render/extra3.go", fmt.Sprintf("package render\n\n// Helper3 does helper things number 3.\nfunc Helper3() int { return 3 + %d }\n", i))
+		r.Write(fmt.Sprintf("notes%d.txt", i), "unrelated\n")
+		r.Commit("Tune the thumbnail cache")
+	}
+	r.Write("render/extra5.go", "package render\n\n// Helper5 does helper things number 5.\nfunc Helper5() int { return 5 + 1 }\n")
+	r.Commit("Thumbnail cache: one more knob")
+	if _, err := extract.Run(context.Background(), repo, extract.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	s := openS(t, repo, OpenOptions{NoEmbedder: true})
+	q := "tune the thumbnail cache of bar charts"
+	off := DefaultRanking
+	off.HistoryRanking = HistoryRanking{}
+	opt := Options{Limit: 20, PerFile: 1, Mode: Lexical, NoContent: true, Ranking: &off}
+	base := search(t, s, q, opt)
+	if len(base.Hits) == 0 || base.Hits[0].Path != "render/chart.go" {
+		t.Fatalf("content ranking: %v", paths(base.Hits))
+	}
+	for _, h := range base.Hits {
+		if h.Path == "render/extra3.go" {
+			t.Fatalf("test does not test: content ranking finds render/extra3.go")
+		}
+	}
+	rk := off
+	rk.History, rk.HistoryCommits, rk.HistoryMaxFiles = 2.5, 20, 8
+	rk.HistoryFloor, rk.HistoryFloorMin, rk.HistoryFloorCommits = 0.5, 0.3, 2
+	opt.Ranking = &rk
+	res := search(t, s, q, opt)
+	got := paths(res.Hits)
+	if len(got) < 2 || got[0] != "render/chart.go" || got[1] != "render/extra3.go" {
+		t.Fatalf("with the floor: %v", got)
+	}
+	if res.Hits[1].Score >= res.Hits[0].Score {
+		t.Fatalf("a floored file outranks the best content hit: %v", res.Hits[:2])
+	}
+	for _, p := range got {
+		if p == "render/extra5.go" || p == "notes0.txt" {
+			t.Fatalf("%s has one matching commit, yet was added: %v", p, got)
+		}
+	}
+	rk.HistoryFloor = 0
+	if res := search(t, s, q, opt); len(res.Hits) != len(base.Hits) {
+		t.Fatalf("floor 0 added files: %v", paths(res.Hits))
 	}
 }

@@ -360,6 +360,7 @@ func (s *Searcher) rank(ctx context.Context, q, mode string, rk *Ranking) ([]ind
 	s.boost(out, terms, rk)
 	out = s.graphSignal(ctx, out, rk)
 	out = s.historySignal(ctx, q, terms, out, rk)
+	out = s.companionSignal(out, rk)
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Score != out[j].Score {
 			return out[i].Score > out[j].Score
