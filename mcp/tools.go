@@ -283,6 +283,9 @@ func renderRecall(out RecallOutput) string {
 		if sum := oneLine(h.Summary, 200); sum != "" {
 			fmt.Fprintf(&b, "    %s\n", sum)
 		}
+		if h.Via != "" {
+			fmt.Fprintf(&b, "    why here: %s\n", h.Via)
+		}
 	}
 	if len(out.Hits) == 0 {
 		b.WriteString("No section of memory matches this task; try other words, or overview to browse.\n")

@@ -94,6 +94,9 @@ func (s *Searcher) Context(ctx context.Context, task string, opt PackOptions) (*
 	for i, h := range res.Hits {
 		ref := fmt.Sprintf("%s:%d-%d", h.Path, h.StartLine, h.EndLine)
 		title := fmt.Sprintf("### %s — %s\n", ref, displayName(h))
+		if h.Via != "" {
+			title += "_Why here: " + h.Via + "._\n\n"
+		}
 		full := title + fence(h.Language, h.Content)
 		sum := title + summaryBlock(h)
 		bare := fmt.Sprintf("- %s %s\n", ref, displayName(h))

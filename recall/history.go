@@ -2,6 +2,7 @@ package recall
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"sort"
 
@@ -126,7 +127,7 @@ func (h HistoryRanking) on() bool { return h.History > 0 || h.CoChange > 0 || h.
 // the commit message rarely names both. Unlike the message signal it may
 // add files content ranking did not find, but only behind the file that
 // brings them: Companion·share·(that file's score).
-func (s *Searcher) companionSignal(hs []index.Hit, rk *Ranking) []index.Hit {
+func (s *Searcher) companionSignal(hs []index.Hit, rk *Ranking, via map[int]string) []index.Hit {
 	hr := rk.HistoryRanking
 	if hr.Companion <= 0 || len(hs) == 0 || s.mem == nil {
 		return hs
@@ -170,13 +171,18 @@ func (s *Searcher) companionSignal(hs []index.Hit, rk *Ranking) []index.Hit {
 		if top <= 0 {
 			continue
 		}
-		for _, c := range h.Companions(s.ix.Doc(hs[i].Doc).Path, maxFiles, hr.CompanionCommits) {
+		anchor := s.ix.Doc(hs[i].Doc).Path
+		for _, c := range h.Companions(anchor, maxFiles, hr.CompanionCommits) {
 			if c.Share < hr.CompanionShare {
 				break
 			}
 			v := hr.Companion * c.Share * top
+			why := fmt.Sprintf("changes with %s (%d of its commits)", anchor, c.Commits)
 			if j, ok := best[c.Path]; ok {
-				hs[j].Score = max(hs[j].Score, v)
+				if v > hs[j].Score {
+					hs[j].Score = v
+					via[hs[j].Doc] = why
+				}
 				continue
 			}
 			first, ok := s.firstDoc(c.Path)
@@ -185,6 +191,7 @@ func (s *Searcher) companionSignal(hs []index.Hit, rk *Ranking) []index.Hit {
 			}
 			best[c.Path] = len(hs)
 			hs = append(hs, index.Hit{Doc: first, Score: v})
+			via[first] = why
 		}
 	}
 	return hs
@@ -194,7 +201,7 @@ func (s *Searcher) companionSignal(hs []index.Hit, rk *Ranking) []index.Hit {
 // commits. It leaves them as they are when memory holds no history, or
 // when history cannot be read (recall must not fail on it; `why` and
 // `history` report the error).
-func (s *Searcher) historySignal(ctx context.Context, q string, terms []index.Term, hs []index.Hit, rk *Ranking) []index.Hit {
+func (s *Searcher) historySignal(ctx context.Context, q string, terms []index.Term, hs []index.Hit, rk *Ranking, via map[int]string) []index.Hit {
 	hr := rk.HistoryRanking
 	if !hr.on() || len(hs) == 0 || s.mem == nil {
 		return hs
@@ -286,7 +293,7 @@ func (s *Searcher) historySignal(ctx context.Context, q string, terms []index.Te
 		newTop = max(newTop, hs[i].Score)
 	}
 	if hr.HistoryFloor > 0 {
-		hs = s.floor(hs, paths, ev, newTop, hr)
+		hs = s.floor(hs, paths, ev, newTop, hr, via)
 	}
 	return hs
 }
@@ -294,7 +301,7 @@ func (s *Searcher) historySignal(ctx context.Context, q string, terms []index.Te
 // floor lifts the files past commits agree on to their floor (see
 // HistoryFloor), adding those content ranking did not find by their first
 // section.
-func (s *Searcher) floor(hs []index.Hit, paths []string, ev map[string]history.Evidence, top float64, hr HistoryRanking) []index.Hit {
+func (s *Searcher) floor(hs []index.Hit, paths []string, ev map[string]history.Evidence, top float64, hr HistoryRanking, via map[int]string) []index.Hit {
 	bestIdx := map[string]int{}
 	for i, p := range paths {
 		if j, ok := bestIdx[p]; !ok || hs[i].Score > hs[j].Score || hs[i].Score == hs[j].Score && hs[i].Doc < hs[j].Doc {
@@ -310,12 +317,17 @@ func (s *Searcher) floor(hs []index.Hit, paths []string, ev map[string]history.E
 	sort.Strings(ps)
 	for _, p := range ps {
 		v := hr.HistoryFloor * ev[p].Score * top
+		why := fmt.Sprintf("history: %d past commits like this task changed this file", ev[p].Commits)
 		if i, ok := bestIdx[p]; ok {
-			hs[i].Score = max(hs[i].Score, v)
+			if v > hs[i].Score {
+				hs[i].Score = v
+				via[hs[i].Doc] = why
+			}
 			continue
 		}
 		if d, ok := s.firstDoc(p); ok {
 			hs = append(hs, index.Hit{Doc: d, Score: v})
+			via[d] = why
 		}
 	}
 	return hs

@@ -97,6 +97,9 @@ func TestCompanionSignal(t *testing.T) {
 	if res.Hits[1].Score >= res.Hits[0].Score {
 		t.Fatalf("a companion outranks the file that brought it: %v", res.Hits[:2])
 	}
+	if want := "changes with render/chart.go (3 of its commits)"; res.Hits[1].Via != want || res.Hits[0].Via != "" {
+		t.Fatalf("via: %q and %q, want %q for the companion only", res.Hits[0].Via, res.Hits[1].Via, want)
+	}
 	rk.CompanionCommits = 4 // more than the three shared commits
 	if res := search(t, s, q, opt); len(res.Hits) != len(base.Hits) {
 		t.Fatalf("a companion of too few commits was added: %v", paths(res.Hits))
@@ -152,6 +155,9 @@ func TestHistoryFloor(t *testing.T) {
 	}
 	if res.Hits[1].Score >= res.Hits[0].Score {
 		t.Fatalf("a floored file outranks the best content hit: %v", res.Hits[:2])
+	}
+	if want := "history: 2 past commits like this task changed this file"; res.Hits[1].Via != want || res.Hits[0].Via != "" {
+		t.Fatalf("via: %q and %q, want %q for the floored file only", res.Hits[0].Via, res.Hits[1].Via, want)
 	}
 	for _, p := range got {
 		if p == "render/extra5.go" || p == "notes0.txt" {

@@ -40,6 +40,11 @@ type Hit struct {
 	Score     float64 `json:"score"`
 	Summary   string  `json:"summary"`
 	Snippet   string  `json:"snippet"`
+	// Via says why a hit whose own text may not match the task is here:
+	// past commits like the task changed its file, or its file usually
+	// changes with a better hit (see HistoryRanking). Empty when its
+	// text matched.
+	Via string `json:"via,omitempty"`
 	// Content is the section's whole text (for context packs).
 	Content  string `json:"-"`
 	Language string `json:"-"`
@@ -258,7 +263,7 @@ func (s *Searcher) Search(ctx context.Context, q string, opt Options) (*Result, 
 	if opt.Ranking != nil {
 		rk = *opt.Ranking
 	}
-	ranked, mode, notes, err := s.rank(ctx, q, mode, &rk)
+	ranked, mode, notes, via, err := s.rank(ctx, q, mode, &rk)
 	if err != nil {
 		return nil, err
 	}
@@ -280,7 +285,7 @@ func (s *Searcher) Search(ctx context.Context, q string, opt Options) (*Result, 
 		}
 		res.Hits = append(res.Hits, Hit{
 			Path: d.Path, StartLine: d.StartLine, EndLine: d.EndLine, Kind: d.Kind, Symbol: d.Symbol,
-			Name: name, Anchor: d.Anchor, Score: round(h.Score), Language: d.Language, doc: h.Doc,
+			Name: name, Anchor: d.Anchor, Score: round(h.Score), Language: d.Language, doc: h.Doc, Via: via[h.Doc],
 		})
 	}
 	if !opt.NoContent {
@@ -293,8 +298,9 @@ func (s *Searcher) Search(ctx context.Context, q string, opt Options) (*Result, 
 
 func round(x float64) float64 { return math.Round(x*1e6) / 1e6 }
 
-// rank returns every candidate, best first.
-func (s *Searcher) rank(ctx context.Context, q, mode string, rk *Ranking) ([]index.Hit, string, []string, error) {
+// rank returns every candidate, best first, and why (by doc) those the
+// history floors placed are there.
+func (s *Searcher) rank(ctx context.Context, q, mode string, rk *Ranking) ([]index.Hit, string, []string, map[int]string, error) {
 	var notes []string
 	terms := index.QueryTerms(q)
 	var lex, vec []index.Hit
@@ -302,7 +308,7 @@ func (s *Searcher) rank(ctx context.Context, q, mode string, rk *Ranking) ([]ind
 	if mode != Vector {
 		lex, err = s.ix.Lexical(ctx, terms, rk.Fields, rk.Candidates)
 		if err != nil {
-			return nil, mode, nil, err
+			return nil, mode, nil, nil, err
 		}
 	}
 	if mode != Lexical {
@@ -319,7 +325,7 @@ func (s *Searcher) rank(ctx context.Context, q, mode string, rk *Ranking) ([]ind
 			vs, err := s.emb.Embed(ctx, []string{vtext})
 			if err != nil {
 				if ctx.Err() != nil {
-					return nil, mode, nil, ctx.Err()
+					return nil, mode, nil, nil, ctx.Err()
 				}
 				notes = append(notes, fmt.Sprintf("embedding the query failed (%v); lexical search only", err))
 			} else if len(vs) == 1 {
@@ -331,7 +337,7 @@ func (s *Searcher) rank(ctx context.Context, q, mode string, rk *Ranking) ([]ind
 				notes = append(notes, "vector search unavailable; answering with lexical search")
 				if lex == nil {
 					if lex, err = s.ix.Lexical(ctx, terms, rk.Fields, rk.Candidates); err != nil {
-						return nil, mode, nil, err
+						return nil, mode, nil, nil, err
 					}
 				}
 			}
@@ -341,7 +347,7 @@ func (s *Searcher) rank(ctx context.Context, q, mode string, rk *Ranking) ([]ind
 	var files []index.FileHit
 	if mode != Vector && rk.Files > 0 {
 		if files, err = s.ix.Files(ctx, terms, rk.Candidates, rk.FileLength); err != nil {
-			return nil, mode, nil, err
+			return nil, mode, nil, nil, err
 		}
 	}
 	if mode == Vector {
@@ -359,15 +365,16 @@ func (s *Searcher) rank(ctx context.Context, q, mode string, rk *Ranking) ([]ind
 	}
 	s.boost(out, terms, rk)
 	out = s.graphSignal(ctx, out, rk)
-	out = s.historySignal(ctx, q, terms, out, rk)
-	out = s.companionSignal(out, rk)
+	via := map[int]string{}
+	out = s.historySignal(ctx, q, terms, out, rk, via)
+	out = s.companionSignal(out, rk, via)
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Score != out[j].Score {
 			return out[i].Score > out[j].Score
 		}
 		return out[i].Doc < out[j].Doc
 	})
-	return out, mode, notes, nil
+	return out, mode, notes, via, nil
 }
 
 // fuseRanks fuses rankings by reciprocal rank.

@@ -94,7 +94,11 @@ func runRecall(c *cli.Context) error {
 		if name == "" {
 			name = h.Anchor
 		}
-		fmt.Fprintf(w, "%s:%d-%d  %s  %s\n", h.Path, h.StartLine, h.EndLine, name, flatLine(h.Summary, 120))
+		line := fmt.Sprintf("%s:%d-%d  %s  %s", h.Path, h.StartLine, h.EndLine, name, flatLine(h.Summary, 120))
+		if h.Via != "" {
+			line += "  (" + h.Via + ")"
+		}
+		fmt.Fprintln(w, line)
 	}
 	if len(res.Hits) == 0 && len(mems) == 0 {
 		fmt.Fprintln(w, "no section of memory matches")

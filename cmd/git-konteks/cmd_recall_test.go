@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -44,6 +45,7 @@ type recallJSONHit struct {
 	Snippet      string  `json:"snippet"`
 	SourceCommit string  `json:"source_commit"`
 	HeadMoved    bool    `json:"head_moved"`
+	Via          string  `json:"via"`
 }
 
 func recallJSON(t *testing.T, dir string, args ...string) []recallJSONHit {
@@ -159,5 +161,38 @@ func TestContextCommand(t *testing.T) {
 	}
 	if _, _, err := tryRun(r.Dir, nil, "context", "--budget", "10", "x"); err == nil {
 		t.Fatal("a 10-token budget accepted")
+	}
+}
+
+// TestRecallShowsCompanions checks, end to end, that a file which keeps
+// changing with the best hit follows it in recall though nothing in it
+// matches the task, and that every output says why it is there.
+func TestRecallShowsCompanions(t *testing.T) {
+	r := recallRepo(t)
+	for i := 0; i < 3; i++ {
+		r.Write("fetch/fetch.go", recallFetchGo+fmt.Sprintf("\n// revision %d\n", i))
+		r.Write("fetch/testdata/delays.golden", fmt.Sprintf("100ms 200ms 400ms %d\n", i))
+		r.Commit(fmt.Sprintf("Regenerate delays, round %d", i))
+	}
+	run(t, r.Dir, "extract")
+	hits := recallJSON(t, r.Dir, "--limit", "5", "how long to wait before the next attempt")
+	// The best file's sections, then its companion, then the rest.
+	k := 0
+	for k < len(hits) && hits[k].Path == "fetch/fetch.go" {
+		k++
+	}
+	if k == 0 || k == len(hits) || hits[k].Path != "fetch/testdata/delays.golden" {
+		t.Fatalf("hits: %+v", hits)
+	}
+	if want := "changes with fetch/fetch.go (3 of its commits)"; hits[k].Via != want || hits[0].Via != "" {
+		t.Fatalf("via: %q, %q; want %q on the companion only", hits[0].Via, hits[k].Via, want)
+	}
+	out := run(t, r.Dir, "recall", "--limit", "5", "how long to wait before the next attempt")
+	if !strings.Contains(out, "fetch/testdata/delays.golden:1-1") || !strings.Contains(out, "(changes with fetch/fetch.go (3 of its commits))") {
+		t.Fatalf("text output:\n%s", out)
+	}
+	pack := run(t, r.Dir, "context", "how long to wait before the next attempt")
+	if !strings.Contains(pack, "_Why here: changes with fetch/fetch.go (3 of its commits)._") {
+		t.Fatalf("context pack:\n%s", pack)
 	}
 }
