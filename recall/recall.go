@@ -208,6 +208,9 @@ type Ranking struct {
 	// Expand is how many co-occurring terms expand a query before it is
 	// embedded.
 	Expand int
+	// Subject is the extra weight of the terms of a query's first line
+	// when more lines follow (a task's title over its details).
+	Subject float64 `json:",omitempty"`
 	// Fields weighs matches in names and paths against the text.
 	Fields index.Boosts
 	// History weighs the signal of past commits (history.go).
@@ -234,7 +237,11 @@ var DefaultRanking = Ranking{
 	Lexical: 1, Vector: 0.5, Files: 1, File: 0,
 	Definition: 1.15, Name: 1.3, Area: 0.25,
 	Expand: 6,
-	Fields: index.DefaultBoosts,
+	// A title's terms count twice: on the eval's 560 commit messages,
+	// recall@10 0.824 → 0.828 and MRR 0.663 → 0.666 (0.5–4 all within
+	// 0.004 of that, no repository down by more than 0.002).
+	Subject: 1,
+	Fields:  index.DefaultBoosts,
 	// History: see HistoryRanking (history.go) for the evaluation.
 	HistoryRanking: DefaultHistoryRanking,
 }
@@ -303,6 +310,17 @@ func round(x float64) float64 { return math.Round(x*1e6) / 1e6 }
 func (s *Searcher) rank(ctx context.Context, q, mode string, rk *Ranking) ([]index.Hit, string, []string, map[int]string, error) {
 	var notes []string
 	terms := index.QueryTerms(q)
+	if subj, rest, ok := strings.Cut(q, "\n"); ok && rk.Subject > 0 && strings.TrimSpace(rest) != "" {
+		in := map[string]bool{}
+		for _, t := range index.QueryTerms(subj) {
+			in[t.Text] = true
+		}
+		for i := range terms {
+			if in[terms[i].Text] {
+				terms[i].Weight += rk.Subject
+			}
+		}
+	}
 	var lex, vec []index.Hit
 	var err error
 	if mode != Vector {

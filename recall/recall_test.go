@@ -213,3 +213,33 @@ func TestSnippet(t *testing.T) {
 		t.Fatalf("%q: cut inside a rune", got)
 	}
 }
+
+// TestSubjectWeighsMore checks that a task's first line outweighs its
+// details: the title names the chart, the details talk more about
+// retries, and only with Subject does the chart win.
+func TestSubjectWeighsMore(t *testing.T) {
+	_, repo := repoWithMemory(t)
+	s := openS(t, repo, OpenOptions{NoEmbedder: true})
+	q := "Bar chart legend\n\nSeen while the fetch retried: the delay of each attempt doubles up to the ceiling."
+	rk := DefaultRanking
+	rk.Subject = 0
+	opt := Options{Limit: 5, PerFile: 1, Mode: Lexical, NoContent: true, Ranking: &rk}
+	if res := search(t, s, q, opt); len(res.Hits) == 0 || res.Hits[0].Path != "fetch/fetch.go" {
+		t.Fatalf("test does not test: without Subject the first hit is %v", paths(res.Hits))
+	}
+	rk.Subject = 4
+	if res := search(t, s, q, opt); res.Hits[0].Path != "render/chart.go" {
+		t.Fatalf("with Subject the first hit is %v", paths(res.Hits))
+	}
+	// One line: nothing to weigh against.
+	one := "Bar chart legend"
+	rk.Subject = 0
+	a := search(t, s, one, opt)
+	rk.Subject = 2
+	b := search(t, s, one, opt)
+	for i := range a.Hits {
+		if a.Hits[i].Score != b.Hits[i].Score {
+			t.Fatalf("Subject changed a one-line query's scores at %d", i)
+		}
+	}
+}
