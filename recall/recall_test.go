@@ -3,6 +3,7 @@ package recall
 import (
 	"context"
 	"fmt"
+	"github.com/konteks/git-konteks/index"
 	"net"
 	"reflect"
 	"strings"
@@ -240,6 +241,48 @@ func TestSubjectWeighsMore(t *testing.T) {
 	for i := range a.Hits {
 		if a.Hits[i].Score != b.Hits[i].Score {
 			t.Fatalf("Subject changed a one-line query's scores at %d", i)
+		}
+	}
+}
+
+// TestCompounds checks that words a task spells apart find the identifier
+// or file name that runs them together.
+func TestCompounds(t *testing.T) {
+	terms := addCompounds(index.QueryTerms("Update read the docs env\nmore words here"), "Update read the docs env\nmore words here", 0.6)
+	var got []string
+	for _, tm := range terms {
+		if tm.Weight == 0.6 {
+			got = append(got, tm.Text)
+		}
+	}
+	want := index.QueryTerms("readthedocs")[0].Text
+	found := false
+	for _, g := range got {
+		found = found || g == want
+		if strings.Contains(g, "more") {
+			t.Fatalf("compounds beyond the first line: %v", got)
+		}
+	}
+	if !found {
+		t.Fatalf("compounds %v lack %q", got, want)
+	}
+
+	r, repo := repoWithMemory(t)
+	r.Write(".readthedocs.yaml", "version: 2\nbuild:\n  os: ubuntu-22.04\n")
+	r.Commit("add the docs build config")
+	if _, err := extract.Run(context.Background(), repo, extract.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	s := openS(t, repo, OpenOptions{NoEmbedder: true})
+	rk := DefaultRanking
+	opt := Options{Limit: 5, PerFile: 1, Mode: Lexical, NoContent: true, Ranking: &rk}
+	if res := search(t, s, "update read the docs env", opt); len(res.Hits) == 0 || res.Hits[0].Path != ".readthedocs.yaml" {
+		t.Fatalf("with compounds: %v", paths(res.Hits))
+	}
+	rk.Compounds = 0
+	for _, h := range search(t, s, "update read the docs env", opt).Hits {
+		if h.Path == ".readthedocs.yaml" {
+			t.Fatalf("test does not test: found without compounds")
 		}
 	}
 }
