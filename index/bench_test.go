@@ -64,7 +64,7 @@ func BenchmarkUpdate(b *testing.B) {
 		b.Fatal(err)
 	}
 	base := b.TempDir()
-	if _, err := build(context.Background(), repo, prev, embed.LocalModel, base); err != nil {
+	if _, err := build(context.Background(), repo, prev, embed.LocalModel, base, nil); err != nil {
 		b.Fatal(err)
 	}
 	old, err := openGen(base)

@@ -453,10 +453,13 @@ func (b *bulk) close() error {
 }
 
 // build makes a generation from scratch in dir.
-func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, model string, dir string) (*meta, error) {
+func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, model string, dir string, building func(int)) (*meta, error) {
 	refs, err := memref.Records(repo, mem.Tree)
 	if err != nil {
 		return nil, err
+	}
+	if building != nil {
+		building(len(refs))
 	}
 	// A cold build allocates a lot of short-lived garbage; collecting less
 	// often trades memory for a fifth of the build's CPU.

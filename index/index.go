@@ -64,6 +64,11 @@ type Options struct {
 	Model string
 	// Rebuild builds a new generation from scratch.
 	Rebuild bool
+	// Building, when set, is called before a generation is built from
+	// scratch (the first query after a clone, or after a large change:
+	// seconds on a large tree, not milliseconds), with the number of
+	// records to index, so a caller can tell its user why it waits.
+	Building func(records int)
 }
 
 // Dir is the index's directory under the state dir.
@@ -177,7 +182,7 @@ func refresh(ctx context.Context, repo *gitstore.Repo, dir string, mem *memref.M
 		old.Close()
 	}
 	if how == "build" {
-		if _, err := build(ctx, repo, mem, opt.Model, gdir); err != nil {
+		if _, err := build(ctx, repo, mem, opt.Model, gdir, opt.Building); err != nil {
 			os.RemoveAll(gdir)
 			return nil, err
 		}

@@ -398,3 +398,23 @@ func TestNearestShortlist(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildingIsAnnounced checks that a caller hears of a build from
+// scratch, with the number of records, and not of an update.
+func TestBuildingIsAnnounced(t *testing.T) {
+	r, repo := fixture(t)
+	var calls []int
+	note := func(n int) { calls = append(calls, n) }
+	ix := open(t, repo, Options{Model: embed.LocalModel, Building: note})
+	if ix.How != "build" || len(calls) != 1 || calls[0] != 3 {
+		t.Fatalf("first open: how %q, Building calls %v (want one, 3 records)", ix.How, calls)
+	}
+	ix.Close()
+	r.Write("fetch/retry.go", retryGo+"\n// one more line\n")
+	r.Commit("edit")
+	extractAt(t, r)
+	up := open(t, repo, Options{Model: embed.LocalModel, Building: note})
+	if up.How != "update" || len(calls) != 1 {
+		t.Fatalf("update: how %q, Building calls %v", up.How, calls)
+	}
+}

@@ -108,6 +108,9 @@ type OpenOptions struct {
 	NoEmbedder bool
 	// Memory is the memory commit to search; nil reads refs/konteks.
 	Memory *memref.Memory
+	// Building is called before the search index is built from scratch
+	// (see index.Options.Building).
+	Building func(records int)
 }
 
 // ErrNoMemory is returned when the repository has no memory yet.
@@ -141,7 +144,7 @@ func Open(ctx context.Context, repo *gitstore.Repo, opt OpenOptions) (*Searcher,
 	if emb != nil {
 		model = emb.Model()
 	}
-	ix, err := index.Open(ctx, repo, mem, index.Options{Model: model})
+	ix, err := index.Open(ctx, repo, mem, index.Options{Model: model, Building: opt.Building})
 	if err != nil {
 		return nil, err
 	}

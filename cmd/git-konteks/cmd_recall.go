@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -156,12 +157,24 @@ func openSearcher(ctx context.Context, refresh bool) (*recall.Searcher, error) {
 			return nil, fmt.Errorf("refresh: %w", err)
 		}
 	}
-	s, err := recall.Open(ctx, repo, recall.OpenOptions{})
+	s, err := recall.Open(ctx, repo, recall.OpenOptions{Building: func(n int) {
+		if n >= buildNoticeRecords {
+			fmt.Fprintf(os.Stderr, "building the search index: %d files (the first question after a clone, a fetch or a large change; later ones update it in milliseconds)…\n", n)
+		}
+	}})
 	if errors.Is(err, recall.ErrNoMemory) {
 		return nil, fmt.Errorf("%w (or pass --refresh)", err)
 	}
+	if err == nil && s.Index().How == "build" && s.Index().Len() > 0 && s.Index().Took >= time.Second {
+		fmt.Fprintf(os.Stderr, "search index built in %.1f s\n", s.Index().Took.Seconds())
+	}
 	return s, err
 }
+
+// buildNoticeRecords is the memory size (records) from which a query that
+// must build the search index says so first: below it the build takes
+// well under a second.
+const buildNoticeRecords = 1000
 
 // memoryLine says which commit an answer describes and whether HEAD has
 // moved past it.
