@@ -100,6 +100,9 @@ func (s *Searcher) Context(ctx context.Context, task string, opt PackOptions) (*
 		full := title + fence(h.Language, h.Content)
 		sum := title + summaryBlock(h)
 		bare := fmt.Sprintf("- %s %s\n", ref, displayName(h))
+		if h.Via != "" {
+			bare = fmt.Sprintf("- %s %s — %s\n", ref, displayName(h), h.Via)
+		}
 		left := budget - used
 		// Keep room to at least name the next few hits.
 		reserve := 0

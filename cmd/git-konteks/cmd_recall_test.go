@@ -195,4 +195,9 @@ func TestRecallShowsCompanions(t *testing.T) {
 	if !strings.Contains(pack, "_Why here: changes with fetch/fetch.go (3 of its commits)._") {
 		t.Fatalf("context pack:\n%s", pack)
 	}
+	// A pack too small for the companion's text still says why it names it.
+	pack = run(t, r.Dir, "context", "--budget", "180", "how long to wait before the next attempt")
+	if !strings.Contains(pack, "- fetch/testdata/delays.golden:1-1") || !strings.Contains(pack, " — changes with fetch/fetch.go (3 of its commits)") {
+		t.Fatalf("small context pack:\n%s", pack)
+	}
 }
