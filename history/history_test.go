@@ -458,8 +458,8 @@ func TestSignalsAndTheirCache(t *testing.T) {
 	}
 	check := func(s *Signals) {
 		t.Helper()
-		m := s.MessageFiles("helper retries", 8, 10)
-		if _, old := m["a.go"]; m["parser.go"] <= 0 || m["util.go"] != 1 || old {
+		m := s.MessageEvidence("helper retries", 8, 10)
+		if _, old := m["a.go"]; m["parser.go"].Score <= 0 || m["util.go"].Score != 1 || old {
 			t.Fatalf("message files (renames followed): %v", m)
 		}
 		co := s.CoChange(map[string]float64{"parser.go": 1}, 8)

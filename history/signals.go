@@ -318,33 +318,20 @@ func (s *Signals) score(terms []string) map[int32]float64 {
 	return out
 }
 
-// MessageFiles scores files by the past commits whose messages match q:
-// the best topCommits matching commits that are small (at most maxFiles
-// paths, not a merge, bot, mass or formatting change) each give their
-// files (by newest name; files deleted since left out) the commit's score
-// relative to the best, divided by the square root of its file count.
-// Scaled so the best file has 1.
-func (s *Signals) MessageFiles(q string, maxFiles, topCommits int) map[string]float64 {
-	ev := s.MessageEvidence(q, maxFiles, topCommits)
-	if ev == nil {
-		return nil
-	}
-	out := make(map[string]float64, len(ev))
-	for p, e := range ev {
-		out[p] = e.Score
-	}
-	return out
-}
-
-// Evidence is what past commits say about one file: its MessageFiles
+// Evidence is what past commits say about one file: its MessageEvidence
 // score and how many of the matching commits changed it.
 type Evidence struct {
 	Score   float64
 	Commits int
 }
 
-// MessageEvidence is MessageFiles with the number of matching commits
-// behind each file's score.
+// MessageEvidence scores files by the past commits whose messages match
+// q: the best topCommits matching commits that are small (at most maxFiles
+// paths, not a merge, bot, mass or formatting change) each give their
+// files (by newest name; files deleted since left out) the commit's score
+// relative to the best, divided by the square root of its file count.
+// Scaled so the best file has 1. Each file's Evidence also counts the
+// matching commits behind its score.
 func (s *Signals) MessageEvidence(q string, maxFiles, topCommits int) map[string]Evidence {
 	type cand struct {
 		i int32
@@ -437,7 +424,7 @@ type Companion struct {
 }
 
 // Companions returns the live files that changed in at least minCommits
-// of the small commits (at most maxFiles paths, see MessageFiles) that
+// of the small commits (at most maxFiles paths, see MessageEvidence) that
 // changed the file at p, with their share of those commits, largest
 // first. The share is shrunk toward 0 for files with few commits (one
 // commit more in the denominator), so a single shared commit does not

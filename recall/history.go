@@ -144,14 +144,7 @@ func (s *Searcher) companionSignal(hs []index.Hit, rk *Ranking, via map[int]stri
 	if seeds <= 0 {
 		seeds = 3
 	}
-	// Each file's best section.
-	best := map[string]int{}
-	for i, x := range hs {
-		p := s.ix.Doc(x.Doc).Path
-		if j, ok := best[p]; !ok || x.Score > hs[j].Score || x.Score == hs[j].Score && x.Doc < hs[j].Doc {
-			best[p] = i
-		}
-	}
+	best := s.bestSections(hs)
 	order := make([]int, 0, len(best))
 	for _, i := range best {
 		order = append(order, i)
@@ -229,7 +222,7 @@ func (s *Searcher) historySignal(ctx context.Context, q string, terms []index.Te
 	if top <= 0 {
 		return hs
 	}
-	var msg, co map[string]float64
+	var co map[string]float64
 	var ev map[string]history.Evidence
 	if hr.History > 0 {
 		n := hr.HistoryCommits
@@ -237,10 +230,6 @@ func (s *Searcher) historySignal(ctx context.Context, q string, terms []index.Te
 			n = 20
 		}
 		ev = h.MessageEvidence(q, maxFiles, n)
-		msg = make(map[string]float64, len(ev))
-		for p, e := range ev {
-			msg[p] = e.Score
-		}
 	}
 	if hr.CoChange > 0 {
 		k := hr.HistorySeeds
@@ -274,8 +263,8 @@ func (s *Searcher) historySignal(ctx context.Context, q string, terms []index.Te
 	factor := map[string]float64{}
 	for p := range best {
 		f := 1.0
-		if msg != nil {
-			f += hr.History * msg[p]
+		if ev != nil {
+			f += hr.History * ev[p].Score
 		}
 		if co != nil {
 			f += hr.CoChange * min(co[p], 1)
@@ -293,7 +282,7 @@ func (s *Searcher) historySignal(ctx context.Context, q string, terms []index.Te
 		newTop = max(newTop, hs[i].Score)
 	}
 	if hr.HistoryFloor > 0 {
-		hs = s.floor(hs, paths, ev, newTop, hr, via)
+		hs = s.floor(hs, ev, newTop, hr, via)
 	}
 	return hs
 }
@@ -301,13 +290,8 @@ func (s *Searcher) historySignal(ctx context.Context, q string, terms []index.Te
 // floor lifts the files past commits agree on to their floor (see
 // HistoryFloor), adding those content ranking did not find by their first
 // section.
-func (s *Searcher) floor(hs []index.Hit, paths []string, ev map[string]history.Evidence, top float64, hr HistoryRanking, via map[int]string) []index.Hit {
-	bestIdx := map[string]int{}
-	for i, p := range paths {
-		if j, ok := bestIdx[p]; !ok || hs[i].Score > hs[j].Score || hs[i].Score == hs[j].Score && hs[i].Doc < hs[j].Doc {
-			bestIdx[p] = i
-		}
-	}
+func (s *Searcher) floor(hs []index.Hit, ev map[string]history.Evidence, top float64, hr HistoryRanking, via map[int]string) []index.Hit {
+	bestIdx := s.bestSections(hs)
 	var ps []string
 	for p, e := range ev {
 		if e.Score >= hr.HistoryFloorMin && e.Commits >= hr.HistoryFloorCommits {
@@ -331,6 +315,20 @@ func (s *Searcher) floor(hs []index.Hit, paths []string, ev map[string]history.E
 		}
 	}
 	return hs
+}
+
+// bestSections maps each file among the candidates to the index in hs of
+// its best section (ties to the lower doc, so the choice is
+// deterministic whatever the order of hs).
+func (s *Searcher) bestSections(hs []index.Hit) map[string]int {
+	best := map[string]int{}
+	for i, x := range hs {
+		p := s.ix.Doc(x.Doc).Path
+		if j, ok := best[p]; !ok || x.Score > hs[j].Score || x.Score == hs[j].Score && x.Doc < hs[j].Doc {
+			best[p] = i
+		}
+	}
+	return best
 }
 
 // firstDoc is the first section of the file at p, by line.
