@@ -303,6 +303,20 @@ func corrupt(format string, a ...any) error {
 	return fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, a...))
 }
 
+// ReadState returns the history state of a memory tree (nil when it has
+// no history): what is recorded, up to which tips, without decoding a
+// single commit record.
+func ReadState(repo *gitstore.Repo, memTree gitstore.Hash) (*State, error) {
+	h, isTree, ok, err := repo.Lookup(memTree, StatePath)
+	if err != nil || !ok {
+		return nil, err
+	}
+	if isTree {
+		return nil, corrupt("%s is a directory", StatePath)
+	}
+	return readState(repo, h)
+}
+
 func readStateFromEditor(repo *gitstore.Repo, ed *gitstore.TreeEditor) (*State, error) {
 	h, _, ok, err := ed.Get(StatePath)
 	if err != nil || !ok {

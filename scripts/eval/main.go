@@ -40,6 +40,7 @@ import (
 
 	"github.com/konteks/git-konteks/extract"
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/history"
 	"github.com/konteks/git-konteks/memref"
 	"github.com/konteks/git-konteks/recall"
 )
@@ -75,7 +76,8 @@ type query struct {
 	Commit  string         `json:"commit"`
 	Query   string         `json:"query"`
 	Answer  []string       `json:"answer"`
-	Ranks   map[string]any `json:"ranks"` // mode -> rank per answer file (0: not in depth)
+	Memory  string         `json:"memory"` // the memory commit asked
+	Ranks   map[string]any `json:"ranks"`  // mode -> rank per answer file (0: not in depth)
 	ranksBy map[string][]int
 }
 
@@ -249,6 +251,12 @@ func evalRepo(src, name string) ([]query, map[string]*metrics, error) {
 	}
 	var qs []query
 	fmt.Fprintf(os.Stderr, "%s: %d candidate commits\n", name, len(cands))
+	leaked := 0
+	defer func() {
+		if leaked > 0 {
+			fmt.Fprintf(os.Stderr, "%s: %d queries left out: their own commit was in the history asked\n", name, leaked)
+		}
+	}()
 	var extractT, openT, queryT time.Duration
 	known := knownMemory(repo)
 	fb, err := newFileBaseline()
@@ -286,6 +294,16 @@ func evalRepo(src, name string) ([]query, map[string]*metrics, error) {
 		if len(answer) == 0 || len(answer) > *maxFiles {
 			continue
 		}
+		// History is the union of every line of history memory has been
+		// extracted at (history.State.Tips): when an earlier step took
+		// memory past this commit and back, the answer's own commit may
+		// be recorded. Such a query would read its answer; it is left out.
+		if in, err := inHistory(repo, mem, c.commit); err != nil {
+			return nil, nil, err
+		} else if in {
+			leaked++
+			continue
+		}
 		if err := fb.update(repo, mem); err != nil {
 			return nil, nil, err
 		}
@@ -294,7 +312,7 @@ func evalRepo(src, name string) ([]query, map[string]*metrics, error) {
 			return nil, nil, err
 		}
 		openT += time.Since(t0)
-		q := query{Repo: name, Commit: c.commit, Query: c.msg, Answer: answer, Ranks: map[string]any{}, ranksBy: map[string][]int{}}
+		q := query{Repo: name, Commit: c.commit, Query: c.msg, Answer: answer, Memory: mem.Commit.String(), Ranks: map[string]any{}, ranksBy: map[string][]int{}}
 		t0 = time.Now()
 		for _, m := range modes {
 			if m == baselineMode {
@@ -469,6 +487,21 @@ func pick(dir string) ([]candidate, error) {
 		cands[i], cands[j] = cands[j], cands[i]
 	}
 	return cands, nil
+}
+
+// inHistory reports whether commit is recorded in the history of mem: an
+// ancestor of (or equal to) one of its tips.
+func inHistory(repo *gitstore.Repo, mem *memref.Memory, commit string) (bool, error) {
+	st, err := history.ReadState(repo, mem.Tree)
+	if err != nil || st == nil {
+		return false, err
+	}
+	for _, t := range st.Tips {
+		if ok, err := repo.IsAncestor(gitstore.ParseHash(commit), gitstore.ParseHash(t)); err != nil || ok {
+			return ok, err
+		}
+	}
+	return false, nil
 }
 
 func isBot(author string) bool {
