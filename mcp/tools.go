@@ -95,6 +95,8 @@ func (s *Server) addTools() {
 		Name: ToolRecall,
 		Description: "Find where in this repository something is handled: ranked sections (functions, types, headings, config keys) " +
 			"with path:lines, name, summary and snippet, plus saved memories (decisions, constraints, notes) that match. " +
+			"A hit placed by the project's history (a file past commits like this task changed, or one that usually changes " +
+			"with a better hit) says so in via: read it even when its text does not mention the task. " +
 			"Use it first for any question about the code, phrased as the task or question in your own words.",
 		Annotations: readOnly("Recall"),
 	}, func(in *jsonschema.Schema) {
