@@ -11,7 +11,7 @@ import (
 )
 
 // Schema is the manifest format version.
-const Schema = 1
+const Schema = 2
 
 // MaxSize bounds a manifest read from a (possibly hostile) memory tree.
 const MaxSize = 4 << 20
