@@ -438,4 +438,3 @@ func countNew(repo *gitstore.Repo, ours, theirs gitstore.Hash) int {
 	}
 	return n
 }
-

@@ -10,8 +10,8 @@ import (
 
 func pushCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "push",
-		Usage:     "push refs/konteks to a remote (fetching and merging first when the remote moved on)",
+		Name:  "push",
+		Usage: "push refs/konteks to a remote (fetching and merging first when the remote moved on)",
 		Description: "Merges the remote's memory first, then pushes with compare-and-swap on the remote\n" +
 			"(--force-with-lease), so a teammate's concurrent push is merged, never lost. The\n" +
 			"chain sent is squashed to konteks.history.keep commits (default 4), so what a\n" +
