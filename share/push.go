@@ -74,6 +74,10 @@ func Push(repo *gitstore.Repo, remote string) (PushResult, error) {
 		} else if same {
 			return res, nil // nothing to push
 		}
+		if keepTheirs(repo, remote, local, expect) {
+			res.Note = fmt.Sprintf("%s's derived memory is of its default branch and yours is not; durable memory is the same, so nothing was pushed", remote)
+			return res, nil
+		}
 		w := repo.NewWriter()
 		send, squashed, err := memref.Squash(repo, w, local, keep)
 		if err != nil {
@@ -116,6 +120,37 @@ func Push(repo *gitstore.Repo, remote string) (PushResult, error) {
 		return res, nil
 	}
 	return res, fmt.Errorf("push to %s: the remote's memory kept moving; merged %d times, try again", remote, res.Merges)
+}
+
+// keepTheirs reports whether the remote should keep its memory although
+// ours differs: durable memory is the same on both sides and only derived
+// memory differs, theirs describing a commit of the remote's default
+// branch (what a fresh clone checks out) and ours one that is not on it.
+// Without this, two clones on different branches would replace each
+// other's derived memory on every push.
+func keepTheirs(repo *gitstore.Repo, remote string, local, expect gitstore.Hash) bool {
+	if expect.IsZero() {
+		return false
+	}
+	om, err1 := memref.ReadCommit(repo, local)
+	tm, err2 := memref.ReadCommit(repo, expect)
+	if err1 != nil || err2 != nil || !om.Derived() || !tm.Derived() {
+		return false
+	}
+	od, _ := durableTree(repo, om.Tree)
+	td, _ := durableTree(repo, tm.Tree)
+	if od != td {
+		return false
+	}
+	head, err := repo.Resolve("refs/remotes/" + remote + "/HEAD")
+	if err != nil {
+		return false
+	}
+	onDefault := func(src string) bool {
+		h := gitstore.ParseHash(src)
+		return !h.IsZero() && isAncestor(repo, h, head.Hash)
+	}
+	return onDefault(tm.Manifest.SourceCommit) && !onDefault(om.Manifest.SourceCommit)
 }
 
 // sameTree reports whether memory commits a and b hold the same memory.

@@ -42,6 +42,10 @@ func runPush(c *cli.Context) error {
 func printPush(c *cli.Context, res share.PushResult) {
 	w := c.App.Writer
 	if !res.Pushed {
+		if res.Note != "" {
+			fmt.Fprintf(w, "nothing to push: %s\n", res.Note)
+			return
+		}
 		fmt.Fprintf(w, "nothing to push: %s already has this memory (%s)\n", res.Remote, shortHash(res.Commit.String()))
 		return
 	}

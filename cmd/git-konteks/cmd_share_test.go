@@ -1,0 +1,133 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/konteks/git-konteks/internal/testgit"
+)
+
+// teamRemote makes a bare remote with one commit of source and no memory,
+// and returns it with the seed repository.
+func teamRemote(t *testing.T) (string, *testgit.Repo) {
+	t.Helper()
+	seed := testgit.New(t)
+	seed.Write("README.md", "# team\n\nA service the team works on.\n")
+	seed.Write("main.go", "package main\n\n// Serve answers requests.\nfunc Serve() {}\n")
+	seed.Commit("seed")
+	seed.Git("branch", "-M", "main")
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	seed.Git("clone", "-q", "--bare", seed.Dir, remote)
+	return remote, seed
+}
+
+func cloneOf(t *testing.T, remote, name string) *testgit.Repo {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), name)
+	testgit.At(t, filepath.Dir(dir)).Git("clone", "-q", remote, dir)
+	return testgit.At(t, dir)
+}
+
+// TestPlainGitWorksBeforeAndAfterMemory: init against a remote that has no
+// memory must not break git fetch or git pull (the refspec has a wildcard
+// source), and a teammate's later push arrives with the next plain fetch.
+func TestPlainGitWorksBeforeAndAfterMemory(t *testing.T) {
+	remote, _ := teamRemote(t)
+	a := cloneOf(t, remote, "a")
+	run(t, a.Dir, "init", "--no-hooks")
+	// Each of these fails (exit 128) with a refspec whose source is missing.
+	a.Git("fetch", "origin")
+	a.Git("pull", "--ff-only")
+	a.Git("fetch", "--all")
+	a.Git("remote", "update")
+
+	b := cloneOf(t, remote, "b")
+	run(t, b.Dir, "init", "--no-hooks")
+	run(t, b.Dir, "remember", "--kind", "fact", "Serve lives in main.go")
+	if out := run(t, b.Dir, "push"); !strings.Contains(out, "pushed memory to origin") {
+		t.Fatalf("push: %s", out)
+	}
+	if out := run(t, b.Dir, "push"); !strings.Contains(out, "nothing to push") {
+		t.Fatalf("second push should have nothing to push: %s", out)
+	}
+	a.Git("fetch", "origin")
+	if got, want := a.Git("rev-parse", "refs/konteks-remotes/origin/main"), b.Git("rev-parse", "refs/konteks"); got != want {
+		t.Fatalf("plain git fetch brought %s, want the teammate's memory %s", got, want)
+	}
+	// A read-only upstream without memory next to the team remote: fine too.
+	up, _ := teamRemote(t)
+	a.Git("remote", "add", "upstream", up)
+	run(t, a.Dir, "init", "--no-hooks")
+	a.Git("fetch", "--all")
+}
+
+// TestFormatOneRemoteIsMigrated: a clone set up by the previous format
+// (exact refspec, tracking ref refs/konteks-remotes/origin, memory under
+// refs/konteks-shared/main) is mended by the next konteks command: the
+// old refspec goes, the teammate's memory is merged, and git fetch works
+// against a remote without that ref.
+func TestFormatOneRemoteIsMigrated(t *testing.T) {
+	remote, _ := teamRemote(t)
+	old := cloneOf(t, remote, "old")
+	run(t, old.Dir, "remember", "--kind", "fact", "Memory saved with the old format")
+	// Publish it where format 1 did, and configure the clone as format 1 did.
+	old.Git("push", "-q", "origin", "refs/konteks:refs/konteks-shared/main")
+	c := cloneOf(t, remote, "c")
+	c.Git("config", "--add", "remote.origin.fetch", "refs/konteks-shared/main:refs/konteks-remotes/origin")
+	c.Git("fetch", "-q", "origin")
+	if c.Git("rev-parse", "refs/konteks-remotes/origin") == "" {
+		t.Fatal("setup: no legacy tracking ref")
+	}
+	run(t, c.Dir, "fetch")
+	specs := c.Git("config", "--get-all", "remote.origin.fetch")
+	if strings.Contains(specs, "refs/konteks-shared/main:") || !strings.Contains(specs, "+refs/konteks-shared/v2/*:refs/konteks-remotes/origin/*") {
+		t.Fatalf("refspecs after migration:\n%s", specs)
+	}
+	if got := listMemories(t, c.Dir); len(got) != 1 || !strings.Contains(got[0].Text, "old format") {
+		t.Fatalf("memory of the old format not carried over: %+v", got)
+	}
+	// The old ref is gone from the remote's future: git fetch still works.
+	testgit.At(t, remote).Git("update-ref", "-d", "refs/konteks-shared/main")
+	c.Git("fetch", "origin")
+	// Pushing leaves a signpost on the old ref for clones still on the old
+	// tool (it is gone here, so nothing is written there).
+	run(t, c.Dir, "push")
+	if _, err := testgit.At(t, remote).TryGit("rev-parse", "--verify", "-q", "refs/konteks-shared/main"); err == nil {
+		t.Fatal("push recreated the deleted format 1 ref")
+	}
+}
+
+// TestSyncOnDifferentHeadsSettles: two clones whose HEADs differ sync in
+// turn; after the first round no run makes a merge commit, and the shared
+// memory stays the default branch's.
+func TestSyncOnDifferentHeadsSettles(t *testing.T) {
+	remote, _ := teamRemote(t)
+	a := cloneOf(t, remote, "a")
+	b := cloneOf(t, remote, "b")
+	run(t, a.Dir, "init", "--no-hooks")
+	run(t, a.Dir, "push")
+	run(t, b.Dir, "init", "--no-hooks")
+	// b works on a branch nobody else has.
+	b.Git("checkout", "-q", "-b", "topic")
+	b.Write("topic.go", "package main\n\n// Topic is b's work in progress.\nfunc Topic() {}\n")
+	b.Commit("topic work")
+	bare := testgit.At(t, remote)
+	var tips []string
+	for round := 0; round < 3; round++ {
+		run(t, a.Dir, "sync")
+		run(t, b.Dir, "sync")
+		tips = append(tips, bare.Git("rev-parse", "refs/konteks-shared/v2/main"))
+	}
+	if tips[1] != tips[0] || tips[2] != tips[0] {
+		t.Fatalf("shared memory keeps moving between two clones that changed nothing: %v", tips)
+	}
+	for _, c := range []*testgit.Repo{a, b} {
+		if n := c.Git("rev-list", "--merges", "--count", "refs/konteks"); n != "0" {
+			t.Fatalf("%s made %s merge commits while syncing unchanged memory", c.Dir, n)
+		}
+	}
+	if out := run(t, b.Dir, "sync"); !strings.Contains(out, "nothing to push") {
+		t.Fatalf("b's sync should push nothing:\n%s", out)
+	}
+}
