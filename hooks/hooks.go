@@ -17,7 +17,11 @@ import (
 )
 
 // Names are the hooks git konteks installs.
-var Names = []string{"post-commit", "post-merge", "post-rewrite", "post-checkout"}
+// reference-transaction (git >= 2.28) sees every ref update: ours acts only
+// when a committed transaction touched refs/konteks-remotes/*, which is how
+// a plain `git fetch` brings a teammate's memory (git has no post-fetch
+// hook). The runner then merges it, so it is visible at once.
+var Names = []string{"post-commit", "post-merge", "post-rewrite", "post-checkout", "reference-transaction"}
 
 // marker identifies a hook written by git konteks.
 const marker = "# git-konteks hook"
@@ -126,6 +130,9 @@ func Uninstall(repo *gitstore.Repo) ([]State, error) {
 // stdin), then start the runner in the background and return at once. The
 // exit status is the user hook's, never ours.
 func script(name, bin string) string {
+	if name == "reference-transaction" {
+		return refTxScript(bin)
+	}
 	return `#!/bin/sh
 ` + marker + ` (` + name + `): keeps refs/konteks current in the background.
 # Installed by 'git konteks hooks install'; 'git konteks hooks uninstall'
@@ -137,6 +144,34 @@ fi
 bin=` + shellQuote(bin) + `
 [ -x "$bin" ] || bin=git-konteks
 "$bin" hooks run ` + name + ` "$@" </dev/null >/dev/null 2>&1 &
+exit $status
+`
+}
+
+// refTxScript is the reference-transaction hook. git runs it for every
+// ref update, three times a transaction (prepared, committed, aborted),
+// so it costs one small shell and does nothing unless remote memory was
+// committed. A chained user hook gets the same arguments and input, and
+// its status is returned (in the prepared state it can veto, as before).
+func refTxScript(bin string) string {
+	return `#!/bin/sh
+` + marker + ` (reference-transaction): merges a teammate's memory brought by git fetch.
+# Installed by 'git konteks hooks install'; 'git konteks hooks uninstall'
+# removes it and restores the hook that was here before (reference-transaction` + chainedSuffix + `).
+status=0
+input=$(cat)
+if [ -x "$0` + chainedSuffix + `" ]; then
+	printf '%s\n' "$input" | "$0` + chainedSuffix + `" "$@" || status=$?
+fi
+if [ "$1" = committed ]; then
+	case "$input" in
+	*" refs/konteks-remotes/"*)
+		bin=` + shellQuote(bin) + `
+		[ -x "$bin" ] || bin=git-konteks
+		"$bin" hooks run reference-transaction </dev/null >/dev/null 2>&1 &
+		;;
+	esac
+fi
 exit $status
 `
 }

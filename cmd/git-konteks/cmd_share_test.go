@@ -1,9 +1,11 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/konteks/git-konteks/internal/testgit"
 )
@@ -130,4 +132,37 @@ func TestSyncOnDifferentHeadsSettles(t *testing.T) {
 	if out := run(t, b.Dir, "sync"); !strings.Contains(out, "nothing to push") {
 		t.Fatalf("b's sync should push nothing:\n%s", out)
 	}
+}
+
+// TestPlainFetchMergesWithHooks: with the hooks installed, a teammate's
+// memory brought by a plain `git fetch` is merged by the
+// reference-transaction hook's runner, with no konteks command and no
+// commit or checkout.
+func TestPlainFetchMergesWithHooks(t *testing.T) {
+	remote, _ := teamRemote(t)
+	a := cloneOf(t, remote, "a")
+	run(t, a.Dir, "init")
+	b := cloneOf(t, remote, "b")
+	run(t, b.Dir, "init", "--no-hooks")
+	run(t, b.Dir, "remember", "--kind", "fact", "Deploys go through the release job")
+	run(t, b.Dir, "push")
+	a.Git("fetch", "-q", "origin")
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if got := listMemories(t, a.Dir); len(got) == 1 && strings.Contains(got[0].Text, "release job") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the teammate's memory was not merged after git fetch; runner log:\n%s", readLog(a))
+		}
+	}
+	// An ordinary ref update (a commit) does not merge anything by itself,
+	// and never fails because of the hook.
+	a.Write("x.go", "package main\n")
+	a.Commit("x")
+}
+
+func readLog(r *testgit.Repo) string {
+	out, _ := r.TryGit("rev-parse", "--git-common-dir")
+	b, _ := os.ReadFile(filepath.Join(r.Dir, out, "konteks", "log"))
+	return string(b)
 }
