@@ -51,17 +51,20 @@ const (
 
 // Entry is one durable memory, diary entry or tombstone.
 type Entry struct {
-	ID           string    `json:"id"`
-	Type         string    `json:"type"`
-	Kind         string    `json:"kind,omitempty"`
-	Subject      string    `json:"subject,omitempty"`
-	Text         string    `json:"text,omitempty"`
-	Tags         []string  `json:"tags,omitempty"`
-	Paths        []string  `json:"paths,omitempty"`
-	Symbols      []string  `json:"symbols,omitempty"`
-	Supersedes   string    `json:"supersedes,omitempty"`
-	Forgets      string    `json:"forgets,omitempty"`
-	Reason       string    `json:"reason,omitempty"`
+	ID         string   `json:"id"`
+	Type       string   `json:"type"`
+	Kind       string   `json:"kind,omitempty"`
+	Subject    string   `json:"subject,omitempty"`
+	Text       string   `json:"text,omitempty"`
+	Tags       []string `json:"tags,omitempty"`
+	Paths      []string `json:"paths,omitempty"`
+	Symbols    []string `json:"symbols,omitempty"`
+	Supersedes string   `json:"supersedes,omitempty"`
+	Forgets    string   `json:"forgets,omitempty"`
+	Reason     string   `json:"reason,omitempty"`
+	// Purge, on a tombstone, asks every clone that merges it to delete the
+	// forgotten entry's file, not only hide it (see purge.go).
+	Purge        bool      `json:"purge,omitempty"`
 	Author       string    `json:"author"`
 	Created      time.Time `json:"created"`
 	SourceCommit string    `json:"source_commit,omitempty"` // HEAD when it was saved
@@ -409,21 +412,23 @@ func check(e Entry) error {
 	return nil
 }
 
+// message is the memory commit's message for a durable save. It names
+// the entry and never carries its text, reason or tags: commit messages
+// are pushed to every clone, cannot be purged without rewriting history,
+// and are shown by every git tool, while the entry itself can be
+// forgotten and purged.
 func message(e Entry) string {
-	subject := e.Text
+	var subject string
 	switch e.Type {
 	case TypeTombstone:
-		subject = "forget " + e.Forgets + ": " + e.Reason
+		subject = "forget " + e.Kind + " " + e.Forgets
 	case TypeDiary:
-		subject = "diary: " + e.Text
+		subject = "diary entry " + e.ID
 	default:
-		if e.Kind != "" {
-			subject = e.Kind + ": " + e.Text
+		subject = "remember " + e.Kind + " " + e.ID
+		if e.Kind == "" {
+			subject = "remember " + e.ID
 		}
-	}
-	subject = strings.Join(strings.Fields(subject), " ")
-	if len(subject) > 72 {
-		subject = subject[:69] + "..."
 	}
 	return "konteks: " + subject + "\n\nEntry: " + e.ID + "\n"
 }

@@ -52,9 +52,12 @@ type Skill struct {
 	Description string `json:"description,omitempty"`
 	// FrontMatter is the YAML front matter as written (it may hold more
 	// than name and description: license, allowed-tools, metadata).
-	FrontMatter  string    `json:"front_matter,omitempty"`
-	Body         string    `json:"body,omitempty"`
-	Reason       string    `json:"reason,omitempty"` // why it was removed
+	FrontMatter string `json:"front_matter,omitempty"`
+	Body        string `json:"body,omitempty"`
+	Reason      string `json:"reason,omitempty"` // why it was removed
+	// Purge, on a removal, asks every clone that merges it to delete the
+	// skill's earlier versions' files (see purge.go).
+	Purge        bool      `json:"purge,omitempty"`
 	Author       string    `json:"author"`
 	Created      time.Time `json:"created"`
 	SourceCommit string    `json:"source_commit,omitempty"`
@@ -288,7 +291,7 @@ func AddSkill(repo *gitstore.Repo, s Skill) (saved Skill, changed bool, err erro
 	return writeSkill(repo, s, func(cur *Skill) (bool, error) {
 		same := cur != nil && cur.Type == TypeSkill && cur.Description == s.Description && cur.FrontMatter == s.FrontMatter && cur.Body == s.Body
 		return !same, nil
-	}, "skill "+s.Name+": "+s.Description)
+	}, "skill "+s.Name)
 }
 
 // RemoveSkill writes a tombstone version for the live skill name.

@@ -41,11 +41,15 @@ const pushAttempts = 6
 // pushed meanwhile, its memory is fetched and merged and the push tried
 // again. Nothing is sent when the remote already has this memory.
 func Push(repo *gitstore.Repo, remote string) (PushResult, error) {
-	res := PushResult{Remote: remote}
 	keep, err := memref.Keep(repo)
 	if err != nil {
-		return res, err
+		return PushResult{Remote: remote}, err
 	}
+	return push(repo, remote, keep)
+}
+
+func push(repo *gitstore.Repo, remote string, keep int) (PushResult, error) {
+	res := PushResult{Remote: remote}
 	if _, err := migrateRemoteIfShared(repo, remote); err != nil {
 		return res, err
 	}

@@ -213,6 +213,14 @@ func Merge(repo *gitstore.Repo, theirs gitstore.Hash, source string) (Outcome, e
 		if err != nil {
 			return out, err
 		}
+		// A purge tombstone from either side deletes the purged entry's
+		// file from both (the tree is read back, so flush first).
+		if err := w.Flush(); err != nil {
+			return out, err
+		}
+		if tree, _, err = durable.ApplyPurges(repo, w, tree); err != nil {
+			return out, err
+		}
 		out.NewDurable = countNew(repo, od, td)
 
 		var next gitstore.Hash

@@ -1,13 +1,18 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/konteks/git-konteks/internal/testgit"
+	"github.com/konteks/git-konteks/memory"
 )
 
 // teamRemote makes a bare remote with one commit of source and no memory,
@@ -165,4 +170,109 @@ func readLog(r *testgit.Repo) string {
 	out, _ := r.TryGit("rev-parse", "--git-common-dir")
 	b, _ := os.ReadFile(filepath.Join(r.Dir, out, "konteks", "log"))
 	return string(b)
+}
+
+// memoryRefs lists every memory ref of a repository: local, tracking,
+// checkpoint and (on a bare remote) shared.
+func memoryRefs(t *testing.T, r *testgit.Repo) []string {
+	t.Helper()
+	out := r.Git("for-each-ref", "--format=%(refname)", "refs/konteks", "refs/konteks-wip", "refs/konteks-remotes/", "refs/konteks-shared/")
+	if out == "" {
+		return nil
+	}
+	return strings.Split(out, "\n")
+}
+
+// reachableHolding returns the objects reachable from refs that contain
+// needle, zstd frames decoded.
+func reachableHolding(t *testing.T, r *testgit.Repo, needle string, refs []string) []string {
+	t.Helper()
+	if len(refs) == 0 {
+		return nil
+	}
+	list := r.Git(append([]string{"rev-list", "--objects"}, refs...)...)
+	var ids []string
+	for _, line := range strings.Split(list, "\n") {
+		if id, _, _ := strings.Cut(line, " "); id != "" {
+			ids = append(ids, id)
+		}
+	}
+	cmd := exec.Command("git", "cat-file", "--batch")
+	cmd.Dir, cmd.Env = r.Dir, testgit.Env()
+	cmd.Stdin = strings.NewReader(strings.Join(ids, "\n") + "\n")
+	raw, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hits []string
+	for len(raw) > 0 {
+		nl := bytes.IndexByte(raw, '\n')
+		f := strings.Fields(string(raw[:nl]))
+		size, _ := strconv.Atoi(f[2])
+		body := raw[nl+1 : nl+1+size]
+		raw = raw[nl+1+size+1:]
+		text := body
+		if bytes.HasPrefix(body, []byte{0x28, 0xb5, 0x2f, 0xfd}) {
+			if d, err := memory.Decompress(body); err == nil {
+				text = d
+			}
+		}
+		if bytes.Contains(text, []byte(needle)) {
+			hits = append(hits, f[1]+" "+f[0])
+		}
+	}
+	return hits
+}
+
+// TestPurgeLeavesNoReachableCopy: a purged memory is in no object
+// reachable from any memory ref of the purging clone, of the remote, and
+// (after its next fetch) of a teammate that had fetched it; the commit
+// messages never held it; a plain forget keeps it readable with --all.
+func TestPurgeLeavesNoReachableCopy(t *testing.T) {
+	const needle = "aws_secret_hint purge-needle-7f3a9"
+	remote, _ := teamRemote(t)
+	a := cloneOf(t, remote, "a")
+	b := cloneOf(t, remote, "b")
+	for _, c := range []*testgit.Repo{a, b} {
+		run(t, c.Dir, "init", "--no-hooks")
+	}
+	run(t, a.Dir, "remember", "--kind", "note", "Staging uses "+needle)
+	run(t, a.Dir, "remember", "--kind", "fact", "Deploys go through the release job")
+	for i := 0; i < 3; i++ { // a few pushes: the text is in older commits too
+		a.Write(fmt.Sprintf("f%d.go", i), "package main\n")
+		a.Commit("work")
+		run(t, a.Dir, "extract")
+		run(t, a.Dir, "push")
+	}
+	run(t, b.Dir, "fetch")
+	if got := a.Git("log", "--format=%B", "refs/konteks"); strings.Contains(got, "purge-needle") {
+		t.Fatalf("a memory commit's message holds the memory's text:\n%s", got)
+	}
+	id := ""
+	for _, m := range listMemories(t, a.Dir) {
+		if strings.Contains(m.Text, "purge-needle") {
+			id = m.ID
+		}
+	}
+	if hits := reachableHolding(t, testgit.At(t, remote), "purge-needle", memoryRefs(t, testgit.At(t, remote))); len(hits) == 0 {
+		t.Fatal("setup: the remote does not hold the text before the purge")
+	}
+	run(t, a.Dir, "memories", "forget", id, "--reason", "a credential hint", "--purge")
+	for name, r := range map[string]*testgit.Repo{"a": a, "remote": testgit.At(t, remote)} {
+		if hits := reachableHolding(t, r, "purge-needle", memoryRefs(t, r)); len(hits) > 0 {
+			t.Fatalf("%s: purged text still reachable from memory refs in %v", name, hits)
+		}
+	}
+	run(t, b.Dir, "fetch")
+	if hits := reachableHolding(t, b, "purge-needle", memoryRefs(t, b)); len(hits) > 0 {
+		t.Fatalf("b still reaches the purged text after fetching the purge: %v", hits)
+	}
+	if got := listMemories(t, b.Dir); len(got) != 1 || !strings.Contains(got[0].Text, "release job") {
+		t.Fatalf("b's memories after the purge: %+v", got)
+	}
+	// The other memory survived everywhere, and a's next push is normal.
+	if got := listMemories(t, a.Dir); len(got) != 1 {
+		t.Fatalf("a's memories after the purge: %+v", got)
+	}
+	run(t, b.Dir, "push")
 }
