@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -275,4 +276,56 @@ func TestPurgeLeavesNoReachableCopy(t *testing.T) {
 		t.Fatalf("a's memories after the purge: %+v", got)
 	}
 	run(t, b.Dir, "push")
+}
+
+// TestGCBoundsOldHistory: memory written one commit per extraction (as
+// format 1 did) is squashed to konteks.history.keep by gc, and status
+// --size reports it against the source.
+func TestGCBoundsOldHistory(t *testing.T) {
+	remote, _ := teamRemote(t)
+	a := cloneOf(t, remote, "a")
+	run(t, a.Dir, "extract")
+	// Stack 12 commits as the old format did.
+	tip := a.Git("rev-parse", "refs/konteks")
+	tree := a.Git("rev-parse", "refs/konteks^{tree}")
+	for i := 0; i < 12; i++ {
+		tip = a.Git("commit-tree", "-p", tip, "-m", fmt.Sprintf("konteks: old extraction %d", i), tree)
+	}
+	a.Git("update-ref", "refs/konteks", tip)
+	a.Git("config", "konteks.history.keep", "3")
+	var res struct {
+		Before, After struct {
+			Chain int
+			Local struct{ Bytes int64 }
+		}
+	}
+	if err := json.Unmarshal([]byte(run(t, a.Dir, "gc", "--prune=now", "--json")), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Before.Chain != 13 || res.After.Chain != 3 {
+		t.Fatalf("gc chain %d -> %d, want 13 -> 3", res.Before.Chain, res.After.Chain)
+	}
+	if n := a.Git("rev-list", "--count", "refs/konteks"); n != "3" {
+		t.Fatalf("refs/konteks reaches %s commits after gc", n)
+	}
+	var st struct {
+		Size struct {
+			Chain  int
+			Source struct{ Bytes int64 }
+			Ratio  float64
+		}
+	}
+	if err := json.Unmarshal([]byte(run(t, a.Dir, "status", "--size", "--json")), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Size.Chain != 3 || st.Size.Source.Bytes == 0 || st.Size.Ratio <= 0 {
+		t.Fatalf("status --size: %+v", st.Size)
+	}
+	if out := run(t, a.Dir, "status", "--size"); !strings.Contains(out, "source history") {
+		t.Fatalf("status --size text:\n%s", out)
+	}
+	a.Git("config", "konteks.history.keep", "zero")
+	if _, errOut, err := tryRun(a.Dir, nil, "gc"); err == nil || !strings.Contains(errOut, "konteks.history.keep") {
+		t.Fatalf("a bad konteks.history.keep should be named: %v %s", err, errOut)
+	}
 }

@@ -2,19 +2,24 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/konteks/git-konteks/extract"
 	"github.com/konteks/git-konteks/memory"
+	"github.com/konteks/git-konteks/memref"
 )
 
 func statusCommand() *cli.Command {
 	return &cli.Command{
 		Name:   "status",
 		Usage:  "show which commit memory describes and whether HEAD has moved past it",
-		Flags:  []cli.Flag{jsonFlag},
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "size", Usage: "also measure memory's size on disk against the source repository's (walks history)"},
+			jsonFlag,
+		},
 		Action: runStatus,
 	}
 }
@@ -31,6 +36,7 @@ type statusJSON struct {
 	Sections     int            `json:"sections"`
 	Skipped      map[string]int `json:"skipped,omitempty"`
 	Interrupted  string         `json:"interrupted,omitempty"` // target of an unfinished run
+	Size         *memref.Size   `json:"size,omitempty"`
 	Hint         string         `json:"hint,omitempty"`
 }
 
@@ -77,6 +83,13 @@ func runStatus(c *cli.Context) error {
 	if st.Interrupted != "" && merr == nil {
 		st.Hint = "an extraction was interrupted: run `git konteks extract --mode resume`"
 	}
+	if c.Bool("size") {
+		sz, err := memref.MeasureSize(repo)
+		if err != nil {
+			return err
+		}
+		st.Size = &sz
+	}
 	if c.Bool("json") {
 		return printJSON(c, st)
 	}
@@ -109,8 +122,28 @@ func runStatus(c *cli.Context) error {
 	if st.Interrupted != "" {
 		fmt.Fprintf(w, "interrupted: extraction of %s\n", shortHash(st.Interrupted))
 	}
+	if st.Size != nil {
+		printSize(w, *st.Size)
+	}
 	if st.Hint != "" {
 		fmt.Fprintf(w, "hint:    %s\n", st.Hint)
 	}
 	return nil
+}
+
+func printSize(w io.Writer, s memref.Size) {
+	fmt.Fprintf(w, "size:    memory %s in %d objects (%d commits; tip alone %s), all memory refs %s; source history %s (memory %.2fx the source)\n",
+		humanBytes(s.Local.Bytes), s.Local.Objects, s.Chain, humanBytes(s.Tip.Bytes), humanBytes(s.Tracked.Bytes), humanBytes(s.Source.Bytes), s.Ratio)
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
 }

@@ -117,6 +117,7 @@ func newApp() *cli.App {
 			mcpCommand(),
 			whyCommand(),
 			historyCommand(),
+			gcCommand(),
 		},
 	}
 }
