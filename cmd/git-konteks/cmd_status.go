@@ -14,8 +14,8 @@ import (
 
 func statusCommand() *cli.Command {
 	return &cli.Command{
-		Name:   "status",
-		Usage:  "show which commit memory describes and whether HEAD has moved past it",
+		Name:  "status",
+		Usage: "show which commit memory describes and whether HEAD has moved past it",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "size", Usage: "also measure memory's size on disk against the source repository's (walks history)"},
 			jsonFlag,
