@@ -15,7 +15,7 @@ BINDIR    := $(PREFIX)/bin
 BENCH_SRC ?= $(shell $(GO) env GOROOT)/src
 FUZZTIME  ?= 30s
 
-.PHONY: all build install run test vet fmt-check bench bench-go bench-extract bench-recall bench-mcp bench-history eval fuzz clean
+.PHONY: all build install run test vet fmt-check bench bench-go bench-extract bench-recall bench-mcp bench-history bench-growth eval fuzz clean
 
 all: build
 
@@ -42,7 +42,7 @@ vet:
 test: fmt-check vet
 	$(GO) test -race -count=1 -timeout 20m ./...
 
-bench: bench-go bench-extract bench-recall bench-mcp bench-history
+bench: bench-go bench-extract bench-recall bench-mcp bench-history bench-growth
 
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./...
@@ -59,6 +59,10 @@ bench-mcp: build
 # History memory on the longest real history here (BENCH_HISTORY=repo to choose).
 bench-history: build
 	scripts/bench-history.sh $(or $(BENCH_HISTORY),/work/.mirror/prometheus+prometheus/repo) $(CURDIR)/bin/git-konteks
+
+# Memory growth over N hook-driven extractions (BENCH_GROWTH="repo..." to choose).
+bench-growth: build
+	BINARY=$(CURDIR)/bin/git-konteks scripts/bench-growth.sh $(BENCH_GROWTH)
 
 eval:
 	scripts/eval.sh
