@@ -239,6 +239,11 @@ func (r *run) do(ctx context.Context) (*Result, error) {
 	if mode == ModeChanged && !prev.Derived() {
 		mode, r.reason = ModeFull, "no memory yet"
 	}
+	// Memory of an earlier format (manifest schema) is rebuilt once: its
+	// derived records are replaced, its durable memory is kept as it is.
+	if prev != nil && prev.Manifest != nil && mode != ModeRebuild && prev.Manifest.Schema != manifest.Schema {
+		mode, r.reason = ModeRebuild, fmt.Sprintf("memory format changed (%d -> %d)", prev.Manifest.Schema, manifest.Schema)
+	}
 	if prev != nil && prev.Manifest != nil && mode != ModeRebuild && prev.Manifest.RecordVersion != memory.RecordVersion {
 		mode, r.reason = ModeRebuild, fmt.Sprintf("record version changed (%d -> %d)", prev.Manifest.RecordVersion, memory.RecordVersion)
 	}

@@ -329,3 +329,49 @@ func TestGCBoundsOldHistory(t *testing.T) {
 		t.Fatalf("a bad konteks.history.keep should be named: %v %s", err, errOut)
 	}
 }
+
+// TestFormatOneMemoryIsCarriedOver: memory written by the previous format
+// (testdata/format1) is rebuilt once on the first extraction, keeps its
+// durable memories, tombstones and skills, and loses its long chain.
+func TestFormatOneMemoryIsCarriedOver(t *testing.T) {
+	r := testgit.New(t)
+	bundle, err := filepath.Abs("../../testdata/format1/memory.bundle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Git("fetch", "-q", bundle, "main:refs/heads/old", "refs/konteks:refs/konteks")
+	r.Git("checkout", "-q", "old")
+	if n := r.Git("rev-list", "--count", "refs/konteks"); n == "1" {
+		t.Fatal("setup: the fixture should hold a chain of memory commits")
+	}
+	rep := extractJSON(t, r.Dir)
+	if rep.Manifest.Mode != "rebuild" {
+		t.Fatalf("first extraction over format 1 memory: mode %q, want rebuild", rep.Manifest.Mode)
+	}
+	var m struct{ Schema int }
+	if err := json.Unmarshal([]byte(r.Git("cat-file", "blob", "refs/konteks:manifest.json")), &m); err != nil || m.Schema != 2 {
+		t.Fatalf("manifest schema after the upgrade: %d (%v)", m.Schema, err)
+	}
+	all := listMemories(t, r.Dir, "--all")
+	var live, forgotten int
+	for _, it := range all {
+		switch it.Status {
+		case "live":
+			live++
+		case "forgotten":
+			forgotten++
+		}
+	}
+	if live != 1 || forgotten != 1 {
+		t.Fatalf("durable memories after the upgrade: %d live, %d forgotten, want 1 and 1: %+v", live, forgotten, all)
+	}
+	if out := run(t, r.Dir, "skill", "list"); !strings.Contains(out, "release") {
+		t.Fatalf("skill lost in the upgrade:\n%s", out)
+	}
+	if n := r.Git("rev-list", "--count", "refs/konteks"); n != "1" {
+		t.Fatalf("memory chain after the upgrade: %s commits, want 1", n)
+	}
+	if out := run(t, r.Dir, "recall", "where are notes stored"); !strings.Contains(out, "internal/store") {
+		t.Fatalf("recall after the upgrade:\n%s", out)
+	}
+}
