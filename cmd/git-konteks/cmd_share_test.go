@@ -375,3 +375,40 @@ func TestFormatOneMemoryIsCarriedOver(t *testing.T) {
 		t.Fatalf("recall after the upgrade:\n%s", out)
 	}
 }
+
+// TestKillDuringSquashedPush: SIGKILL after the squashed chain is written
+// and before it is pushed, or after it is pushed and before local memory
+// takes it, leaves both sides' memory readable and complete; the next
+// push finishes the work.
+func TestKillDuringSquashedPush(t *testing.T) {
+	remote, _ := teamRemote(t)
+	a := cloneOf(t, remote, "a")
+	run(t, a.Dir, "init", "--no-hooks")
+	a.Git("config", "konteks.history.keep", "1")
+	for _, point := range []string{"push-squashed", "push-sent"} {
+		for i := 0; i < 2; i++ {
+			run(t, a.Dir, "remember", "--kind", "fact", fmt.Sprintf("fact %d before a kill at %s", i, point))
+			run(t, a.Dir, "push")
+		}
+		run(t, a.Dir, "remember", "--kind", "fact", "the fact of the push killed at "+point)
+		before := a.Git("rev-parse", "refs/konteks")
+		cmd := exec.Command(binary, "push")
+		cmd.Dir, cmd.Env = a.Dir, append(testgit.Env(), "KONTEKS_TEST_KILL_AT="+point)
+		if err := cmd.Run(); err == nil {
+			t.Fatalf("%s: the push was not killed", point)
+		}
+		if got := a.Git("rev-parse", "refs/konteks"); got != before {
+			t.Fatalf("%s: local memory moved by a killed push", point)
+		}
+		run(t, a.Dir, "push")
+		b := cloneOf(t, remote, "b-"+point)
+		run(t, b.Dir, "fetch")
+		found := false
+		for _, m := range listMemories(t, b.Dir) {
+			found = found || strings.Contains(m.Text, "killed at "+point)
+		}
+		if !found {
+			t.Fatalf("%s: the memory pushed after the kill did not reach a fresh clone", point)
+		}
+	}
+}
