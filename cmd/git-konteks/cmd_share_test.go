@@ -412,3 +412,50 @@ func TestKillDuringSquashedPush(t *testing.T) {
 		}
 	}
 }
+
+// TestLinkedWorktreeNeverAnswersFromAnotherBranch: a commit in a linked
+// worktree does not move memory under the main worktree (the hooks'
+// runner leaves it), and recall in the linked worktree leaves out files
+// its HEAD does not have and says why.
+func TestLinkedWorktreeNeverAnswersFromAnotherBranch(t *testing.T) {
+	r := testgit.New(t)
+	r.Write("billing/invoice.go", "package billing\n\n// Invoice totals a customer's monthly charges.\nfunc Invoice() int { return 0 }\n")
+	r.Write("billing/refund.go", "package billing\n\n// Refund returns a customer's monthly charges.\nfunc Refund() int { return 0 }\n")
+	r.Commit("billing")
+	run(t, r.Dir, "init")
+	source := r.Git("rev-parse", "HEAD")
+	wt := filepath.Join(t.TempDir(), "wt")
+	r.Git("worktree", "add", "-q", "-b", "feature", wt)
+	w := testgit.At(t, wt)
+	w.Remove("billing/invoice.go")
+	w.Commit("drop invoices on the feature branch")
+	logPath := filepath.Join(r.Dir, ".git", "konteks", "log")
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if b, _ := os.ReadFile(logPath); strings.Contains(string(b), "linked worktree") {
+			break
+		}
+		if time.Now().After(deadline) {
+			b, _ := os.ReadFile(logPath)
+			t.Fatalf("the runner did not see the linked worktree's commit; log:\n%s", b)
+		}
+	}
+	var st struct {
+		SourceCommit string `json:"source_commit"`
+	}
+	if err := json.Unmarshal([]byte(run(t, r.Dir, "status", "--json")), &st); err != nil || st.SourceCommit != source {
+		t.Fatalf("memory moved to the linked worktree's commit: %+v %v", st, err)
+	}
+	out, errOut, err := tryRun(wt, nil, "recall", "monthly charges invoice")
+	if err != nil {
+		t.Fatalf("recall in the linked worktree: %v %s", err, errOut)
+	}
+	if strings.Contains(out, "billing/invoice.go") {
+		t.Fatalf("recall in the linked worktree answered with a file its HEAD does not have:\n%s", out)
+	}
+	if !strings.Contains(out+errOut, "not this checkout's HEAD") {
+		t.Fatalf("no note that memory describes another commit:\n%s\n%s", out, errOut)
+	}
+	if out := run(t, r.Dir, "recall", "monthly charges invoice"); !strings.Contains(out, "billing/invoice.go") {
+		t.Fatalf("the main worktree lost the file:\n%s", out)
+	}
+}
