@@ -459,3 +459,74 @@ func TestLinkedWorktreeNeverAnswersFromAnotherBranch(t *testing.T) {
 		t.Fatalf("the main worktree lost the file:\n%s", out)
 	}
 }
+
+// waitUntil polls cond for up to 30 s (the hooks' runner works in the
+// background).
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+	}
+}
+
+// TestTeamWalkthrough is the team set-up as the manual describes it: a
+// bare remote and three clones, init everywhere, commits with the hooks,
+// one clone extracting and pushing, teammates' memory arriving with plain
+// git fetch and pull, recall hybrid throughout, and nothing lost.
+func TestTeamWalkthrough(t *testing.T) {
+	remote, _ := teamRemote(t)
+	ci, b, c := cloneOf(t, remote, "ci"), cloneOf(t, remote, "b"), cloneOf(t, remote, "c")
+	for _, r := range []*testgit.Repo{ci, b, c} {
+		run(t, r.Dir, "init")
+	}
+	// The extracting clone commits; its hook brings memory to HEAD.
+	ci.Write("billing/invoice.go", "package billing\n\n// Invoice totals a customer's monthly charges.\nfunc Invoice() int { return 0 }\n")
+	head := ci.Commit("billing: invoices")
+	ci.Git("push", "-q", "origin", "HEAD:main")
+	waitUntil(t, "the hook extracted the new commit", func() bool {
+		var st struct {
+			SourceCommit string `json:"source_commit"`
+		}
+		return json.Unmarshal([]byte(run(t, ci.Dir, "status", "--json")), &st) == nil && st.SourceCommit == head
+	})
+	run(t, ci.Dir, "push")
+	// b pulls the code; plain git brings the memory along and the hook
+	// merges it.
+	b.Git("pull", "-q", "--ff-only")
+	waitUntil(t, "b merged the memory brought by git pull", func() bool {
+		var st struct {
+			SourceCommit string `json:"source_commit"`
+		}
+		return json.Unmarshal([]byte(run(t, b.Dir, "status", "--json")), &st) == nil && st.SourceCommit == head
+	})
+	run(t, b.Dir, "remember", "--kind", "decision", "Invoices are computed nightly, never on request")
+	run(t, b.Dir, "push")
+	// c only fetches.
+	c.Git("fetch", "-q")
+	waitUntil(t, "c merged its teammates' memory after git fetch", func() bool {
+		got := listMemories(t, c.Dir)
+		return len(got) == 1 && strings.Contains(got[0].Text, "nightly")
+	})
+	c.Git("merge", "-q", "--ff-only", "origin/main")
+	for _, r := range []*testgit.Repo{ci, b, c} {
+		out, errOut, err := tryRun(r.Dir, nil, "recall", "--json", "how are monthly invoices computed")
+		if err != nil {
+			t.Fatalf("%s: recall: %v %s", r.Dir, err, errOut)
+		}
+		if !strings.Contains(out, "billing/invoice.go") {
+			t.Fatalf("%s: recall missed the file:\n%s", r.Dir, out)
+		}
+		if strings.Contains(errOut, "lexical search only") || strings.Contains(errOut, "holds no vectors") {
+			t.Fatalf("%s: recall is not hybrid:\n%s", r.Dir, errOut)
+		}
+	}
+	// Everyone ends with the decision; nobody lost anything.
+	run(t, ci.Dir, "fetch")
+	for _, r := range []*testgit.Repo{ci, b, c} {
+		if got := listMemories(t, r.Dir); len(got) != 1 {
+			t.Fatalf("%s holds %d memories, want 1", r.Dir, len(got))
+		}
+	}
+}
