@@ -15,7 +15,7 @@ BINDIR    := $(PREFIX)/bin
 BENCH_SRC ?= $(shell $(GO) env GOROOT)/src
 FUZZTIME  ?= 30s
 
-.PHONY: all build install run test vet fmt-check bench bench-go bench-extract bench-recall bench-mcp bench-history bench-growth eval fuzz clean
+.PHONY: all build install run test vet fmt-check bench bench-go bench-extract bench-recall bench-mcp bench-history bench-growth bench-report eval fuzz clean
 
 all: build
 
@@ -63,6 +63,10 @@ bench-history: build
 # Memory growth over N hook-driven extractions (BENCH_GROWTH="repo..." to choose).
 bench-growth: build
 	BINARY=$(CURDIR)/bin/git-konteks scripts/bench-growth.sh $(BENCH_GROWTH)
+
+# docs/performance.md from one run of the benchmarks (BENCH_REPORT="targets" to choose).
+bench-report:
+	scripts/bench-report.sh $(BENCH_REPORT)
 
 eval:
 	scripts/eval.sh
