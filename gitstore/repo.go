@@ -253,6 +253,9 @@ func (r *Repo) openStorage() error {
 	return nil
 }
 
+// ErrNoCommits is returned when HEAD names no commit yet.
+var ErrNoCommits = errors.New("the repository has no commits yet (commit something first)")
+
 // ErrSHA256 is returned for repositories whose objects are named by
 // SHA-256 (`git init --object-format=sha256`): go-git v5 reads only
 // SHA-1 object ids.
@@ -423,7 +426,7 @@ func (r *Repo) Resolve(rev string) (*object.Commit, error) {
 	h, err := r.git.ResolveRevision(plumbing.Revision(rev))
 	if err != nil {
 		if rev == "HEAD" {
-			return nil, fmt.Errorf("resolve HEAD: the repository has no commits yet (commit something first): %w", err)
+			return nil, fmt.Errorf("resolve HEAD: %w: %w", ErrNoCommits, err)
 		}
 		return nil, fmt.Errorf("resolve %q: %w", rev, err)
 	}
@@ -620,6 +623,23 @@ func (r *Repo) runGitDir(name string) (string, error) {
 		p = filepath.Join(cmd.Dir, p)
 	}
 	return filepath.Clean(p), nil
+}
+
+// SetConfig sets a key in the repository's own config (.git/config).
+func (r *Repo) SetConfig(key, value string) error {
+	_, err := r.runGit(nil, "config", "--local", key, value)
+	return err
+}
+
+// UnsetConfig removes a key from the repository's own config; a key that
+// is not set is no error.
+func (r *Repo) UnsetConfig(key string) error {
+	_, err := r.runGit(nil, "config", "--local", "--unset-all", key)
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == 5 {
+		return nil // git: the key was not set
+	}
+	return err
 }
 
 // ConfigValue reads one git config value (all config levels, as git

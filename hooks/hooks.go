@@ -34,6 +34,32 @@ func Dir(repo *gitstore.Repo) (string, error) {
 	return filepath.Join(repo.CommonDir, "hooks"), nil
 }
 
+// BinKey is the config key (in .git/config, never shared) naming the
+// git-konteks executable for hooks written inside the work tree.
+const BinKey = "konteks.hooks.bin"
+
+// InWorkTree reports whether the hooks directory lies inside the work tree
+// (core.hooksPath = .husky, .githooks): hooks written there can be
+// committed and run on other machines, so they must not name this
+// machine's paths. rel is the directory relative to the top of the work tree.
+func InWorkTree(repo *gitstore.Repo, dir string) (rel string, ok bool) {
+	if repo.WorkTree == "" {
+		return "", false
+	}
+	top, d := repo.WorkTree, dir
+	if t, err := filepath.EvalSymlinks(top); err == nil {
+		top = t
+	}
+	if x, err := filepath.EvalSymlinks(d); err == nil {
+		d = x
+	}
+	rel, err := filepath.Rel(top, d)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
+
 // State of one hook.
 type State struct {
 	Name      string `json:"name"`
@@ -76,6 +102,14 @@ func Install(repo *gitstore.Repo, bin string) ([]State, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create hooks dir: %w", err)
 	}
+	if _, shared := InWorkTree(repo, dir); shared {
+		// The hook reads this machine's executable from local config and
+		// falls back to git-konteks on PATH, on a teammate's machine.
+		if err := repo.SetConfig(BinKey, bin); err != nil {
+			return nil, fmt.Errorf("record the hooks' executable: %w", err)
+		}
+		bin = ""
+	}
 	for _, n := range Names {
 		p := filepath.Join(dir, n)
 		b, err := os.ReadFile(p)
@@ -104,6 +138,9 @@ func Uninstall(repo *gitstore.Repo) ([]State, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := repo.UnsetConfig(BinKey); err != nil {
+		return nil, err
+	}
 	for _, n := range Names {
 		p := filepath.Join(dir, n)
 		b, err := os.ReadFile(p)
@@ -124,8 +161,13 @@ func Uninstall(repo *gitstore.Repo) ([]State, error) {
 
 // script is the hook: run the user's chained hook (same arguments, same
 // stdin), then start the runner in the background and return at once. The
-// exit status is the user hook's, never ours.
+// exit status is the user hook's, never ours. With bin "" the hook names
+// no path: it takes the executable from BinKey, else from PATH.
 func script(name, bin string) string {
+	find := `bin=` + shellQuote(bin) + "\n"
+	if bin == "" {
+		find = `bin=$(git config --get ` + BinKey + ` 2>/dev/null)` + "\n"
+	}
 	return `#!/bin/sh
 ` + marker + ` (` + name + `): keeps refs/konteks current in the background.
 # Installed by 'git konteks hooks install'; 'git konteks hooks uninstall'
@@ -134,8 +176,7 @@ status=0
 if [ -x "$0` + chainedSuffix + `" ]; then
 	"$0` + chainedSuffix + `" "$@" || status=$?
 fi
-bin=` + shellQuote(bin) + `
-[ -x "$bin" ] || bin=git-konteks
+` + find + `[ -x "$bin" ] || bin=git-konteks
 "$bin" hooks run ` + name + ` "$@" </dev/null >/dev/null 2>&1 &
 exit $status
 `
