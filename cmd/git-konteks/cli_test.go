@@ -415,3 +415,20 @@ func TestHelpAgreesWithCode(t *testing.T) {
 		t.Errorf("duplicate remember: %v %q", err, out)
 	}
 }
+
+// docs/cli.md lists every error code the command line can print.
+func TestErrorCodesDocumented(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "cli.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	codes := []string{"usage", "unknown_command", "interrupted", "error"}
+	for _, c := range errorCodes {
+		codes = append(codes, c.code)
+	}
+	for _, c := range codes {
+		if !strings.Contains(string(b), "| `"+c+"` |") {
+			t.Errorf("docs/cli.md does not document the error code %s", c)
+		}
+	}
+}
