@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -141,22 +142,13 @@ func suggest(name string, cmds []*cli.Command) []string {
 			switch {
 			case d < best:
 				best, out = d, []string{c.Name}
-			case d == best && !contains(out, c.Name):
+			case d == best && !slices.Contains(out, c.Name):
 				out = append(out, c.Name)
 			}
 		}
 	}
 	sort.Strings(out)
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // editDistance is the optimal string alignment distance between a and b:
