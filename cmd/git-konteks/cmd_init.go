@@ -40,7 +40,7 @@ type initOutput struct {
 type initRemote struct {
 	Name       string `json:"name"`
 	Configured bool   `json:"configured"`      // the fetch refspec was added by this run
-	Fetch      string `json:"fetch,omitempty"` // the merge's result, or "no_memory"
+	Fetch      string `json:"fetch,omitempty"` // the merge's result, or no-remote-memory
 	Error      string `json:"error,omitempty"` // why sharing or the fetch failed
 }
 

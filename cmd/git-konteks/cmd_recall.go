@@ -23,8 +23,8 @@ func recallCommand() *cli.Command {
 		Usage:     "find the sections of memory that matter for a task or question",
 		ArgsUsage: `"task or question"`,
 		Description: "Ranks every section of memory (functions, types, headings, config keys, files) for the\n" +
-			"task: BM25 over their text and vector similarity, " + fusionText() + ", with boosts for\n" +
-			"symbol definitions and names the task mentions, and at most a few hits per file.\n" +
+			"task: BM25 over their text and vector similarity, " + fusionText() + ",\n" +
+			"with boosts for symbol definitions and names the task mentions, and at most a few hits per file.\n" +
 			"Saved memories that match come first. Prints one line per memory and per hit\n" +
 			"(path:start-end  name  summary), or with --json one object: hits, memories, memory.\n" +
 			"A task of - is read from standard input.\n" +

@@ -5,8 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -194,7 +196,11 @@ func printVersion(w io.Writer) {
 // status and files.
 func writeMan(w io.Writer, app *cli.App) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, ".TH GIT-KONTEKS 1 %q %q \"Git Konteks Manual\"\n", time.Now().UTC().Format("2006-01-02"), "git-konteks "+version)
+	date := time.Now()
+	if sec, err := strconv.ParseInt(os.Getenv("SOURCE_DATE_EPOCH"), 10, 64); err == nil {
+		date = time.Unix(sec, 0) // reproducible builds
+	}
+	fmt.Fprintf(&b, ".TH GIT-KONTEKS 1 %q %q \"Git Konteks Manual\"\n", date.UTC().Format("2006-01-02"), "git-konteks "+version)
 	b.WriteString(".SH NAME\ngit-konteks \\- " + roff(app.Usage) + "\n")
 	b.WriteString(".SH SYNOPSIS\n.B git konteks\n[\\fB\\-C\\fR \\fIDIR\\fR] \\fICOMMAND\\fR [\\fIOPTIONS\\fR] [\\fIARGS\\fR]\n")
 	b.WriteString(".SH DESCRIPTION\n" + roffText(app.Description) + "\n")
@@ -293,4 +299,25 @@ func roffText(s string) string {
 		out = append(out, ".fi")
 	}
 	return strings.Join(out, "\n")
+}
+
+// wrapList joins names with ", ", breaking the line before width.
+func wrapList(names []string, width int) string {
+	var b strings.Builder
+	line := 0
+	for i, n := range names {
+		if i > 0 {
+			b.WriteString(",")
+			if line+len(n)+2 > width {
+				b.WriteString("\n")
+				line = 0
+			} else {
+				b.WriteString(" ")
+				line++
+			}
+		}
+		b.WriteString(n)
+		line += len(n) + 1
+	}
+	return b.String()
 }
