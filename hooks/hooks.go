@@ -42,22 +42,37 @@ const BinKey = "konteks.hooks.bin"
 // (core.hooksPath = .husky, .githooks): hooks written there can be
 // committed and run on other machines, so they must not name this
 // machine's paths. rel is the directory relative to the top of the work tree.
+// The git dir (.git/hooks) is inside the work tree's directory but never
+// part of it.
 func InWorkTree(repo *gitstore.Repo, dir string) (rel string, ok bool) {
 	if repo.WorkTree == "" {
 		return "", false
 	}
-	top, d := repo.WorkTree, dir
-	if t, err := filepath.EvalSymlinks(top); err == nil {
-		top = t
-	}
-	if x, err := filepath.EvalSymlinks(d); err == nil {
-		d = x
-	}
-	rel, err := filepath.Rel(top, d)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	d := realPath(dir)
+	if within(realPath(repo.GitDir), d) || within(realPath(repo.CommonDir), d) {
 		return "", false
 	}
+	top := realPath(repo.WorkTree)
+	if !within(top, d) {
+		return "", false
+	}
+	rel, _ = filepath.Rel(top, d)
 	return filepath.ToSlash(rel), true
+}
+
+// within reports whether path p is dir or below it.
+func within(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// realPath resolves symbolic links where it can (a temporary directory
+// reached through /tmp -> /private/tmp).
+func realPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
 }
 
 // State of one hook.

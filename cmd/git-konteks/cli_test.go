@@ -340,6 +340,17 @@ func TestRecallLimitsMemoriesAndStdin(t *testing.T) {
 // keep memory current here and, from PATH, on a teammate's machine.
 func TestHooksInTrackedDirectory(t *testing.T) {
 	r := recallRepo(t)
+	// Hooks in .git/hooks keep naming this executable, without a warning.
+	if _, errOut, err := tryRun(r.Dir, nil, "hooks", "install"); err != nil || errOut != "" {
+		t.Fatalf("install in .git/hooks: %v, stderr %q", err, errOut)
+	}
+	if b, _ := os.ReadFile(filepath.Join(r.Dir, ".git", "hooks", "post-commit")); !strings.Contains(string(b), binary) {
+		t.Fatalf(".git/hooks/post-commit does not name %s:\n%s", binary, b)
+	}
+	if _, err := r.TryGit("config", "--get", "konteks.hooks.bin"); err == nil {
+		t.Fatal("konteks.hooks.bin set for hooks outside the work tree")
+	}
+	run(t, r.Dir, "hooks", "uninstall")
 	r.Write(".husky/pre-commit", "#!/bin/sh\nexit 0\n")
 	r.Commit("husky")
 	r.Git("config", "core.hooksPath", ".husky")
