@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/history"
 	"github.com/konteks/git-konteks/index"
 	"github.com/konteks/git-konteks/internal/testgit"
@@ -263,8 +264,22 @@ func TestJSONErrors(t *testing.T) {
 			t.Errorf("%v: exit %d, %+v, stdout %q; want %s exit %d", tc.args, code, e, out, tc.code, tc.exit)
 		}
 	}
+	// A running extraction holds the lock: --no-wait says "locked".
+	repo, err := gitstore.Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock, _, err := repo.TryLock("extract")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, err := tryRun(r.Dir, nil, "extract", "--json", "--no-wait")
+	lock.Unlock()
+	if code := exitCode(t, err); code != 1 || !strings.Contains(errOut, `"error":"locked"`) {
+		t.Fatalf("extract --no-wait under the lock: exit %d, %s", code, errOut)
+	}
 	// Without --json the same error is one line of text.
-	_, errOut, _ := tryRun(nowhere, nil, "status")
+	_, errOut, _ = tryRun(nowhere, nil, "status")
 	if strings.TrimSpace(errOut) != "git-konteks: not a git repository (or any parent up to the root)" {
 		t.Fatalf("text error %q", errOut)
 	}
