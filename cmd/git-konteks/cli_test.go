@@ -265,14 +265,7 @@ func TestJSONErrors(t *testing.T) {
 		}
 	}
 	// A running extraction holds the lock: --no-wait says "locked".
-	repo, err := gitstore.Open(r.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lock, _, err := repo.TryLock("extract")
-	if err != nil {
-		t.Fatal(err)
-	}
+	lock := holdExtractLock(t, r.Dir)
 	_, errOut, err := tryRun(r.Dir, nil, "extract", "--json", "--no-wait")
 	lock.Unlock()
 	if code := exitCode(t, err); code != 1 || !strings.Contains(errOut, `"error":"locked"`) {
@@ -283,6 +276,21 @@ func TestJSONErrors(t *testing.T) {
 	if strings.TrimSpace(errOut) != "git-konteks: not a git repository (or any parent up to the root)" {
 		t.Fatalf("text error %q", errOut)
 	}
+}
+
+// holdExtractLock takes the lock an extraction holds, as a running one
+// would.
+func holdExtractLock(t *testing.T, dir string) *gitstore.Lock {
+	t.Helper()
+	repo, err := gitstore.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock, _, err := repo.TryLock("extract")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lock
 }
 
 func TestInitJSON(t *testing.T) {
