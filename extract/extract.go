@@ -98,7 +98,7 @@ func Run(ctx context.Context, repo *gitstore.Repo, opt Options) (*Result, error)
 		var holder string
 		lock, holder, err = repo.TryLock("extract")
 		if errors.Is(err, gitstore.ErrLocked) {
-			return nil, fmt.Errorf("another extraction is running (%s)", holder)
+			return nil, fmt.Errorf("another extraction is running (%s): %w", holder, err)
 		}
 	} else {
 		lock, err = repo.LockWait("extract", 0, opt.Wait)

@@ -177,6 +177,7 @@ func (r *Repo) Log(ctx context.Context, opt LogOptions, fn func(*LogCommit) erro
 		}
 	}
 	cmd := exec.CommandContext(ctx, r.gitCLI, args...)
+	ownGroup(cmd)
 	cmd.Env = append(os.Environ(), "GIT_DIR="+r.GitDir, "GIT_NO_LAZY_FETCH=1", "GIT_NO_REPLACE_OBJECTS=1")
 	cmd.Stdin = &stdin
 	var errb bytes.Buffer
@@ -407,6 +408,7 @@ func (r *Repo) Blame(ctx context.Context, rev Hash, path string, start, end int,
 	}
 	args = append(args, rev.String(), "--", path)
 	cmd := exec.CommandContext(ctx, r.gitCLI, args...)
+	ownGroup(cmd)
 	cmd.Env = append(os.Environ(), "GIT_DIR="+r.GitDir, "GIT_NO_LAZY_FETCH=1")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

@@ -29,6 +29,7 @@ func hooksCommand() *cli.Command {
 			{Name: "status", Usage: "show which hooks are installed", Flags: []cli.Flag{jsonFlag}, Action: runHooksStatus},
 			{Name: "run", Hidden: true, Usage: "what the hooks run (records the request, catches memory up)", Action: runHooksRun, SkipFlagParsing: true},
 		},
+		Flags:  []cli.Flag{jsonFlag},
 		Action: runHooksStatus,
 	}
 }
@@ -53,7 +54,21 @@ func runHooksInstall(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	warnWorkTreeHooks(repo, st)
 	return printHooks(c, st)
+}
+
+// warnWorkTreeHooks says so when the hooks were written inside the work
+// tree (core.hooksPath pointing at a tracked directory such as .husky):
+// they may be committed, so they name no path of this machine.
+func warnWorkTreeHooks(repo *gitstore.Repo, st []hooks.State) {
+	if len(st) == 0 {
+		return
+	}
+	if rel, ok := hooks.InWorkTree(repo, filepath.Dir(st[0].Path)); ok {
+		fmt.Fprintf(os.Stderr, "warning: core.hooksPath %s is inside the work tree, so the hooks written there may be committed: "+
+			"they name no path of this machine and run git-konteks from %s, else from PATH\n", rel, hooks.BinKey)
+	}
 }
 
 func runHooksUninstall(c *cli.Context) error {

@@ -172,7 +172,7 @@ func runMemoriesForget(c *cli.Context) error {
 	t, err := forget(repo, c.Args().First(), c.String("reason"))
 	if err != nil {
 		if errors.Is(err, durable.ErrRejected) {
-			return cli.Exit("git-konteks: "+err.Error(), 1)
+			return err // main prints it, exit 1, error code "rejected"
 		}
 		return err
 	}

@@ -54,7 +54,7 @@ func skillCommand() *cli.Command {
 // remember does, and usage errors into 2.
 func skillError(err error) error {
 	if errors.Is(err, durable.ErrRejected) || errors.Is(err, durable.ErrNoSkill) {
-		return cli.Exit("git-konteks: "+err.Error(), 1)
+		return err // main prints it with exit 1 and its --json code
 	}
 	return err
 }
