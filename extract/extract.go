@@ -158,6 +158,7 @@ type run struct {
 	embedModel  string            // model whose vectors embedStage wrote
 	history     *manifest.History // counts of the history stage
 	readMu      sync.Mutex        // guards stats.BytesRead, counted by workers
+	redactMu    sync.Mutex        // guards stats.RedactedDerived
 
 	// changed holds the source paths whose record appeared, changed or
 	// went away in this run; abstracts the abstracts of records made in
@@ -365,6 +366,9 @@ func (r *run) planFull() ([]item, error) {
 	var items []item
 	seen := map[string]bool{}
 	if r.mode != ModeRebuild && r.prev.Derived() {
+		// Records made under other gate rules are not reused: what the
+		// gate lets through (and redacts) may differ for the same blob.
+		sameGate := r.prev.Manifest.GateVersion == GateVersion
 		recs := map[string]gitstore.Hash{}
 		if fh, isTree, ok, err := r.repo.Lookup(r.prev.Tree, memory.FilesDir); err != nil {
 			return nil, err
@@ -378,7 +382,7 @@ func (r *run) planFull() ([]item, error) {
 		}
 		src := gitstore.ParseHash(r.prev.Manifest.SourceTree)
 		if err := r.repo.WalkTree(src, nil, func(e gitstore.Entry) error {
-			if rec, ok := recs[e.Path]; ok {
+			if rec, ok := recs[e.Path]; ok && sameGate {
 				ru := reusable{blob: e.Hash, record: rec, path: e.Path}
 				r.reuse[e.Path] = ru
 				r.byBlob[e.Hash] = ru
@@ -631,8 +635,17 @@ func (r *run) extractOne(it item, b gitstore.Blob, vz embed.Vectorizer) outcome 
 		o.skip = reason
 		return o
 	}
+	content, kinds, skip := r.gate.Redact(it.path, b.Data)
+	if skip != "" {
+		o.skip = skip
+		return o
+	}
 	t0 := time.Now()
-	f := buildRecord(it.path, it.blob.String(), b.Data)
+	f := buildRecord(it.path, it.blob.String(), content)
+	f.Size = int64(len(b.Data))
+	if len(kinds) > 0 {
+		f.Warnings = append(f.Warnings, redactedWarning(kinds))
+	}
 	o.parse = time.Since(t0)
 	if extractedSecret(f) { // text decoded from a PDF or media file (formats.go)
 		o.skip = SkipSecretTxt
@@ -818,6 +831,12 @@ func recordDelta(t *manifest.Totals, f *memory.File, d int) {
 		}
 	}
 	t.Sections += d * len(f.Sections)
+	if hasWarning(f, redactedPrefix) {
+		t.Redacted += d
+	}
+	if hasWarning(f, trimmedPrefix) {
+		t.Trimmed += d
+	}
 	bump(t.Parsers, f.Parser, d)
 	if f.Fallback != "" {
 		bump(t.Fallbacks, f.Fallback, d)
