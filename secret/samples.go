@@ -22,13 +22,20 @@ var classes = map[byte]string{
 // Expand fills an example template with characters drawn from a generator
 // seeded with seed, so tests and planted needles are reproducible.
 func Expand(tmpl string, seed uint64) string {
+	s, _ := expand(tmpl, seed)
+	return s
+}
+
+// expand is Expand that also returns the random fragments it drew.
+func expand(tmpl string, seed uint64) (string, []string) {
+	var parts []string
 	r := rand.New(rand.NewPCG(seed, 0x6b6f6e74656b73))
 	var b strings.Builder
 	for {
 		i := strings.Index(tmpl, "{")
 		if i < 0 {
 			b.WriteString(tmpl)
-			return b.String()
+			return b.String(), parts
 		}
 		j := strings.IndexByte(tmpl[i:], '}')
 		cls, n := byte(0), 0
@@ -43,17 +50,21 @@ func Expand(tmpl string, seed uint64) string {
 			continue
 		}
 		b.WriteString(tmpl[:i])
-		for k := 0; k < n; k++ {
-			b.WriteByte(set[r.IntN(len(set))])
+		part := make([]byte, n)
+		for k := range part {
+			part[k] = set[r.IntN(len(set))]
 		}
+		b.Write(part)
+		parts = append(parts, string(part))
 		tmpl = tmpl[i+j+1:]
 	}
 }
 
 // Sample is one example credential of a rule.
 type Sample struct {
-	Kind string
-	Text string
+	Kind  string
+	Text  string
+	Parts []string // the random fragments of Text: parts of the credential
 }
 
 // Samples expands every rule's true examples: the credentials the
@@ -62,7 +73,8 @@ func Samples() []Sample {
 	var out []Sample
 	for ri, r := range Rules() {
 		for i, t := range r.True {
-			out = append(out, Sample{Kind: r.ID, Text: Expand(t, uint64(ri*100+i))})
+			text, parts := expand(t, uint64(ri*100+i))
+			out = append(out, Sample{Kind: r.ID, Text: text, Parts: parts})
 		}
 	}
 	return out
