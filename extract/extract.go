@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -159,6 +160,7 @@ type run struct {
 	history     *manifest.History // counts of the history stage
 	readMu      sync.Mutex        // guards stats.BytesRead, counted by workers
 	redactMu    sync.Mutex        // guards stats.RedactedDerived
+	gateNS      atomic.Int64      // time workers spent in the content gate and the detector
 
 	// changed holds the source paths whose record appeared, changed or
 	// went away in this run; abstracts the abstracts of records made in
@@ -592,6 +594,9 @@ func (r *run) execute(ctx context.Context, items []item) error {
 		firstErr = err
 	}
 	r.stage("extract", t1)
+	// The content gate runs on the workers: its time is a sum over them
+	// (CPU-like), next to the wall-clock stages.
+	r.timings["gate-content-cpu"] += float64(r.gateNS.Swap(0)/1000) / 1000
 	if firstErr == nil && ctx.Err() != nil {
 		firstErr = ctx.Err()
 	}
@@ -631,13 +636,19 @@ func (r *run) extractOne(it item, b gitstore.Blob, vz embed.Vectorizer) outcome 
 		return o
 	}
 	r.countRead(int64(len(b.Data)))
-	if reason := r.gate.Content(it.path, b.Data); reason != "" {
-		o.skip = reason
-		return o
+	tg := time.Now()
+	reason := r.gate.Content(it.path, b.Data)
+	var content []byte
+	var kinds []string
+	switch {
+	case reason == "" && binaryFormat(it.path):
+		content = b.Data // PDFs and media: checked by formatContent, whole
+	case reason == "":
+		content, kinds, reason = r.gate.Redact(it.path, b.Data)
 	}
-	content, kinds, skip := r.gate.Redact(it.path, b.Data)
-	if skip != "" {
-		o.skip = skip
+	r.gateNS.Add(int64(time.Since(tg)))
+	if reason != "" {
+		o.skip = reason
 		return o
 	}
 	t0 := time.Now()

@@ -45,6 +45,8 @@ func init() {
 			`AccountName=x;AccountKey={b:86}==;EndpointSuffix=core.windows.net`,
 			`"config": "password=\"hunter2hunter\""`,
 			`export API_KEY={a:32}`,
+			`POSTGRES_PASSWORD: postgres`,
+			`"PGPASSWORD": "postgres"`,
 		},
 		False: []string{
 			`password = os.Getenv("DB_PASSWORD")`,
@@ -61,6 +63,15 @@ func init() {
 			`secret: "secret"`,
 			`password: "********"`,
 			`Password string ` + "`json:\"password\"`",
+			`credentials: "same-origin"`,
+			`SECRET_KEY_BASE = "action_dispatch.secret_key_base"`,
+			`token: 'my-secret-token'`,
+			`password: params[:password]`,
+			`bin/rails generate model user password:digest`,
+			`get "admin/passwords" => "queenbee#passwords"`,
+			`password:  "--password",`,
+			`# Replace with Credentials: https://console.example.com/project/credentials`,
+			`ServiceAccountKey: "mysecret_sa_key",`,
 		},
 	})
 }
@@ -112,7 +123,14 @@ func scanLabel(data []byte, at int, kw string, code bool) (int, int, string, boo
 		}
 	case hasAt(data, i, "=="), hasAt(data, i, "!="):
 		return 0, 0, "", false
-	case i < len(data) && (data[i] == '=' || data[i] == ':'):
+	case i < len(data) && data[i] == '=':
+		i++
+	case i < len(data) && data[i] == ':':
+		// key: value needs the blank (YAML, JSON, prose); key:value is a
+		// word of its own (password:digest, a URL, a namespace).
+		if i+1 < len(data) && data[i+1] != ' ' && data[i+1] != '\t' && data[i+1] != '"' && data[i+1] != '\'' {
+			return 0, 0, "", false
+		}
 		i++
 	default:
 		return 0, 0, "", false
@@ -237,7 +255,7 @@ func judgeValue(data []byte, vs, ve int, kind string, quoted, code bool) (int, i
 		return 0, 0, "", false
 	}
 	switch v[0] {
-	case '$', '%', '{', '[', '(', '!', '&', '*', '@', '<', '#', ':', '.':
+	case '$', '%', '{', '[', '(', '!', '&', '*', '@', '<', '#', ':', '.', '-', '_':
 		return 0, 0, "", false // a reference, template, YAML tag or anchor, type
 	case '/':
 		if kind != "azure-storage-key" && kind != "private-key-data" {
@@ -249,8 +267,19 @@ func judgeValue(data []byte, vs, ve int, kind string, quoted, code bool) (int, i
 			return 0, 0, "", false
 		}
 	}
-	if bytes.IndexByte(v, '(') >= 0 {
-		return 0, 0, "", false // a call
+	if bytes.ContainsAny(v, "([]") || bytes.Contains(v, []byte("://")) {
+		return 0, 0, "", false // a call, an index, a URL (credential URLs have their own rule)
+	}
+	if kind == "azure-storage-key" && len(v) < 40 {
+		kind = "secret" // ServiceAccountKey: and the like, judged as any secret
+	}
+	if nameLike(v) {
+		// Lower-case words joined by separators name things (same-origin,
+		// action_dispatch.secret_key_base, my-secret-token); a password
+		// that spells its own label is a documentation value.
+		if kind != "password" || bytes.Contains(v, []byte("pass")) {
+			return 0, 0, "", false
+		}
 	}
 	if !quoted && code && !randomLooking(v) {
 		return 0, 0, "", false // an expression in code: a variable, a field
@@ -289,6 +318,22 @@ func randomLooking(v []byte) bool {
 		}
 	}
 	return classes >= 2 && digit && entropy(v) >= 3.2
+}
+
+// nameLike reports lower-case letters joined by at least one separator,
+// with no digit or capital: a name, a key, a path, not a secret.
+func nameLike(v []byte) bool {
+	sep := false
+	for _, c := range v {
+		switch {
+		case 'a' <= c && c <= 'z':
+		case c == '-' || c == '_' || c == '.' || c == '/' || c == '#' || c == ':':
+			sep = true
+		default:
+			return false
+		}
+	}
+	return sep
 }
 
 func onlyLetters(v []byte) bool {

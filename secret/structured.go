@@ -254,7 +254,7 @@ func scanURL(data []byte, at int, _ string, _ bool) (int, int, string, bool) {
 		return 0, 0, "", false
 	}
 	switch lp {
-	case "pass", "pw", "pwd", "passw0rd", "secret", "x", "xxx", "foo", "bar", "baz":
+	case "pass", "pw", "pwd", "passw0rd", "secret", "x", "xxx", "foo", "bar", "baz", "mypass", "pass123", "passwd":
 		return 0, 0, "", false
 	}
 	return ps, pe, "", true
