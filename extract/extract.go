@@ -160,7 +160,7 @@ type run struct {
 	history     *manifest.History // counts of the history stage
 	readMu      sync.Mutex        // guards stats.BytesRead, counted by workers
 	redactMu    sync.Mutex        // guards stats.RedactedDerived
-	gateNS      atomic.Int64      // time workers spent in the content gate and the detector
+	gateNS      atomic.Int64      // CPU time workers spent in the content gate and the detector
 
 	// changed holds the source paths whose record appeared, changed or
 	// went away in this run; abstracts the abstracts of records made in
@@ -594,8 +594,8 @@ func (r *run) execute(ctx context.Context, items []item) error {
 		firstErr = err
 	}
 	r.stage("extract", t1)
-	// The content gate runs on the workers: its time is a sum over them
-	// (CPU-like), next to the wall-clock stages.
+	// The content gate runs on the workers: its time is their CPU time,
+	// summed, next to the wall-clock stages.
 	r.timings["gate-content-cpu"] += float64(r.gateNS.Swap(0)/1000) / 1000
 	if firstErr == nil && ctx.Err() != nil {
 		firstErr = ctx.Err()
@@ -636,7 +636,7 @@ func (r *run) extractOne(it item, b gitstore.Blob, vz embed.Vectorizer) outcome 
 		return o
 	}
 	r.countRead(int64(len(b.Data)))
-	tg := time.Now()
+	gateCPU := threadCPU()
 	reason := r.gate.Content(it.path, b.Data)
 	var content []byte
 	var kinds []string
@@ -646,7 +646,7 @@ func (r *run) extractOne(it item, b gitstore.Blob, vz embed.Vectorizer) outcome 
 	case reason == "":
 		content, kinds, reason = r.gate.Redact(it.path, b.Data)
 	}
-	r.gateNS.Add(int64(time.Since(tg)))
+	r.gateNS.Add(int64(gateCPU()))
 	if reason != "" {
 		o.skip = reason
 		return o
