@@ -520,3 +520,25 @@ func (r *run) derivedText(b []byte) []byte {
 	}
 	return out
 }
+
+// redactRecordText redacts the texts of a record made after the gate
+// (media descriptions): abstract and each section's name, summary, doc and
+// content. It returns the number of values replaced.
+func redactRecordText(f *memory.File) int {
+	n := 0
+	red := func(s *string) {
+		if out, ms := secret.RedactString(*s); len(ms) > 0 {
+			*s = out
+			n += len(ms)
+		}
+	}
+	red(&f.Abstract)
+	for i := range f.Sections {
+		s := &f.Sections[i]
+		red(&s.Name)
+		red(&s.Summary)
+		red(&s.Doc)
+		red(&s.Content)
+	}
+	return n
+}
