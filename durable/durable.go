@@ -396,10 +396,10 @@ func check(e Entry) error {
 	if len(e.Text) > MaxText {
 		return fmt.Errorf("%w: %d bytes is over the %d byte limit; save the gist and name the file it lives in", ErrRejected, len(e.Text), MaxText)
 	}
-	for _, s := range []string{e.Text, e.Subject, e.Reason, strings.Join(e.Tags, " ")} {
-		if secret.Contains([]byte(s)) {
-			return fmt.Errorf("%w: it looks like it holds a credential (private key or token); memory is shared with every clone", ErrRejected)
-		}
+	fields := []string{e.Text, e.Subject, e.Reason, e.Kind, e.Forgets}
+	fields = append(append(append(fields, e.Tags...), e.Paths...), e.Symbols...)
+	if err := refuseCredentials("it", fields...); err != nil {
+		return err
 	}
 	if len(e.Tags) > MaxList || len(e.Paths) > MaxList || len(e.Symbols) > MaxList {
 		return fmt.Errorf("%w: at most %d tags, paths and symbols", ErrRejected, MaxList)
@@ -446,4 +446,24 @@ func dedupe(xs []string) []string {
 		}
 	}
 	return out
+}
+
+// refuseCredentials rejects a save when any of its texts holds a
+// credential, naming the kinds found (never the value): memory is shared
+// with every clone, and a durable entry is never re-derived.
+func refuseCredentials(what string, texts ...string) error {
+	var kinds []string
+	seen := map[string]bool{}
+	for _, t := range texts {
+		for _, k := range secret.Kinds(secret.Find([]byte(t))) {
+			if !seen[k] {
+				seen[k] = true
+				kinds = append(kinds, k)
+			}
+		}
+	}
+	if len(kinds) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s holds a credential (%s); memory is shared with every clone, so save the fact without the value", ErrRejected, what, strings.Join(kinds, ", "))
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/memref"
-	"github.com/konteks/git-konteks/secret"
 )
 
 // Skills are instructions an agent can load when a task calls for them: a
@@ -142,12 +141,7 @@ func checkSkill(s Skill) error {
 	case len(s.Body) > MaxSkillBody:
 		return fmt.Errorf("%w: body of %d bytes is over the %d limit; keep SKILL.md short and point at files in the repository", ErrRejected, len(s.Body), MaxSkillBody)
 	}
-	for _, t := range []string{s.Description, s.FrontMatter, s.Body} {
-		if secret.Contains([]byte(t)) {
-			return fmt.Errorf("%w: skill %s looks like it holds a credential (private key or token); memory is shared with every clone", ErrRejected, s.Name)
-		}
-	}
-	return nil
+	return refuseCredentials("skill "+s.Name, s.Name, s.Description, s.FrontMatter, s.Body)
 }
 
 // decodeSkill parses and validates one stored skill version.

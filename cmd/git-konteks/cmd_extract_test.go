@@ -198,7 +198,7 @@ func TestGateSkipsAndCounts(t *testing.T) {
 
 	m := extractJSON(t, r.Dir).Manifest
 	want := map[string]int{
-		"ignored": 4, "secret-file": 3, "secret": 2, "lockfile": 2, "vendored": 4,
+		"ignored": 4, "secret-file": 3, "secret": 2, "lockfile": 2, "vendored": 2,
 		"generated": 2, "minified": 1, "binary": 2, "empty": 1, "lfs-pointer": 1,
 		"too-large": 1, "symlink": 1, "submodule": 1,
 	}
@@ -207,8 +207,9 @@ func TestGateSkipsAndCounts(t *testing.T) {
 	}
 	files := memoryFiles(t, r)
 	sort.Strings(files)
-	// .gitignore and .gitattributes are vendored by linguist's rules.
-	wantFiles := []string{".env.example", ".konteksignore", "keep.snap", "main.go", "placeholder.txt", "sub/.konteksignore", "sub/public.md", "testdata/case.txt", "vendor/lib/keep.go"}
+	// .gitignore and .gitattributes are the project's own (linguist's
+	// vendor list dropped them); vendor/ and node_modules/ are not.
+	wantFiles := []string{".env.example", ".gitattributes", ".gitignore", ".konteksignore", "keep.snap", "main.go", "placeholder.txt", "sub/.konteksignore", "sub/public.md", "testdata/case.txt", "vendor/lib/keep.go"}
 	if !reflect.DeepEqual(files, wantFiles) {
 		t.Errorf("included files:\n got %v\nwant %v", files, wantFiles)
 	}
