@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -162,4 +163,34 @@ func idle(p string) bool {
 	}
 	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 	return true
+}
+
+// docLink is a Markdown link's target: [text](target).
+var docLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+
+// TestDocLinks checks that every relative link in the README and the
+// manual pages names a file that exists, so pages cannot point at pages
+// that were renamed or never written. Anchors (#...) are not checked.
+func TestDocLinks(t *testing.T) {
+	pages, err := filepath.Glob("../../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, _ := filepath.Glob("../../docs/*/*.md")
+	pages = append(append(pages, more...), "../../README.md", "../../CHANGELOG.md")
+	for _, page := range pages {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range docLink.FindAllStringSubmatch(string(b), -1) {
+			target, _, _ := strings.Cut(m[1], "#")
+			if target == "" || strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(filepath.Dir(page), target)); err != nil {
+				t.Errorf("%s links to %s, which does not exist", strings.TrimPrefix(page, "../../"), m[1])
+			}
+		}
+	}
 }
