@@ -90,7 +90,7 @@ func TestReadme(t *testing.T) {
 	}
 	root := t.TempDir()
 	work := filepath.Join(root, "git-konteks")
-	clone := exec.Command("git", "clone", "-q", "--no-hardlinks", strings.TrimSpace(string(src)), work)
+	clone := exec.Command("git", "clone", "-q", strings.TrimSpace(string(src)), work)
 	clone.Env = testgit.Env()
 	if out, err := clone.CombinedOutput(); err != nil {
 		t.Fatalf("clone: %v\n%s", err, out)
