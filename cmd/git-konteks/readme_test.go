@@ -194,3 +194,53 @@ func TestDocLinks(t *testing.T) {
 		}
 	}
 }
+
+// configKey is a konteks.* git config key as the code names it.
+var configKey = regexp.MustCompile(`\bkonteks\.[a-zA-Z]+(\.[a-zA-Z]+)?`)
+
+// TestReadmeConfigKeys checks that the README's configuration table names
+// every konteks.* key the code reads (in its code or doc comments), so a
+// new key cannot go undocumented. A two-part name that begins longer keys
+// (konteks.embed) is a section, not a key.
+func TestReadmeConfigKeys(t *testing.T) {
+	keys := map[string]bool{}
+	err := filepath.WalkDir("../..", func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "third_party" || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, k := range configKey.FindAllString(string(b), -1) {
+			keys[strings.ToLower(k)] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := strings.ToLower(string(readme))
+	for k := range keys {
+		section := false
+		for other := range keys {
+			section = section || strings.HasPrefix(other, k+".")
+		}
+		if !section && !strings.Contains(table, "| `"+k+"` |") {
+			t.Errorf("the README's configuration table has no row for %s", k)
+		}
+	}
+	if len(keys) < 20 {
+		t.Fatalf("found only %d konteks.* keys in the code: is the walk right?", len(keys))
+	}
+}
