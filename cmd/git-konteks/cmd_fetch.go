@@ -13,10 +13,10 @@ func fetchCommand() *cli.Command {
 		Name:      "fetch",
 		Usage:     "fetch a remote's memory and merge it into refs/konteks",
 		ArgsUsage: "[REMOTE]",
-		Description: "Fetches the remote's memory (refs/konteks-shared/v2/main) into its tracking ref\n" +
-			"refs/konteks-remotes/REMOTE/main (never over refs/konteks), checks it, and merges:\n" +
-			"durable memories are the union of both sides (forgotten ones stay forgotten); derived\n" +
-			"memory is the side whose source commit is in your history, the newer when both are.",
+		Description: "Fetches the remote's refs/konteks into refs/konteks-remotes/REMOTE (never over\n" +
+			"refs/konteks, never forced), checks it, and merges: durable memories are the union of\n" +
+			"both sides (forgotten ones stay forgotten); derived memory is the side whose source\n" +
+			"commit is in your history, the newer when both are.",
 		Flags:  []cli.Flag{jsonFlag},
 		Action: runFetch,
 	}
