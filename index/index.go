@@ -123,15 +123,16 @@ func Open(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, opt Opti
 	return refresh(ctx, repo, dir, mem, opt)
 }
 
-// fits reports whether the generation serves mem with model.
+// fits reports whether the generation serves mem with model: it reflects
+// mem and was built for model. A generation built for another model (or
+// for none, by a lexical-only reader) never serves a query of model: its
+// vectors are another model's or missing, and serving it would make
+// recall lexical-only in silence. A reader that wants no vectors (model
+// "") is served by any generation of mem.
 func (ix *Index) fits(mem *memref.Memory, model string) bool {
 	return ix.meta.Memory == mem.Commit.String() && ix.meta.Format == FormatVersion &&
-		(ix.meta.Model == model || ix.meta.Model == "" && !ix.hasModel(model))
+		(ix.meta.Model == model || model == "")
 }
-
-// hasModel is false when the generation was built knowing the memory had
-// no vectors of model (recorded in meta as an empty model).
-func (ix *Index) hasModel(model string) bool { return model != "" && ix.meta.Vectors > 0 }
 
 // refresh runs with the index lock held: it updates the current
 // generation from the memory diff, or builds a new one.
@@ -145,6 +146,12 @@ func refresh(ctx context.Context, repo *gitstore.Repo, dir string, mem *memref.M
 				return ix, nil // someone else just did it
 			}
 			old = ix
+			if opt.Model == "" {
+				// A reader without vectors updates the generation for
+				// its model rather than building one without vectors
+				// that the next reader with them would rebuild.
+				opt.Model = old.meta.Model
+			}
 		}
 	}
 	gen := "g" + strconv.FormatInt(time.Now().UnixNano(), 36) + "-" + mem.Commit.String()[:12]
@@ -342,9 +349,10 @@ func (ix *Index) PathDocs(path string) []int {
 	return out
 }
 
-// Model is the embedding model of the loaded vectors ("" when none) and
-// Vectors how many there are.
-func (ix *Index) Model() string { return ix.vecs.model }
+// Model is the embedding model the generation was built for ("" when
+// none); Vectors says how many of its vectors it holds (none when memory
+// stores none of that model).
+func (ix *Index) Model() string { return ix.meta.Model }
 
 // Vectors is the number of stored vectors loaded.
 func (ix *Index) Vectors() int { return ix.vecs.n }
