@@ -130,20 +130,7 @@ func TestBuiltinModelStoresNoVectors(t *testing.T) {
 	if err := ed.Set(embed.ModelPath(embed.LocalModel)+"/000", filemode.Regular, h); err != nil {
 		t.Fatal(err)
 	}
-	tree, err := ed.Write(w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := w.Commit(gitstore.CommitSpec{Tree: tree, Parents: []gitstore.Hash{mem.Commit}, Message: "konteks: old memory\n", Author: repo.Identity()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := repo.UpdateRef(memory.Ref, c, mem.Commit, "test"); err != nil {
-		t.Fatal(err)
-	}
+	commitMemory(t, repo, w, ed, mem.Commit, "konteks: old memory")
 	r.Write("strs/more.go", "package strings\n\n// More says more.\nfunc More() int { return 1 }\n")
 	r.Commit("more")
 	if _, err := Run(context.Background(), repo, Options{}); err != nil {
@@ -168,7 +155,7 @@ func TestBuiltinModelStoresNoVectors(t *testing.T) {
 		t.Fatalf("drop: %v %v", dropped, err)
 	}
 	w = repo.NewWriter()
-	tree, err = ed.Write(w)
+	tree, err := ed.Write(w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,6 +167,26 @@ func TestBuiltinModelStoresNoVectors(t *testing.T) {
 	}
 	if _, _, ok, _ := repo.Lookup(tree, memory.FilePath("strs/more.go")); !ok {
 		t.Fatal("drop lost a record")
+	}
+}
+
+// commitMemory writes the edited tree as a memory commit on parent and
+// moves the memory ref to it.
+func commitMemory(t *testing.T, repo *gitstore.Repo, w *gitstore.Writer, ed *gitstore.TreeEditor, parent gitstore.Hash, msg string) {
+	t.Helper()
+	tree, err := ed.Write(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := w.Commit(gitstore.CommitSpec{Tree: tree, Parents: []gitstore.Hash{parent}, Message: msg + "\n", Author: repo.Identity()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.UpdateRef(memory.Ref, c, parent, "test"); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -373,20 +380,7 @@ func TestProviderVectorsFlatLayoutRead(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	tree, err := ed.Write(w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := w.Commit(gitstore.CommitSpec{Tree: tree, Parents: []gitstore.Hash{mem.Commit}, Message: "konteks: flat vectors\n", Author: repo.Identity()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := repo.UpdateRef(memory.Ref, c, mem.Commit, "test"); err != nil {
-		t.Fatal(err)
-	}
+	commitMemory(t, repo, w, ed, mem.Commit, "konteks: flat vectors")
 	mem, err = memref.Read(repo, memory.Ref)
 	if err != nil {
 		t.Fatal(err)
