@@ -410,3 +410,45 @@ func TestProviderVectorsFlatLayoutRead(t *testing.T) {
 		}
 	}
 }
+
+// TestProviderVectorsFilledLaterReachTheIndex: when a provider was down
+// for the first run, the run after it embeds every record, and the index
+// (which an update fills only for changed records) gets all of them.
+func TestProviderVectorsFilledLaterReachTheIndex(t *testing.T) {
+	r, repo := goRepo(t)
+	o := serveOllama(t, r)
+	url := r.Git("config", "konteks.embed.url")
+	r.Git("config", "konteks.embed.url", "http://127.0.0.1:9") // nothing listens
+	res, err := Run(context.Background(), repo, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := res.Manifest.EmbedModel
+	open := func() (vectors, sections int) {
+		mem, err := memref.Read(repo, memory.Ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix, err := index.Open(context.Background(), repo, mem, index.Options{Model: model})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ix.Close()
+		return ix.Vectors(), ix.Len()
+	}
+	if v, _ := open(); v != 0 {
+		t.Fatalf("%d vectors with the provider down", v)
+	}
+	r.Git("config", "konteks.embed.url", url)
+	r.Write("strs/more.go", "package strings\n\n// More says more.\nfunc More() int { return 1 }\n")
+	r.Commit("more")
+	if _, err := Run(context.Background(), repo, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if o.texts.Load() == 0 {
+		t.Fatal("nothing embedded once the provider was up")
+	}
+	if v, n := open(); v < n {
+		t.Fatalf("index after the provider came back: %d vectors for %d sections", v, n)
+	}
+}

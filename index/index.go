@@ -28,6 +28,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
+	"github.com/konteks/git-konteks/embed"
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/memref"
 )
@@ -161,7 +162,7 @@ func refresh(ctx context.Context, repo *gitstore.Repo, dir string, mem *memref.M
 	}
 	how := "build"
 	var err error
-	if old != nil && old.meta.Format == FormatVersion && old.meta.Model == opt.Model {
+	if old != nil && old.meta.Format == FormatVersion && old.meta.Model == opt.Model && !vectorsFilled(repo, old, mem, opt.Model) {
 		var changes []memref.Change
 		changes, err = memref.DiffRecords(repo, gitstore.ParseHash(old.meta.Tree), mem.Tree)
 		if err == nil && len(changes) <= maxUpdate {
@@ -205,6 +206,26 @@ func refresh(ctx context.Context, repo *gitstore.Repo, dir string, mem *memref.M
 	}
 	ix.How, ix.Took = how, time.Since(t0)
 	return ix, nil
+}
+
+// vectorsFilled reports whether memory gained stored vectors of model for
+// records that did not change since old's memory: after a run that could
+// not embed everything (the provider was down; memory marked the model
+// incomplete), or the first run with the model configured. An update
+// reads the vectors of changed records only, so such a change needs a
+// build.
+func vectorsFilled(repo *gitstore.Repo, old *Index, mem *memref.Memory, model string) bool {
+	if !embed.StoredInRef(model) {
+		return false
+	}
+	oldTree := gitstore.ParseHash(old.meta.Tree)
+	before, _, _, _ := repo.Lookup(oldTree, embed.ModelPath(model))
+	after, _, _, _ := repo.Lookup(mem.Tree, embed.ModelPath(model))
+	if before == after {
+		return false
+	}
+	_, _, incomplete, _ := repo.Lookup(oldTree, embed.ModelPath(model)+"/"+embed.IncompleteName)
+	return incomplete || old.meta.Vectors == 0
 }
 
 // setCurrent points "current" at gen, atomically.
