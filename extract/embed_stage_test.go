@@ -231,16 +231,24 @@ func newObjectBytes(t *testing.T, r *testgit.Repo, from, to, dir string) (object
 	return objects, bytes
 }
 
-// TestProviderVectorsTrie: a provider's vectors are stored in the trie of
-// small shards; a one-file change embeds only its new texts, writes a few
-// kilobytes of vectors, and leaves exactly the layout a full run makes.
-func TestProviderVectorsTrie(t *testing.T) {
+// providerMemory is goRepo with the test provider configured and memory
+// extracted.
+func providerMemory(t *testing.T) (*testgit.Repo, *gitstore.Repo, *ollama, *Result) {
+	t.Helper()
 	r, repo := goRepo(t)
 	o := serveOllama(t, r)
 	res, err := Run(context.Background(), repo, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return r, repo, o, res
+}
+
+// TestProviderVectorsTrie: a provider's vectors are stored in the trie of
+// small shards; a one-file change embeds only its new texts, writes a few
+// kilobytes of vectors, and leaves exactly the layout a full run makes.
+func TestProviderVectorsTrie(t *testing.T) {
+	r, repo, o, res := providerMemory(t)
 	model := res.Manifest.EmbedModel
 	if model != "ollama:nomic-embed-text" || res.Manifest.Run.Embedded == 0 || int(o.texts.Load()) != res.Manifest.Run.Embedded {
 		t.Fatalf("model %q, %d embedded, %d texts sent", model, res.Manifest.Run.Embedded, o.texts.Load())
@@ -337,12 +345,7 @@ func TestProviderVectorsTrie(t *testing.T) {
 // layout (vectors/<model>/<xxx>) is read by the index, and the next run
 // moves it to the trie without embedding anything again.
 func TestProviderVectorsFlatLayoutRead(t *testing.T) {
-	r, repo := goRepo(t)
-	o := serveOllama(t, r)
-	res, err := Run(context.Background(), repo, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, repo, o, res := providerMemory(t)
 	model := res.Manifest.EmbedModel
 	mem, err := memref.Read(repo, memory.Ref)
 	if err != nil {
