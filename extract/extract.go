@@ -19,7 +19,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
-	"github.com/konteks/git-konteks/embed"
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/manifest"
 	"github.com/konteks/git-konteks/memory"
@@ -176,10 +175,8 @@ type run struct {
 	llm               *llmSummarizer
 	modDelta          map[string]*moduleDelta
 
-	// emb is the configured embedder, read once; fresh holds the vectors
-	// workers computed for the records they made (embed_stage.go).
-	emb   embedder
-	fresh map[string]freshVecs
+	// emb is the configured embedder, read once (embed_stage.go).
+	emb embedder
 }
 
 type reusable struct {
@@ -480,7 +477,6 @@ type outcome struct {
 	data   []byte        // encoded record, when new
 	file   *memory.File  // decoded record (for counts), when known
 	parse  time.Duration // time spent sectioning, when extracted anew
-	vecs   []preVec      // the record's vectors, when workers embed (embed_stage.go)
 	err    error
 }
 
@@ -558,18 +554,13 @@ func (r *run) execute(ctx context.Context, items []item) error {
 			}
 		})
 	}()
-	inproc := r.workerEmbedder(len(toRead))
 	var wg sync.WaitGroup
 	for w := 0; w < r.opt.Workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var vz embed.Vectorizer
-			if inproc != nil {
-				vz = inproc.NewVectorizer()
-			}
 			for j := range jobs {
-				results <- r.extractOne(j.it, j.blob, vz)
+				results <- r.extractOne(j.it, j.blob)
 			}
 		}()
 	}
@@ -628,9 +619,8 @@ func (r *run) repath(it item, rec gitstore.Hash) (outcome, error) {
 	return outcome{it: it, file: f, data: data}, nil
 }
 
-// extractOne gates a blob's content and sections it, and embeds its
-// sections when vz is set. It runs on workers.
-func (r *run) extractOne(it item, b gitstore.Blob, vz embed.Vectorizer) outcome {
+// extractOne gates a blob's content and sections it. It runs on workers.
+func (r *run) extractOne(it item, b gitstore.Blob) outcome {
 	o := outcome{it: it}
 	switch {
 	case b.Missing:
@@ -673,9 +663,6 @@ func (r *run) extractOne(it item, b gitstore.Blob, vz embed.Vectorizer) outcome 
 		return o
 	}
 	o.file, o.data = f, data
-	if vz != nil {
-		o.vecs = embedRecord(vz, it.path, f)
-	}
 	return o
 }
 
@@ -705,9 +692,6 @@ func (r *run) apply(o outcome) error {
 			return err
 		}
 		o.record = h
-		if o.vecs != nil {
-			r.fresh[p] = freshVecs{record: h, vecs: o.vecs}
-		}
 	}
 	// Unchanged: same record, or same skip reason.
 	if hadRec && !o.record.IsZero() && oldRec == o.record {

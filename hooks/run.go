@@ -118,7 +118,7 @@ func pass(repo *gitstore.Repo, toolVersion string, logw io.Writer) {
 	if w, err := recall.Warm(context.Background(), repo); err != nil {
 		fmt.Fprintf(logw, "%s warm caches: %v\n", stamp(), err)
 	} else {
-		fmt.Fprintf(logw, "%s caches warmed (index %s, history %v, graph %v) in %s\n", stamp(), w.Index, w.History, w.Graph, w.Took.Round(time.Millisecond))
+		fmt.Fprintf(logw, "%s caches warmed (index %s, %d vectors of %q, history %v, graph %v) in %s\n", stamp(), w.Index, w.Vectors, w.Model, w.History, w.Graph, w.Took.Round(time.Millisecond))
 	}
 }
 

@@ -170,8 +170,16 @@ func Open(ctx context.Context, repo *gitstore.Repo, opt OpenOptions) (*Searcher,
 			}
 		}
 	}
-	if emb != nil && ix.Model() != model {
+	switch {
+	case emb == nil:
+	case ix.Model() != model:
+		// Only a stale generation (another process is building the one
+		// for this model) can be of another model.
+		s.notes = append(s.notes, fmt.Sprintf("the index holds no vectors of %s yet (it is being built); lexical search only", model))
+	case ix.Vectors() == 0 && ix.Len() > 0 && embed.StoredInRef(model):
 		s.notes = append(s.notes, fmt.Sprintf("memory holds no vectors of %s (run `git konteks extract` with it configured); lexical search only", model))
+	case ix.Vectors() == 0 && ix.Len() > 0:
+		s.notes = append(s.notes, fmt.Sprintf("no section has a vector of %s; lexical search only", model))
 	}
 	return s, nil
 }
@@ -355,7 +363,7 @@ func (s *Searcher) rank(ctx context.Context, q, mode string, rk *Ranking) ([]ind
 		switch {
 		case s.emb == nil:
 			notes = append(notes, "no embedder configured; lexical search only")
-		case s.ix.Vectors() == 0:
+		case s.ix.Vectors() == 0 || s.ix.Model() != s.emb.Model():
 			// Open already said why.
 		default:
 			vtext := q
