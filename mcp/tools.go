@@ -566,32 +566,6 @@ func sectionInfo(sec memory.Section) SectionInfo {
 		Signature: sec.Signature, Summary: sec.Summary}
 }
 
-// findSection matches an anchor exactly, then a qualified or plain name
-// (case-sensitive, then not), then an anchor without its kind prefix.
-func findSection(f *memory.File, want string) (int, bool) {
-	want = strings.TrimSpace(want)
-	tests := []func(memory.Section) bool{
-		func(s memory.Section) bool { return s.Anchor == want },
-		func(s memory.Section) bool { return s.QName == want || s.QName == "" && s.Name == want },
-		func(s memory.Section) bool { return s.Name == want },
-		func(s memory.Section) bool {
-			_, rest, ok := strings.Cut(s.Anchor, ":")
-			return ok && rest == want
-		},
-		func(s memory.Section) bool {
-			return strings.EqualFold(s.Anchor, want) || strings.EqualFold(s.QName, want) || strings.EqualFold(s.Name, want)
-		},
-	}
-	for _, t := range tests {
-		for i, s := range f.Sections {
-			if t(s) {
-				return i, true
-			}
-		}
-	}
-	return 0, false
-}
-
 func (s *Server) show(_ context.Context, _ *sdk.CallToolRequest, in ShowInput) (*sdk.CallToolResult, ShowOutput, error) {
 	var out ShowOutput
 	snap, err := s.derived()
@@ -610,7 +584,7 @@ func (s *Server) show(_ context.Context, _ *sdk.CallToolRequest, in ShowInput) (
 	out.Memory = s.freshness(snap, snap.mem.Commit.String(), snap.mem.Manifest.SourceCommit)
 	var b strings.Builder
 	if in.Anchor != "" {
-		i, ok := findSection(f, in.Anchor)
+		i, ok := f.FindSection(in.Anchor)
 		if !ok {
 			var names []string
 			for _, sec := range f.Sections {
