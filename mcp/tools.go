@@ -134,7 +134,7 @@ func (s *Server) addTools() {
 	addTool(s, &sdk.Tool{
 		Name: ToolGraph,
 		Description: "An entity and its neighbours in the project graph: a file path, symbol name (Store.Get), package or directory; " +
-			"what it defines and imports, and what imports it. Use it to find callers' files and dependencies before a change.",
+			"what it defines and imports, and what imports it; for a symbol, the symbols it calls and those that call it (by name). Use it to find callers and dependencies before a change.",
 		Annotations: readOnly("Graph"),
 	}, func(in *jsonschema.Schema) {
 		in.Required = []string{"name"}
