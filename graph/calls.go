@@ -28,6 +28,19 @@ const (
 	maxCallNodes = 5
 )
 
+// callable are the entity kinds a use of is a call; a use of any other
+// definition (a type, a constant) is a "uses" link.
+var callable = map[string]bool{"function": true, "method": true, "constructor": true, "macro": true}
+
+// useKinds names the links of a use of a definition of kind k, seen from
+// the user and from the definition.
+func useKinds(k string) (string, string) {
+	if callable[k] {
+		return "calls", "called-by"
+	}
+	return "uses", "used-by"
+}
+
 // readRecord reads the record of one source path.
 type readRecord func(p string) (*memory.File, error)
 
@@ -94,7 +107,8 @@ func sectionID(p string, f *memory.File, s memory.Section) string {
 	return "file:" + p
 }
 
-// link adds "calls" and "called-by" links to the symbol nodes found.
+// link adds "calls" and "called-by" links (for a type or a constant,
+// "uses" and "used-by") to the symbol nodes found.
 func (c *callGraph) link(nodes []Node) {
 	done := 0
 	for k := range nodes {
@@ -123,7 +137,8 @@ func (c *callGraph) link(nodes []Node) {
 		}
 		lang, test := c.lang(i), IsTestPath(n.Path)
 		n.Out = append(n.Out, c.callees(i, lang, test, own, n.Entity.ID)...)
-		n.In = append(n.In, c.callers(i, lang, test, plainName(n.Entity), n.Entity.ID)...)
+		_, by := useKinds(n.Entity.Kind)
+		n.In = append(n.In, c.callers(i, lang, test, plainName(n.Entity), n.Entity.ID, by)...)
 	}
 }
 
@@ -160,7 +175,8 @@ func (c *callGraph) callees(i int, lang string, test bool, own *memory.Section, 
 					continue
 				}
 				seen["id:"+id] = true
-				out = append(out, Link{Kind: "calls", ID: strings.Clone(id)})
+				kind, _ := useKinds(re.kind)
+				out = append(out, Link{Kind: kind, ID: strings.Clone(id)})
 			}
 		}
 	})
@@ -170,7 +186,7 @@ func (c *callGraph) callees(i int, lang string, test bool, own *memory.Section, 
 // callers lists the sections that name the symbol self of file i, by name:
 // in files that name it (the reference arrays say which without reading
 // them), then their records for the sections.
-func (c *callGraph) callers(i int, lang string, test bool, name, self string) []Link {
+func (c *callGraph) callers(i int, lang string, test bool, name, self, kind string) []Link {
 	if !refName(name) || strings.HasPrefix(name, "__") {
 		return nil
 	}
@@ -204,7 +220,7 @@ func (c *callGraph) callers(i int, lang string, test bool, name, self string) []
 			named := false
 			sec.EachWord(s.Content, func(w string) { named = named || w == name })
 			if named {
-				out = append(out, Link{Kind: "called-by", ID: id})
+				out = append(out, Link{Kind: kind, ID: id})
 			}
 		}
 	}
