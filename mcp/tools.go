@@ -586,15 +586,7 @@ func (s *Server) show(_ context.Context, _ *sdk.CallToolRequest, in ShowInput) (
 	if in.Anchor != "" {
 		i, ok := f.FindSection(in.Anchor)
 		if !ok {
-			var names []string
-			for _, sec := range f.Sections {
-				if len(names) == 40 {
-					names = append(names, "…")
-					break
-				}
-				names = append(names, sec.Anchor)
-			}
-			return nil, out, fmt.Errorf("%s has no section %q; its anchors: %s", p, in.Anchor, strings.Join(names, ", "))
+			return nil, out, f.NoSection(p, in.Anchor)
 		}
 		sec := f.Sections[i]
 		info := sectionInfo(sec)

@@ -1,6 +1,9 @@
 package memory
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // FindSection finds the section of f that want names, as a person or an
 // agent writes it after "PATH#": an anchor exactly, then a qualified or
@@ -28,4 +31,19 @@ func (f *File) FindSection(want string) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// NoSection is the error for a section want that f (the record of path p)
+// does not have: it lists the anchors f does have (at most 40), so that
+// the next try can name one.
+func (f *File) NoSection(p, want string) error {
+	var names []string
+	for _, s := range f.Sections {
+		if len(names) == 40 {
+			names = append(names, "…")
+			break
+		}
+		names = append(names, s.Anchor)
+	}
+	return fmt.Errorf("%s has no section %q; its anchors: %s", p, want, strings.Join(names, ", "))
 }

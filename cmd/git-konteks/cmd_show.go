@@ -125,15 +125,7 @@ func showRecord(repo *gitstore.Repo, mem *extract.Memory, arg string) (*memory.F
 func showSection(c *cli.Context, path string, rec *memory.File, anchor string) error {
 	i, ok := rec.FindSection(anchor)
 	if !ok {
-		var names []string
-		for _, s := range rec.Sections {
-			if len(names) == 40 {
-				names = append(names, "…")
-				break
-			}
-			names = append(names, s.Anchor)
-		}
-		return fmt.Errorf("%s has no section %q; its anchors: %s", path, anchor, strings.Join(names, ", "))
+		return rec.NoSection(path, anchor)
 	}
 	s := rec.Sections[i]
 	if c.Bool("json") {

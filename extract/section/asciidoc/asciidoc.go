@@ -21,19 +21,18 @@ package asciidoc
 
 import (
 	"bytes"
-	"fmt"
 	"regexp"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/konteks/git-konteks/extract/section"
-	"github.com/konteks/git-konteks/extract/section/text"
+	"github.com/konteks/git-konteks/extract/section/doc"
 )
 
 // Kind and Parser of the results.
 const (
 	Kind   = "asciidoc"
-	Parser = "structural"
+	Parser = doc.Parser
 )
 
 // underlines are the two-line title marks by level.
@@ -46,34 +45,17 @@ const underlines = "=-~^+"
 //
 // Split never fails: if it panics on some input, the file becomes one
 // whole-file section and Result.Fallback says why.
-func Split(in section.Input) (res section.Result) {
-	defer func() {
-		if r := recover(); r != nil {
-			res = text.Split(in)
-			res.Kind = Kind
-			res.Fallback = fmt.Sprintf("asciidoc sectioner panic: %v", r)
-			for i := range res.Sections {
-				res.Sections[i].Kind = Kind
-			}
-		}
-	}()
-	src := section.StripBOM(in.Content)
-	lines := section.Lines(src)
-	res = section.Result{Kind: Kind, Language: in.Language, Parser: Parser}
-	res.Sections = section.HeadingSections(src, lines, 1, headings(src, lines), in.Language)
-	for i := range res.Sections {
-		res.Sections[i].Kind, res.Sections[i].Parser = Kind, Parser
-	}
-	return res
+func Split(in section.Input) section.Result {
+	return doc.Split(in, Kind, headings)
 }
 
 // headings finds the titles of a document, in line order.
-func headings(src []byte, lines *section.LineIndex) []section.Heading {
+func headings(src []byte, lines *section.LineIndex) []doc.Heading {
 	n := lines.Count()
 	line := func(i int) []byte {
 		return bytes.TrimRight(src[lines.Start(i):lines.End(i)], " \t\r")
 	}
-	var out []section.Heading
+	var out []doc.Heading
 	var fence []byte // the delimiter of the block the line is in
 	boundary := true // a block may start on this line
 	for i := 1; i <= n; i++ {
@@ -103,13 +85,13 @@ func headings(src []byte, lines *section.LineIndex) []section.Heading {
 			continue
 		}
 		if lvl, name, ok := oneLine(l); ok {
-			out = append(out, section.Heading{Line: i, Level: lvl + 1, Name: name})
+			out = append(out, doc.Heading{Line: i, Level: lvl + 1, Name: name})
 			boundary = true
 			continue
 		}
 		if i < n {
 			if lvl, ok := underline(l, line(i+1)); ok {
-				out = append(out, section.Heading{Line: i, Level: lvl + 1, Name: plain(string(l))})
+				out = append(out, doc.Heading{Line: i, Level: lvl + 1, Name: plain(string(l))})
 				i++
 				boundary = true
 				continue
@@ -207,23 +189,11 @@ func plain(t string) string {
 		t = reXref.ReplaceAllString(t, "$1")
 		t = reXrefID.ReplaceAllString(t, "$1")
 		t = strings.NewReplacer("**", "", "__", "", "``", "").Replace(t)
-		for range 4 {
-			u := reConstrd.ReplaceAllStringFunc(t, func(s string) string {
-				m := reConstrd.FindStringSubmatch(s)
-				if m[2] != m[4] {
-					return s
-				}
-				return m[1] + m[3] + m[5]
-			})
-			if u == t {
-				break
-			}
-			t = u
-		}
+		t = doc.Unmark(reConstrd, t)
 	}
 	t = strings.Join(strings.Fields(strings.ToValidUTF8(t, "\uFFFD")), " ")
 	if t == "" {
-		return section.UntitledHeading
+		return doc.Untitled
 	}
 	return t
 }

@@ -17,18 +17,17 @@ package org
 
 import (
 	"bytes"
-	"fmt"
 	"regexp"
 	"strings"
 
 	"github.com/konteks/git-konteks/extract/section"
-	"github.com/konteks/git-konteks/extract/section/text"
+	"github.com/konteks/git-konteks/extract/section/doc"
 )
 
 // Kind and Parser of the results.
 const (
 	Kind   = "org"
-	Parser = "structural"
+	Parser = doc.Parser
 )
 
 // Split sections an Org document: the text before the first headline
@@ -37,32 +36,15 @@ const (
 //
 // Split never fails: if it panics on some input, the file becomes one
 // whole-file section and Result.Fallback says why.
-func Split(in section.Input) (res section.Result) {
-	defer func() {
-		if r := recover(); r != nil {
-			res = text.Split(in)
-			res.Kind = Kind
-			res.Fallback = fmt.Sprintf("org sectioner panic: %v", r)
-			for i := range res.Sections {
-				res.Sections[i].Kind = Kind
-			}
-		}
-	}()
-	src := section.StripBOM(in.Content)
-	lines := section.Lines(src)
-	res = section.Result{Kind: Kind, Language: in.Language, Parser: Parser}
-	res.Sections = section.HeadingSections(src, lines, 1, headings(src, lines), in.Language)
-	for i := range res.Sections {
-		res.Sections[i].Kind, res.Sections[i].Parser = Kind, Parser
-	}
-	return res
+func Split(in section.Input) section.Result {
+	return doc.Split(in, Kind, headings)
 }
 
 // reTodoDecl matches a line declaring TODO keywords.
 var reTodoDecl = regexp.MustCompile(`(?im)^[ \t]*#\+(?:SEQ_|TYP_)?TODO:[ \t]*(.*)$`)
 
 // headings finds the headlines of a document, in line order.
-func headings(src []byte, lines *section.LineIndex) []section.Heading {
+func headings(src []byte, lines *section.LineIndex) []doc.Heading {
 	keywords := map[string]bool{"TODO": true, "DONE": true}
 	if bytes.Contains(src, []byte("TODO:")) || bytes.Contains(src, []byte("todo:")) {
 		for _, m := range reTodoDecl.FindAllSubmatch(src, 64) {
@@ -77,7 +59,7 @@ func headings(src []byte, lines *section.LineIndex) []section.Heading {
 			}
 		}
 	}
-	var out []section.Heading
+	var out []doc.Heading
 	for i := 1; i <= lines.Count(); i++ {
 		l := bytes.TrimRight(src[lines.Start(i):lines.End(i)], "\r")
 		if len(l) == 0 || l[0] != '*' {
@@ -90,7 +72,7 @@ func headings(src []byte, lines *section.LineIndex) []section.Heading {
 		if k == len(l) || l[k] != ' ' && l[k] != '\t' {
 			continue // "*bold* text" is a paragraph
 		}
-		out = append(out, section.Heading{Line: i, Level: k, Name: title(string(l[k:]), keywords)})
+		out = append(out, doc.Heading{Line: i, Level: k, Name: title(string(l[k:]), keywords)})
 	}
 	return out
 }
@@ -127,23 +109,11 @@ func title(t string, keywords map[string]bool) string {
 		t = reCookie.ReplaceAllString(t, "")
 		t = reLinkDesc.ReplaceAllString(t, "$1")
 		t = reLink.ReplaceAllString(t, "$1")
-		for range 4 {
-			u := reEmph.ReplaceAllStringFunc(t, func(s string) string {
-				m := reEmph.FindStringSubmatch(s)
-				if m[2] != m[4] {
-					return s
-				}
-				return m[1] + m[3] + m[5]
-			})
-			if u == t {
-				break
-			}
-			t = u
-		}
+		t = doc.Unmark(reEmph, t)
 	}
 	t = strings.Join(strings.Fields(t), " ")
 	if t == "" {
-		return section.UntitledHeading
+		return doc.Untitled
 	}
 	return t
 }

@@ -8,35 +8,18 @@ import (
 	"time"
 
 	"github.com/konteks/git-konteks/extract/section"
+	"github.com/konteks/git-konteks/extract/section/sectiontest"
 )
 
 const fixtures = "../../../testdata/sections/org"
 
-type want struct {
-	anchor     string
-	start, end int
-}
+var input = section.Input{Path: "notes.org", Language: "Org"}
 
-// split runs Split and Finish and checks the invariants every result keeps.
 func split(t testing.TB, content []byte) section.Result {
 	t.Helper()
-	in := section.Input{Path: "notes.org", Language: "Org", Content: content}
-	res := Split(in)
-	section.Finish(&res, in)
-	if err := section.Validate(res, in); err != nil {
-		t.Fatal(err)
-	}
-	last := 0
-	for _, s := range res.Sections {
-		if s.StartLine <= last {
-			t.Fatalf("section %q starts at %d, inside the one before (ends %d)", s.Anchor, s.StartLine, last)
-		}
-		if s.Kind != Kind || s.Parser != Parser {
-			t.Fatalf("section %q kind %q parser %q", s.Anchor, s.Kind, s.Parser)
-		}
-		last = s.EndLine
-	}
-	return res
+	in := input
+	in.Content = content
+	return sectiontest.Split(t, Split, in, Kind, Parser)
 }
 
 func TestNotes(t *testing.T) {
@@ -45,74 +28,38 @@ func TestNotes(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := split(t, content)
-	ws := []want{
-		{"preamble", 1, 4},
-		{"Project", 6, 7},
+	sectiontest.CheckRanges(t, res, content, []sectiontest.Range{
+		sectiontest.R("preamble", 1, 4),
+		sectiontest.R("Project", 6, 7),
 		// Keyword, priority, statistics cookie and tags are dropped; the
 		// escaped star in the source block is text.
-		{"Project > Release", 8, 13},
-		{"Project > Review the pull request", 14, 14},
-		{"Project > Review the pull request > code and italic words", 15, 16},
-		{"Project > Hidden draft", 17, 17},
+		sectiontest.R("Project > Release", 8, 13),
+		sectiontest.R("Project > Review the pull request", 14, 14),
+		sectiontest.R("Project > Review the pull request > code and italic words", 15, 16),
+		sectiontest.R("Project > Hidden draft", 17, 17),
 		// Stars without a space are no headline.
-		{"Another top", 18, 19},
-		{"untitled", 20, 20},
-	}
-	if len(res.Sections) != len(ws) {
-		for _, s := range res.Sections {
-			t.Logf("got %q %d-%d", s.Anchor, s.StartLine, s.EndLine)
-		}
-		t.Fatalf("%d sections, want %d", len(res.Sections), len(ws))
-	}
-	lines := strings.Split(string(content), "\n")
-	for i, w := range ws {
-		s := res.Sections[i]
-		if got := (want{s.Anchor, s.StartLine, s.EndLine}); got != w {
-			t.Errorf("section %d = %+v, want %+v", i, got, w)
-		}
-		if s.Content != strings.Join(lines[w.start-1:w.end], "\n") {
-			t.Errorf("section %d content %q", i, s.Content)
-		}
-	}
+		sectiontest.R("Another top", 18, 19),
+		sectiontest.R("untitled", 20, 20),
+	})
 	if s := res.Sections[2]; s.Name != "Release" || s.Summary != "Project > Release" {
 		t.Errorf("name %q summary %q", s.Name, s.Summary)
 	}
 }
 
 func TestEdgeCases(t *testing.T) {
-	tests := []struct {
-		name    string
-		in      string
-		anchors []string
-	}{
-		{"empty", "", nil},
-		{"text only", "just text\n", []string{"preamble"}},
-		{"headline only", "* H", []string{"H"}},
-		{"levels", "** B\n* A\n*** C\n** D\n", []string{"B", "A", "A > C", "A > D"}},
-		{"undeclared keyword", "* WAIT x\n", []string{"WAIT x"}},
-		{"keyword only", "* TODO\n", []string{"untitled"}},
-		{"tags only", "* :a:b:\n", []string{"untitled"}},
-		{"indented star", " * x\n", []string{"preamble"}},
-		{"crlf", "* A\r\n** B\r\ntext\r\n", []string{"A", "A > B"}},
-		{"invalid utf8", "* Ti\xfftle\n", []string{"Ti\uFFFDtle"}},
-		{"deep", strings.Repeat("*", 100000) + " deep\n", []string{"deep"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			start := time.Now()
-			res := split(t, []byte(tt.in))
-			if d := time.Since(start); d > slow*5*time.Second {
-				t.Errorf("took %v", d)
-			}
-			var got []string
-			for _, s := range res.Sections {
-				got = append(got, s.Anchor)
-			}
-			if strings.Join(got, "|") != strings.Join(tt.anchors, "|") {
-				t.Errorf("anchors %q, want %q", got, tt.anchors)
-			}
-		})
-	}
+	sectiontest.Cases(t, Split, input, Kind, Parser, slow*5*time.Second, []sectiontest.Case{
+		sectiontest.C("empty", ""),
+		sectiontest.C("text only", "just text\n", "preamble"),
+		sectiontest.C("headline only", "* H", "H"),
+		sectiontest.C("levels", "** B\n* A\n*** C\n** D\n", "B", "A", "A > C", "A > D"),
+		sectiontest.C("undeclared keyword", "* WAIT x\n", "WAIT x"),
+		sectiontest.C("keyword only", "* TODO\n", "untitled"),
+		sectiontest.C("tags only", "* :a:b:\n", "untitled"),
+		sectiontest.C("indented star", " * x\n", "preamble"),
+		sectiontest.C("crlf", "* A\r\n** B\r\ntext\r\n", "A", "A > B"),
+		sectiontest.C("invalid utf8", "* Ti\xfftle\n", "Ti\uFFFDtle"),
+		sectiontest.C("deep", strings.Repeat("*", 100000)+" deep\n", "deep"),
+	})
 }
 
 func FuzzOrg(f *testing.F) {

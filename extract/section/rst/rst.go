@@ -25,19 +25,18 @@ package rst
 
 import (
 	"bytes"
-	"fmt"
 	"regexp"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/konteks/git-konteks/extract/section"
-	"github.com/konteks/git-konteks/extract/section/text"
+	"github.com/konteks/git-konteks/extract/section/doc"
 )
 
 // Kind and Parser of the results.
 const (
 	Kind   = "rst"
-	Parser = "structural"
+	Parser = doc.Parser
 )
 
 // objectDirectives are the directives that describe one named object:
@@ -75,31 +74,13 @@ type style struct {
 //
 // Split never fails: if it panics on some input, the file becomes one
 // whole-file section and Result.Fallback says why.
-func Split(in section.Input) (res section.Result) {
-	defer func() {
-		if r := recover(); r != nil {
-			res = text.Split(in)
-			res.Kind = Kind
-			res.Fallback = fmt.Sprintf("rst sectioner panic: %v", r)
-			for i := range res.Sections {
-				res.Sections[i].Kind = Kind
-			}
-		}
-	}()
-	src := section.StripBOM(in.Content)
-	lines := section.Lines(src)
-	res = section.Result{Kind: Kind, Language: in.Language, Parser: Parser}
-	hs := headings(src, lines)
-	res.Sections = section.HeadingSections(src, lines, 1, hs, in.Language)
-	for i := range res.Sections {
-		res.Sections[i].Kind, res.Sections[i].Parser = Kind, Parser
-	}
-	return res
+func Split(in section.Input) section.Result {
+	return doc.Split(in, Kind, headings)
 }
 
 // headings finds the titles and object descriptions of a document, in
 // line order.
-func headings(src []byte, lines *section.LineIndex) []section.Heading {
+func headings(src []byte, lines *section.LineIndex) []doc.Heading {
 	n := lines.Count()
 	line := func(i int) []byte {
 		return bytes.TrimRight(src[lines.Start(i):lines.End(i)], " \t\r")
@@ -117,7 +98,7 @@ func headings(src []byte, lines *section.LineIndex) []section.Heading {
 	type dir struct{ indent, level int }
 	var dirs []dir  // open object descriptions, innermost last
 	titleLevel := 0 // level of the title the text is under
-	var out []section.Heading
+	var out []doc.Heading
 	canStart := true // the previous line ends a block: a title may begin here
 	for i := 1; i <= n; i++ {
 		l := line(i)
@@ -168,7 +149,7 @@ func headings(src []byte, lines *section.LineIndex) []section.Heading {
 				continue
 			}
 			lvl := levelOf(style{c, true})
-			out = append(out, section.Heading{Line: i, Level: lvl, Name: plain(title)})
+			out = append(out, doc.Heading{Line: i, Level: lvl, Name: plain(title)})
 			titleLevel, dirs = lvl, dirs[:0]
 			i += 2
 			canStart = true
@@ -187,7 +168,7 @@ func headings(src []byte, lines *section.LineIndex) []section.Heading {
 			continue
 		}
 		lvl := levelOf(style{c, false})
-		out = append(out, section.Heading{Line: i, Level: lvl, Name: plain(string(l))})
+		out = append(out, doc.Heading{Line: i, Level: lvl, Name: plain(string(l))})
 		titleLevel, dirs = lvl, dirs[:0]
 		i++
 		canStart = true
@@ -240,19 +221,19 @@ func isPunct(c byte) bool {
 // directive makes the heading of an object description at line i, whose
 // match is m; ok is false for other directives and for descriptions
 // without a name.
-func directive(m [][]byte, lines *section.LineIndex, src []byte, i, n int) (section.Heading, bool) {
+func directive(m [][]byte, lines *section.LineIndex, src []byte, i, n int) (doc.Heading, bool) {
 	name := string(m[2])
 	if k := strings.LastIndexByte(name, ':'); k >= 0 {
 		name = name[k+1:]
 	}
 	if !objectDirectives[strings.ToLower(name)] {
-		return section.Heading{}, false
+		return doc.Heading{}, false
 	}
 	obj := objectName(string(m[3]))
 	if obj == "" {
-		return section.Heading{}, false
+		return doc.Heading{}, false
 	}
-	return section.Heading{
+	return doc.Heading{
 		Line: i, Symbol: "directive", Name: obj,
 		Signature: strings.ToValidUTF8(string(bytes.TrimSpace(m[0])), "\uFFFD"),
 		Doc:       plainDoc(bodyDoc(src, lines, i, n, len(m[1]))),
@@ -348,7 +329,7 @@ func plain(t string) string {
 	}
 	t = strings.Join(strings.Fields(strings.ToValidUTF8(t, "\uFFFD")), " ")
 	if t == "" {
-		return section.UntitledHeading
+		return doc.Untitled
 	}
 	return t
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/konteks/git-konteks/extract/section"
+	"github.com/konteks/git-konteks/extract/section/sectiontest"
 )
 
 const fixtures = "../../../testdata/sections/rst"
@@ -27,26 +28,13 @@ func read(t testing.TB, name string) []byte {
 	return b
 }
 
-// split runs Split and Finish and checks the invariants every result keeps.
+var input = section.Input{Path: "docs/api.rst", Language: "reStructuredText"}
+
 func split(t testing.TB, content []byte) section.Result {
 	t.Helper()
-	in := section.Input{Path: "docs/api.rst", Language: "reStructuredText", Content: content}
-	res := Split(in)
-	section.Finish(&res, in)
-	if err := section.Validate(res, in); err != nil {
-		t.Fatal(err)
-	}
-	last := 0
-	for _, s := range res.Sections {
-		if s.StartLine <= last {
-			t.Fatalf("section %q starts at %d, inside the one before (ends %d)", s.Anchor, s.StartLine, last)
-		}
-		if s.Kind != Kind || s.Parser != Parser {
-			t.Fatalf("section %q kind %q parser %q", s.Anchor, s.Kind, s.Parser)
-		}
-		last = s.EndLine
-	}
-	return res
+	in := input
+	in.Content = content
+	return sectiontest.Split(t, Split, in, Kind, Parser)
 }
 
 func TestFixtures(t *testing.T) {
@@ -163,52 +151,31 @@ func TestAnchorsStableAcrossUnrelatedEdits(t *testing.T) {
 }
 
 func TestEdgeCases(t *testing.T) {
-	tests := []struct {
-		name    string
-		in      string
-		anchors []string
-	}{
-		{"empty", "", nil},
-		{"blank", "\n  \n\t\n", nil},
-		{"text only", "just text\n", []string{"preamble"}},
-		{"title only", "T\n=", []string{"T"}},
-		{"underline at end", "T\n", []string{"preamble"}},
-		{"overline at end", "===\nT\n", []string{"preamble"}},
-		{"overline mismatch", "=====\nTitle\n-----\n", []string{"preamble"}},
-		{"comment is no title", "..\n==\n", []string{"preamble"}},
-		{"directive is no title", ".. note:: x\n-----------\n", []string{"preamble"}},
-		{"level order by first use", "A\n-\nB\n=\nC\n-\n", []string{"A", "A > B", "C"}},
-		{"indented is no title", "x\n\n  T\n  =\n", []string{"preamble"}},
-		{"directive without name", ".. function::\n", []string{"preamble"}},
-		{"directive in preamble", ".. function:: f(x)\n\n   Doc.\n\nT\n=\n", []string{"f", "T"}},
-		{"roles and links", "The `site <https://x.org>`_ and ``a < b``\n==========================================\n",
-			[]string{"The site and a < b"}},
-		{"invalid utf8", "Ti\xfftle\n======\nbody \xfe\n", []string{"Ti\uFFFDtle"}},
-		{"long line", strings.Repeat("word ", 2000) + "\n" + strings.Repeat("=", 10000), []string{strings.TrimSpace(strings.Repeat("word ", 2000))}},
-		{"many adornments", strings.Repeat("=\n", 100000), []string{"preamble"}},
-		{"many directives", strings.Repeat(".. function:: f()\n   .. method:: g()\n", 20000), nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			start := time.Now()
-			res := split(t, []byte(tt.in))
-			if d := time.Since(start); d > slow*5*time.Second {
-				t.Errorf("took %v", d)
-			}
-			if tt.anchors == nil && tt.name == "many directives" {
-				if len(res.Sections) != 40000 {
-					t.Errorf("%d sections", len(res.Sections))
-				}
-				return
-			}
-			var got []string
-			for _, s := range res.Sections {
-				got = append(got, s.Anchor)
-			}
-			if strings.Join(got, "|") != strings.Join(tt.anchors, "|") {
-				t.Errorf("anchors %q, want %q", got, tt.anchors)
-			}
-		})
+	sectiontest.Cases(t, Split, input, Kind, Parser, slow*5*time.Second, []sectiontest.Case{
+		sectiontest.C("empty", ""),
+		sectiontest.C("blank", "\n  \n\t\n"),
+		sectiontest.C("text only", "just text\n", "preamble"),
+		sectiontest.C("title only", "T\n=", "T"),
+		sectiontest.C("underline at end", "T\n", "preamble"),
+		sectiontest.C("overline at end", "===\nT\n", "preamble"),
+		sectiontest.C("overline mismatch", "=====\nTitle\n-----\n", "preamble"),
+		sectiontest.C("comment is no title", "..\n==\n", "preamble"),
+		sectiontest.C("directive is no title", ".. note:: x\n-----------\n", "preamble"),
+		sectiontest.C("level order by first use", "A\n-\nB\n=\nC\n-\n", "A", "A > B", "C"),
+		sectiontest.C("indented is no title", "x\n\n  T\n  =\n", "preamble"),
+		sectiontest.C("directive without name", ".. function::\n", "preamble"),
+		sectiontest.C("directive in preamble", ".. function:: f(x)\n\n   Doc.\n\nT\n=\n", "f", "T"),
+		sectiontest.C("roles and links", "The `site <https://x.org>`_ and ``a < b``\n==========================================\n", "The site and a < b"),
+		sectiontest.C("invalid utf8", "Ti\xfftle\n======\nbody \xfe\n", "Ti\uFFFDtle"),
+		sectiontest.C("long line", strings.Repeat("word ", 2000)+"\n"+strings.Repeat("=", 10000), strings.TrimSpace(strings.Repeat("word ", 2000))),
+		sectiontest.C("many adornments", strings.Repeat("=\n", 100000), "preamble"),
+	})
+}
+
+func TestManyDirectives(t *testing.T) {
+	res := split(t, []byte(strings.Repeat(".. function:: f()\n   .. method:: g()\n", 20000)))
+	if len(res.Sections) != 40000 {
+		t.Errorf("%d sections", len(res.Sections))
 	}
 }
 
