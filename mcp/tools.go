@@ -134,7 +134,7 @@ func (s *Server) addTools() {
 	addTool(s, &sdk.Tool{
 		Name: ToolGraph,
 		Description: "An entity and its neighbours in the project graph: a file path, symbol name (Store.Get), package or directory; " +
-			"what it defines and imports, and what imports it. Use it to find callers' files and dependencies before a change.",
+			"what it defines and imports, and what imports it; for a symbol, the symbols it calls and those that call it (by name). Use it to find callers and dependencies before a change.",
 		Annotations: readOnly("Graph"),
 	}, func(in *jsonschema.Schema) {
 		in.Required = []string{"name"}
@@ -566,32 +566,6 @@ func sectionInfo(sec memory.Section) SectionInfo {
 		Signature: sec.Signature, Summary: sec.Summary}
 }
 
-// findSection matches an anchor exactly, then a qualified or plain name
-// (case-sensitive, then not), then an anchor without its kind prefix.
-func findSection(f *memory.File, want string) (int, bool) {
-	want = strings.TrimSpace(want)
-	tests := []func(memory.Section) bool{
-		func(s memory.Section) bool { return s.Anchor == want },
-		func(s memory.Section) bool { return s.QName == want || s.QName == "" && s.Name == want },
-		func(s memory.Section) bool { return s.Name == want },
-		func(s memory.Section) bool {
-			_, rest, ok := strings.Cut(s.Anchor, ":")
-			return ok && rest == want
-		},
-		func(s memory.Section) bool {
-			return strings.EqualFold(s.Anchor, want) || strings.EqualFold(s.QName, want) || strings.EqualFold(s.Name, want)
-		},
-	}
-	for _, t := range tests {
-		for i, s := range f.Sections {
-			if t(s) {
-				return i, true
-			}
-		}
-	}
-	return 0, false
-}
-
 func (s *Server) show(_ context.Context, _ *sdk.CallToolRequest, in ShowInput) (*sdk.CallToolResult, ShowOutput, error) {
 	var out ShowOutput
 	snap, err := s.derived()
@@ -610,17 +584,9 @@ func (s *Server) show(_ context.Context, _ *sdk.CallToolRequest, in ShowInput) (
 	out.Memory = s.freshness(snap, snap.mem.Commit.String(), snap.mem.Manifest.SourceCommit)
 	var b strings.Builder
 	if in.Anchor != "" {
-		i, ok := findSection(f, in.Anchor)
+		i, ok := f.FindSection(in.Anchor)
 		if !ok {
-			var names []string
-			for _, sec := range f.Sections {
-				if len(names) == 40 {
-					names = append(names, "…")
-					break
-				}
-				names = append(names, sec.Anchor)
-			}
-			return nil, out, fmt.Errorf("%s has no section %q; its anchors: %s", p, in.Anchor, strings.Join(names, ", "))
+			return nil, out, f.NoSection(p, in.Anchor)
 		}
 		sec := f.Sections[i]
 		info := sectionInfo(sec)

@@ -745,7 +745,7 @@ func (s *Searcher) fill(hits []Hit) error {
 }
 
 // lineKinds are the section kinds whose content is the lines of the file.
-var lineKinds = map[string]bool{"code": true, "markdown": true, "json": true, "yaml": true, "toml": true}
+var lineKinds = map[string]bool{"code": true, "markdown": true, "rst": true, "asciidoc": true, "org": true, "json": true, "yaml": true, "toml": true}
 
 // sourceLines returns a section's lines from its file's source blob, made
 // valid UTF-8 without carriage returns as records are.

@@ -128,6 +128,10 @@ func runRecall(c *cli.Context) error {
 			name = h.Anchor
 		}
 		line := fmt.Sprintf("%s:%d-%d  %s  %s", h.Path, h.StartLine, h.EndLine, name, flatLine(h.Summary, 120))
+		if h.Summary == name || strings.HasSuffix(h.Summary, " > "+name) {
+			// A heading's summary is its heading path: say it once.
+			line = fmt.Sprintf("%s:%d-%d  %s", h.Path, h.StartLine, h.EndLine, flatLine(h.Summary, 120))
+		}
 		if h.Via != "" {
 			line += "  (" + h.Via + ")"
 		}
