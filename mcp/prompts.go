@@ -96,7 +96,7 @@ func (s *Server) warmUp(ctx context.Context, args map[string]string) (string, st
 		writeProject(&b, snap)
 		if taskText != "" {
 			var hits []recall.Hit
-			err := s.withSearcher(ctx, func(se *recall.Searcher, _ *snapshot, _ recall.MemoryState) error {
+			err := s.withSearcher(ctx, nil, func(se *recall.Searcher, _ *snapshot, _ recall.MemoryState) error {
 				res, err := se.Search(ctx, taskText, recall.Options{Limit: 8})
 				if err == nil {
 					hits = res.Hits
@@ -259,7 +259,7 @@ func (s *Server) recallBeforeChange(ctx context.Context, args map[string]string)
 	fmt.Fprintf(&b, "Before making this change, recall what memory knows about it: %s\n\n", change)
 	var hits []recall.Hit
 	var fresh Freshness
-	err = s.withSearcher(ctx, func(se *recall.Searcher, sn *snapshot, st recall.MemoryState) error {
+	err = s.withSearcher(ctx, nil, func(se *recall.Searcher, sn *snapshot, st recall.MemoryState) error {
 		res, err := se.Search(ctx, change, recall.Options{Limit: 10})
 		if err != nil {
 			return err

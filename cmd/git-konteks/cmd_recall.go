@@ -44,6 +44,9 @@ type recallHit struct {
 	recall.Hit
 	SourceCommit string `json:"source_commit"`
 	HeadMoved    bool   `json:"head_moved"`
+	// Strength is the evidence of the whole answer (recall.Assess):
+	// strong, partial or weak.
+	Strength string `json:"strength"`
 }
 
 func runRecall(c *cli.Context) error {
@@ -67,8 +70,13 @@ func runRecall(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	// Durable memories and diary entries that match the task come first:
-	// decisions and constraints weigh more than code that merely matches.
+	ev := recall.Assess(task, res.Hits)
+	if ev.NoMatch {
+		res.Hits = nil // the least bad hits would only mislead
+	}
+	// Durable memories, diary entries and skills that match the task come
+	// first: decisions and constraints weigh more than code that merely
+	// matches.
 	mems, err := matchMemories(s, task, res.Hits)
 	if err != nil {
 		return err
@@ -76,18 +84,23 @@ func runRecall(c *cli.Context) error {
 	if c.Bool("json") {
 		out := make([]recallHit, 0, len(mems)+len(res.Hits))
 		for _, m := range mems {
-			out = append(out, recallHit{Hit: memoryAsHit(m), SourceCommit: res.Memory.SourceCommit, HeadMoved: res.Memory.HeadMoved})
+			out = append(out, recallHit{Hit: memoryAsHit(m), SourceCommit: res.Memory.SourceCommit, HeadMoved: res.Memory.HeadMoved, Strength: ev.Strength})
 		}
 		for _, h := range res.Hits {
-			out = append(out, recallHit{Hit: h, SourceCommit: res.Memory.SourceCommit, HeadMoved: res.Memory.HeadMoved})
+			out = append(out, recallHit{Hit: h, SourceCommit: res.Memory.SourceCommit, HeadMoved: res.Memory.HeadMoved, Strength: ev.Strength})
 		}
-		// stderr carries the notes and the memory line for people; the
-		// JSON array stays clean for programs.
+		// stderr carries the evidence, the notes and the memory line for
+		// people; the JSON array stays clean for programs.
+		fmt.Fprintln(os.Stderr, "evidence: "+ev.Label())
 		printNotes(res.Notes, res.Memory, true)
 		return printJSON(c, out)
 	}
 	w := c.App.Writer
 	for _, m := range mems {
+		if m.Type == "skill" {
+			fmt.Fprintf(w, "skill:%s  %s  %s\n", m.Subject, memoryLabel(m), flatLine(m.Text, 120))
+			continue
+		}
 		fmt.Fprintf(w, "memory:%s  %s  %s\n", m.ID[:10], memoryLabel(m), flatLine(m.Text, 120))
 	}
 	for _, h := range res.Hits {
@@ -101,9 +114,10 @@ func runRecall(c *cli.Context) error {
 		}
 		fmt.Fprintln(w, line)
 	}
-	if len(res.Hits) == 0 && len(mems) == 0 {
+	if len(res.Hits) == 0 && len(mems) == 0 && !ev.NoMatch {
 		fmt.Fprintln(w, "no section of memory matches")
 	}
+	fmt.Fprintln(w, "evidence: "+ev.Label())
 	fmt.Fprintln(w, memoryLine(res.Memory))
 	printNotes(res.Notes, res.Memory, false)
 	return nil
@@ -129,12 +143,18 @@ func matchMemories(s *recall.Searcher, task string, hits []recall.Hit) ([]recall
 
 // memoryAsHit shows a durable entry in the shape of a section hit.
 func memoryAsHit(m recall.MemoryHit) recall.Hit {
+	if m.Type == "skill" {
+		return recall.Hit{Path: "skill:" + m.Subject, Kind: m.Type, Name: memoryLabel(m), Anchor: m.ID, Score: m.Score,
+			Summary: flatLine(m.Text, 200), Snippet: m.Text}
+	}
 	return recall.Hit{Path: "memory:" + m.ID, Kind: m.Type, Symbol: m.Kind, Name: memoryLabel(m), Anchor: m.ID,
 		Score: m.Score, Summary: flatLine(m.Text, 200), Snippet: m.Text}
 }
 
 func memoryLabel(m recall.MemoryHit) string {
 	switch {
+	case m.Type == "skill":
+		return "skill (git konteks skill show " + m.Subject + ")"
 	case m.Type == "diary" && m.Subject != "":
 		return "diary (" + m.Subject + ")"
 	case m.Type == "diary":
