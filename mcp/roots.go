@@ -25,8 +25,29 @@ import (
 // changed; a call that arrives meanwhile waits for the answer (at most
 // rootsTimeout), so it is not answered from the wrong repository.
 
+//
+// Roots come with the initialize handshake (protocol versions up to
+// 2025-11-25, what clients speak today); the 2026-07-28 protocol
+// deprecates them (SEP-2577), and a client speaking it is served the
+// repository of --repo, -C or the current directory.
+
 // rootsTimeout bounds the wait for the client's roots.
 const rootsTimeout = 3 * time.Second
+
+// rootsMiddleware notes, as a client initialises, that it announces roots:
+// calls then wait for them, even one that the SDK runs before the
+// initialized notification's handler.
+func (s *Server) rootsMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		if ir, ok := req.(*sdk.InitializeRequest); ok && method == "initialize" && !s.explicit &&
+			ir.Params != nil && ir.Params.Capabilities != nil && hasRoots(ir.Params.Capabilities) {
+			s.rmu.Lock()
+			s.rootsWait = make(chan struct{})
+			s.rmu.Unlock()
+		}
+		return next(ctx, method, req)
+	}
+}
 
 func (s *Server) initialized(ctx context.Context, req *sdk.InitializedRequest) {
 	s.askRoots(req.Session)
@@ -46,9 +67,12 @@ func (s *Server) askRoots(ss *sdk.ServerSession) {
 	if p := ss.InitializeParams(); p == nil || p.Capabilities == nil || !hasRoots(p.Capabilities) {
 		return
 	}
-	done := make(chan struct{})
 	s.rmu.Lock()
-	s.rootsWait = done
+	done := s.rootsWait
+	if done == nil || isClosed(done) {
+		done = make(chan struct{})
+		s.rootsWait = done
+	}
 	s.rmu.Unlock()
 	go func() {
 		defer close(done)
@@ -87,6 +111,15 @@ func rootDir(uri string) (string, bool) {
 		return "", false
 	}
 	return filepath.Clean(filepath.FromSlash(p)), true
+}
+
+func isClosed(c chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
 }
 
 // waitRoots waits (a bounded time) for roots being asked for.

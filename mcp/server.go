@@ -174,6 +174,7 @@ func New(ctx context.Context, opt Options) (*Server, error) {
 		SubscribeHandler:        s.subscribe,
 		UnsubscribeHandler:      s.unsubscribe,
 	})
+	s.srv.AddReceivingMiddleware(s.rootsMiddleware)
 	s.addTools()
 	s.addPrompts()
 	s.addResources()
