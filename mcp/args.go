@@ -60,24 +60,48 @@ func checkArgs(tool string, sch *jsonschema.Schema, raw json.RawMessage) (json.R
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		if err := checkValue(name, sch.Properties[name], args[name]); err != nil {
+		v, err := checkValue(name, sch.Properties[name], args[name])
+		if err != nil {
 			return nil, err
 		}
+		args[name] = v
 	}
 	return json.Marshal(args)
 }
 
-// checkValue checks one argument's value against its schema.
-func checkValue(name string, p *jsonschema.Schema, raw json.RawMessage) error {
+// checkValue checks one argument's value against its schema, and returns
+// it. A number or boolean written as a string ("5", "true") is taken as
+// the number or boolean: clients that only know strings (the inspector's
+// command line, some forms) send them so, and nothing else is meant.
+func checkValue(name string, p *jsonschema.Schema, raw json.RawMessage) (json.RawMessage, error) {
 	if p == nil {
-		return nil
+		return raw, nil
 	}
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if err := dec.Decode(&v); err != nil {
-		return fmt.Errorf("%s is not valid JSON: %v", name, err)
+		return nil, fmt.Errorf("%s is not valid JSON: %v", name, err)
 	}
+	if str, ok := v.(string); ok {
+		t := strings.TrimSpace(str)
+		switch typeOf(p) {
+		case "integer", "number":
+			var n json.Number
+			if json.Unmarshal([]byte(t), &n) == nil && t != "" {
+				v, raw = n, json.RawMessage(t)
+			}
+		case "boolean":
+			if t == "true" || t == "false" {
+				v, raw = t == "true", json.RawMessage(t)
+			}
+		}
+	}
+	return raw, checkType(name, p, v)
+}
+
+// checkType checks a decoded value against its schema.
+func checkType(name string, p *jsonschema.Schema, v any) error {
 	switch typeOf(p) {
 	case "string":
 		str, ok := v.(string)

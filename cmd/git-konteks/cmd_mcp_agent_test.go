@@ -187,8 +187,15 @@ func TestMCPBadArguments(t *testing.T) {
 			t.Errorf("%s %v: validator internals in %q", c.tool, c.args, text)
 		}
 	}
-	// Nulls are arguments left out.
+	// Nulls are arguments left out; numbers and booleans written as
+	// strings (as the inspector's command line sends them) are taken.
 	callMCP(t, cs, mcp.ToolRecall, map[string]any{"task": "store", "limit": nil, "mode": nil}, nil)
+	var rc mcp.RecallOutput
+	callMCP(t, cs, mcp.ToolRecall, map[string]any{"task": "get the value stored for a key", "limit": "2"}, &rc)
+	if len(rc.Hits) != 2 {
+		t.Fatalf("limit \"2\": %d hits", len(rc.Hits))
+	}
+	callMCP(t, cs, mcp.ToolMemories, map[string]any{"all": "true"}, nil)
 }
 
 // progressLog collects progress notifications.
