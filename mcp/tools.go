@@ -293,7 +293,7 @@ func (s *Server) recall(ctx context.Context, req *sdk.CallToolRequest, in Recall
 			return err
 		}
 		snap = sn
-		out = RecallOutput{Task: q, Evidence: recall.Assess(q, res.Hits), Hits: res.Hits, Mode: res.Mode, Notes: notes(res.Notes, s.embNote)}
+		out = RecallOutput{Task: q, Evidence: se.Evidence(q, res.Hits), Hits: res.Hits, Mode: res.Mode, Notes: notes(res.Notes, s.embNote)}
 		if out.Evidence.NoMatch {
 			out.Hits = nil // the least bad hits would only mislead
 		}

@@ -70,7 +70,7 @@ func runRecall(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ev := recall.Assess(task, res.Hits)
+	ev := s.Evidence(task, res.Hits)
 	if ev.NoMatch {
 		res.Hits = nil // the least bad hits would only mislead
 	}

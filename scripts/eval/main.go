@@ -54,7 +54,8 @@ var (
 	keep     = flag.Bool("keep", false, "keep the temporary clones")
 	depth    = flag.Int("depth", 100, "ranking depth for MRR")
 	cache    = flag.String("cache", "", "keep clones and their memory in `DIR` and reuse them (ranking experiments)")
-	strength = flag.Bool("strength", false, "also judge each hybrid answer's evidence (recall.Assess) and print each label's precision")
+	strength = flag.Bool("strength", false, "also judge each hybrid answer's evidence (Searcher.Evidence) and print each label's precision")
+	features = flag.String("strength-out", "", "with -strength, write each query's evidence features to this TSV `FILE`")
 	variants = flag.String("variants", "", "JSON `FILE` of named ranking variants ({\"name\": {\"Vector\": 0.5, ...}}) to evaluate besides the default, in hybrid mode")
 )
 
@@ -97,7 +98,7 @@ func judge(ctx context.Context, s *recall.Searcher, q string, answer []string) e
 	if err != nil {
 		return err
 	}
-	e := recall.Assess(q, res.Hits)
+	e := s.Evidence(q, res.Hits)
 	label := e.Strength
 	if e.NoMatch {
 		label = "no-match"
@@ -108,17 +109,32 @@ func judge(ctx context.Context, s *recall.Searcher, q string, answer []string) e
 		labels[label] = st
 	}
 	st.N++
+	top1, top10 := 0, 0
 	for i, h := range res.Hits {
 		if slices.Contains(answer, h.Path) {
 			if i == 0 {
-				st.Top1++
+				top1 = 1
 			}
-			st.Top10++
+			top10 = 1
 			break
 		}
 	}
+	st.Top1 += top1
+	st.Top10 += top10
+	if featureOut != nil {
+		u := recall.Assess(q, res.Hits)
+		m1 := 1.0
+		if len(res.Hits) > 1 && res.Hits[0].Score > 0 {
+			m1 = (res.Hits[0].Score - res.Hits[1].Score) / res.Hits[0].Score
+		}
+		fmt.Fprintf(featureOut, "%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%v\t%d\t%d\n", label, len(u.Matched)+len(u.Missing),
+			u.Coverage, u.Union, e.Coverage, e.Union, e.Margin, m1, e.NoMatch, top1, top10)
+	}
 	return nil
 }
+
+// featureOut receives the -strength-out rows.
+var featureOut *os.File
 
 func printLabels() {
 	fmt.Printf("\n%-10s %5s %7s %13s %14s\n", "evidence", "n", "share", "answer@1", "answer@10")
@@ -181,6 +197,16 @@ func main() {
 			variantList = append(variantList, variant{n, &rk})
 			modes = append(modes, "v:"+n)
 		}
+	}
+	if *features != "" {
+		f, err := os.Create(*features)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		defer f.Close()
+		featureOut = f
+		fmt.Fprintln(f, "label\twords\tcoverage\tunion\twcoverage\twunion\tmargin\tmargin1\tnomatch\ttop1\ttop10")
 	}
 	var all []query
 	results := map[string]map[string]*metrics{}
