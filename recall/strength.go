@@ -25,7 +25,11 @@ import (
 // the best hit's lead over the fifth split the answers cleanly (lead under
 // 0.3: an answer file in the first ten 56% of the time; over 0.68: 100%),
 // while the share of words matched alone did not (commit messages share
-// most of their words with the code they change).
+// most of their words with the code they change). On held-out
+// repositories (express and gin, 80 queries) strong answers held an answer
+// file in the first ten 90% of the time, no more often than all answers
+// did: the label is a guide, and "no good match" (no word of the task
+// near the top at all) its firm part.
 
 // Strength labels.
 const (
