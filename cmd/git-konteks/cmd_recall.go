@@ -49,6 +49,8 @@ type recallOutput struct {
 	Mode     string             `json:"mode"`
 	Hits     []recall.Hit       `json:"hits"`
 	Memories []recall.MemoryHit `json:"memories"`
+	// Evidence says how strong the answer is (strong, partial, weak).
+	Evidence recall.Evidence    `json:"evidence"`
 	Notes    []string           `json:"notes,omitempty"`
 	Memory   recall.MemoryState `json:"memory"`
 }
@@ -100,26 +102,37 @@ func runRecall(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	// Durable memories and diary entries that match the task come first:
-	// decisions and constraints weigh more than code that merely matches.
+	ev := s.Evidence(task, res.Hits)
+	if ev.NoMatch {
+		res.Hits = nil // the least bad hits would only mislead
+	}
+	// Durable memories, diary entries and skills that match the task come
+	// first: decisions and constraints weigh more than code that merely
+	// matches.
 	mems, err := matchMemories(s, task, res.Hits)
 	if err != nil {
 		return err
 	}
 	if c.Bool("json") {
-		out := recallOutput{Task: task, Mode: c.String("mode"), Hits: res.Hits, Memories: mems, Notes: res.Notes, Memory: res.Memory}
+		out := recallOutput{Task: task, Mode: c.String("mode"), Hits: res.Hits, Memories: mems, Evidence: ev, Notes: res.Notes, Memory: res.Memory}
 		if out.Hits == nil {
 			out.Hits = []recall.Hit{}
 		}
 		if out.Memories == nil {
 			out.Memories = []recall.MemoryHit{}
 		}
-		// stderr carries the notes and the memory line for people too.
+		// stderr carries the evidence, the notes and the memory line for
+		// people too.
+		fmt.Fprintln(os.Stderr, "evidence: "+ev.Label())
 		printNotes(res.Notes, res.Memory, true)
 		return printJSON(c, out)
 	}
 	w := c.App.Writer
 	for _, m := range mems {
+		if m.Type == "skill" {
+			fmt.Fprintf(w, "skill:%s  %s  %s\n", m.Subject, memoryLabel(m), flatLine(m.Text, 120))
+			continue
+		}
 		fmt.Fprintf(w, "memory:%s  %s  %s\n", m.ID[:10], memoryLabel(m), flatLine(m.Text, 120))
 	}
 	for _, h := range res.Hits {
@@ -137,9 +150,10 @@ func runRecall(c *cli.Context) error {
 		}
 		fmt.Fprintln(w, line)
 	}
-	if len(res.Hits) == 0 && len(mems) == 0 {
+	if len(res.Hits) == 0 && len(mems) == 0 && !ev.NoMatch {
 		fmt.Fprintln(w, "no section of memory matches")
 	}
+	fmt.Fprintln(w, "evidence: "+ev.Label())
 	fmt.Fprintln(w, memoryLine(res.Memory))
 	printNotes(res.Notes, res.Memory, false)
 	return nil
@@ -165,6 +179,8 @@ func matchMemories(s *recall.Searcher, task string, hits []recall.Hit) ([]recall
 
 func memoryLabel(m recall.MemoryHit) string {
 	switch {
+	case m.Type == "skill":
+		return "skill (git konteks skill show " + m.Subject + ")"
 	case m.Type == "diary" && m.Subject != "":
 		return "diary (" + m.Subject + ")"
 	case m.Type == "diary":

@@ -83,6 +83,12 @@ func newApp() *cli.App {
 		Before: func(c *cli.Context) error {
 			if d := c.String("C"); d != "" {
 				if err := os.Chdir(d); err != nil {
+					if c.Args().First() == "mcp" {
+						// The MCP server keeps serving and says so
+						// in every answer (cmd_mcp.go).
+						chdirErr = fmt.Errorf("-C %s: %w", d, err)
+						return nil
+					}
 					return fmt.Errorf("-C %s: %w", d, err)
 				}
 			}
@@ -117,6 +123,10 @@ func newApp() *cli.App {
 	wireCLI(app)
 	return app
 }
+
+// chdirErr is why -C could not be entered, for the commands that run
+// without it (mcp).
+var chdirErr error
 
 var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON"}
 

@@ -34,6 +34,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -53,6 +54,8 @@ var (
 	keep     = flag.Bool("keep", false, "keep the temporary clones")
 	depth    = flag.Int("depth", 100, "ranking depth for MRR")
 	cache    = flag.String("cache", "", "keep clones and their memory in `DIR` and reuse them (ranking experiments)")
+	strength = flag.Bool("strength", false, "also judge each hybrid answer's evidence (Searcher.Evidence) and print each label's precision")
+	features = flag.String("strength-out", "", "with -strength, write each query's evidence features to this TSV `FILE`")
 	variants = flag.String("variants", "", "JSON `FILE` of named ranking variants ({\"name\": {\"Vector\": 0.5, ...}}) to evaluate besides the default, in hybrid mode")
 )
 
@@ -79,6 +82,74 @@ type query struct {
 	Memory  string         `json:"memory"` // the memory commit asked
 	Ranks   map[string]any `json:"ranks"`  // mode -> rank per answer file (0: not in depth)
 	ranksBy map[string][]int
+}
+
+// labelStats tallies the evidence labels: how many answers got each, and
+// how many of them held an answer file in the first hit, in the first 10,
+// and (no-match) how many withheld hits that held one.
+type labelStats struct{ N, Top1, Top10 int }
+
+var labels = map[string]*labelStats{}
+
+// judge runs the answer an agent gets (hybrid, 10 hits with their text)
+// and tallies its label against the answer files.
+func judge(ctx context.Context, s *recall.Searcher, q string, answer []string) error {
+	res, err := s.Search(ctx, q, recall.Options{Limit: 10})
+	if err != nil {
+		return err
+	}
+	e := s.Evidence(q, res.Hits)
+	label := e.Strength
+	if e.NoMatch {
+		label = "no-match"
+	}
+	st := labels[label]
+	if st == nil {
+		st = &labelStats{}
+		labels[label] = st
+	}
+	st.N++
+	top1, top10 := 0, 0
+	for i, h := range res.Hits {
+		if slices.Contains(answer, h.Path) {
+			if i == 0 {
+				top1 = 1
+			}
+			top10 = 1
+			break
+		}
+	}
+	st.Top1 += top1
+	st.Top10 += top10
+	if featureOut != nil {
+		u := recall.Assess(q, res.Hits)
+		m1 := 1.0
+		if len(res.Hits) > 1 && res.Hits[0].Score > 0 {
+			m1 = (res.Hits[0].Score - res.Hits[1].Score) / res.Hits[0].Score
+		}
+		fmt.Fprintf(featureOut, "%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%v\t%d\t%d\n", label, len(u.Matched)+len(u.Missing),
+			u.Coverage, u.Union, e.Coverage, e.Union, e.Margin, m1, e.NoMatch, top1, top10)
+	}
+	return nil
+}
+
+// featureOut receives the -strength-out rows.
+var featureOut *os.File
+
+func printLabels() {
+	fmt.Printf("\n%-10s %5s %7s %13s %14s\n", "evidence", "n", "share", "answer@1", "answer@10")
+	total := 0
+	for _, st := range labels {
+		total += st.N
+	}
+	for _, l := range []string{recall.Strong, recall.Partial, recall.Weak, "no-match"} {
+		st := labels[l]
+		if st == nil || st.N == 0 {
+			continue
+		}
+		n := float64(st.N)
+		fmt.Printf("%-10s %5d %7.3f %13.3f %14.3f\n", l, st.N, n/float64(total), float64(st.Top1)/n, float64(st.Top10)/n)
+	}
 }
 
 type metrics struct {
@@ -126,6 +197,16 @@ func main() {
 			variantList = append(variantList, variant{n, &rk})
 			modes = append(modes, "v:"+n)
 		}
+	}
+	if *features != "" {
+		f, err := os.Create(*features)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		defer f.Close()
+		featureOut = f
+		fmt.Fprintln(f, "label\twords\tcoverage\tunion\twcoverage\twunion\tmargin\tmargin1\tnomatch\ttop1\ttop10")
 	}
 	var all []query
 	results := map[string]map[string]*metrics{}
@@ -178,6 +259,9 @@ func main() {
 			n := float64(one.N)
 			fmt.Printf("%-28s %-12s %5d %9.3f %9.3f %9.3f %7.3f\n", "(single-file answers)", m, one.N, one.R1/n, one.R5/n, one.R10/n, one.MRR/n)
 		}
+	}
+	if *strength {
+		printLabels()
 	}
 	if *jsonOut != "" {
 		b, _ := json.MarshalIndent(all, "", "  ")
@@ -360,6 +444,12 @@ func evalRepo(src, name string) ([]query, map[string]*metrics, error) {
 			q.ranksBy[m] = rs
 			q.Ranks[m] = rs
 			score(ms[m], rs)
+		}
+		if *strength {
+			if err := judge(ctx, s, c.msg, answer); err != nil {
+				s.Close()
+				return nil, nil, err
+			}
 		}
 		queryT += time.Since(t0)
 		s.Close()
