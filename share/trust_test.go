@@ -65,6 +65,16 @@ func (s signer) trustedBy(c *clone) {
 	reopen(c)
 }
 
+// trustEachOther makes clones sign with one key and trust it.
+func trustEachOther(t *testing.T, clones ...*clone) signer {
+	s := newSigner(t, "author@example.invalid")
+	for _, c := range clones {
+		s.signs(c)
+		s.trustedBy(c)
+	}
+	return s
+}
+
 // reopen drops the repository's cached configuration.
 func reopen(c *clone) {
 	repo, err := gitstore.Open(c.Dir)

@@ -34,7 +34,7 @@ var (
 	// MaxDecoded bounds the bytes decompressed reading the peer's records
 	// (each new record blob once, however many paths name it), beyond
 	// DecodedPerByte times their stored size.
-	MaxDecoded int64 = 256 << 20
+	MaxDecoded int64 = 128 << 20
 	// DecodedPerByte is the compression ratio a peer's records may use up
 	// to before the budget counts against them: zstd on records is 4-10x.
 	DecodedPerByte int64 = 16
