@@ -53,22 +53,59 @@ func DecodeRecordWithin(b *Budget, repo *gitstore.Repo, h gitstore.Hash, p strin
 		return fmt.Errorf("%w: record of %s: %v", ErrCorrupt, p, err)
 	}
 	var hd zstd.Header
-	if hd.Decode(raw) == nil && hd.HasFCS && int64(hd.FrameContentSize) > b.left {
-		// Refused on what the frame declares, before decompressing it.
-		return b.take(int64(hd.FrameContentSize), "record of "+p)
+	if hd.Decode(raw) == nil && hd.HasFCS && singleFrame(raw, hd) {
+		// One frame that declares its size (as the memory codec writes
+		// records): the decoder holds it to that size, so the declared
+		// size is charged before anything is decompressed.
+		if err := b.take(int64(hd.FrameContentSize), "record of "+p); err != nil {
+			return err
+		}
+	} else {
+		// Anything else is measured by decompressing it (at most
+		// memory.MaxRecordSize) before it is parsed.
+		out, err := memory.Decompress(raw)
+		if err != nil {
+			return fmt.Errorf("%w: record of %s: %v", ErrCorrupt, p, err)
+		}
+		if err := b.take(int64(len(out)), "record of "+p); err != nil {
+			return err
+		}
 	}
-	out, err := memory.Decompress(raw)
-	if err != nil {
-		return fmt.Errorf("%w: record of %s: %v", ErrCorrupt, p, err)
-	}
-	if err := b.take(int64(len(out)), "record of "+p); err != nil {
-		return err
-	}
-	// Decoded again for its checks: records are read once per merge, and
-	// decompression is cheap next to what the budget guards against.
 	if _, err := memory.DecodeFile(raw); err != nil {
 		return fmt.Errorf("%w: record of %s: %v", ErrCorrupt, p, err)
 	}
 	b.seen[h] = true
 	return nil
+}
+
+// singleFrame reports whether raw is exactly one zstd frame, by walking
+// its block headers (RFC 8878 3.1.1.2) without decompressing anything.
+func singleFrame(raw []byte, hd zstd.Header) bool {
+	if hd.Skippable || hd.HeaderSize <= 0 {
+		return false
+	}
+	i := hd.HeaderSize
+	for {
+		if i+3 > len(raw) {
+			return false
+		}
+		bh := uint32(raw[i]) | uint32(raw[i+1])<<8 | uint32(raw[i+2])<<16
+		i += 3
+		last, typ, size := bh&1 == 1, (bh>>1)&3, int(bh>>3)
+		switch typ {
+		case 0, 2: // raw, compressed: size bytes follow
+			i += size
+		case 1: // RLE: one byte
+			i++
+		default:
+			return false
+		}
+		if last {
+			break
+		}
+	}
+	if hd.HasCheckSum {
+		i += 4
+	}
+	return i == len(raw)
 }
