@@ -60,15 +60,14 @@ func (r *Repo) commitSigner() *signer {
 		s.err = fmt.Errorf("konteks.sign is on but no signing key is set (git config user.signingkey ~/.ssh/id_ed25519.pub, or konteks.sign=false)")
 	case strings.HasPrefix(key, "key::") || strings.HasPrefix(key, "ssh-"):
 		// A literal public key (its private half in ssh-agent), as git accepts.
+		// ssh-keygen wants a file: kept in the state dir, rewritten each time.
 		lit := strings.TrimPrefix(key, "key::")
-		f, err := os.CreateTemp("", "konteks-signingkey-*.pub")
-		if err == nil {
-			_, err = f.WriteString(lit + "\n")
-			f.Close()
+		s.key = filepath.Join(r.CommonDir, "konteks", "signing-key.pub")
+		if s.err = os.MkdirAll(filepath.Dir(s.key), 0o755); s.err == nil {
+			s.err = os.WriteFile(s.key, []byte(lit+"\n"), 0o644)
 		}
-		s.key, s.err = f.Name(), err
 	default:
-		s.key = expandHome(key)
+		s.key = ExpandHome(key)
 		if !filepath.IsAbs(s.key) && r.WorkTree != "" {
 			s.key = filepath.Join(r.WorkTree, s.key)
 		}
@@ -77,7 +76,9 @@ func (r *Repo) commitSigner() *signer {
 	return s
 }
 
-func expandHome(p string) string {
+// ExpandHome expands a leading "~/" to the home directory, as git does
+// for path-valued settings.
+func ExpandHome(p string) string {
 	if strings.HasPrefix(p, "~/") {
 		if h, err := os.UserHomeDir(); err == nil {
 			return filepath.Join(h, p[2:])

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/konteks/git-konteks/durable"
-	"github.com/konteks/git-konteks/gitstore"
 )
 
 // status returns the status of entry id in c's memory.
@@ -176,5 +175,4 @@ func TestLegacyEntriesLoad(t *testing.T) {
 	if !found {
 		t.Fatal("legacy entry not loaded (or not marked)")
 	}
-	_ = gitstore.ZeroHash
 }

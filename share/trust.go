@@ -40,11 +40,7 @@ func TrustFile(repo *gitstore.Repo) string {
 	if p == "" {
 		return ""
 	}
-	if strings.HasPrefix(p, "~/") {
-		if h, err := os.UserHomeDir(); err == nil {
-			p = filepath.Join(h, p[2:])
-		}
-	}
+	p = gitstore.ExpandHome(p)
 	if !filepath.IsAbs(p) {
 		base := repo.WorkTree
 		if base == "" {

@@ -3,20 +3,17 @@ package share
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/konteks/git-konteks/durable"
 	"github.com/konteks/git-konteks/extract"
 	"github.com/konteks/git-konteks/gitstore"
-	"github.com/konteks/git-konteks/internal/testgit"
 	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/memref"
 	"github.com/konteks/git-konteks/recall"
@@ -374,6 +371,25 @@ func TestSignedMemoryCommits(t *testing.T) {
 	}
 }
 
-var _ = errors.Is
-var _ = time.Now
-var _ = testgit.Env
+// TestSigningFollowsGitsSettings: git's own SSH commit signing turns
+// memory signing on; konteks.sign=false turns it off.
+func TestSigningFollowsGitsSettings(t *testing.T) {
+	setEnv(t)
+	remote, _ := bareRemote(t)
+	c := newClone(t, remote, "c")
+	if c.repo.SigningEnabled() {
+		t.Fatal("signing on with nothing configured")
+	}
+	c.Git("config", "commit.gpgsign", "true")
+	c.Git("config", "gpg.format", "ssh")
+	c.Git("config", "user.signingkey", "/nonexistent/key.pub")
+	reopen(c)
+	if !c.repo.SigningEnabled() {
+		t.Fatal("git's SSH commit signing did not turn memory signing on")
+	}
+	c.Git("config", "konteks.sign", "false")
+	reopen(c)
+	if c.repo.SigningEnabled() {
+		t.Fatal("konteks.sign=false did not turn signing off")
+	}
+}

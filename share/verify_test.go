@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -274,5 +273,3 @@ func FuzzCheckTree(f *testing.F) {
 		}
 	})
 }
-
-var _ = os.Getenv
