@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -124,10 +126,20 @@ func TestSizeBombsBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Records of 8 MiB against a 16 MiB budget keep the suite quick under
+	// the race detector; KONTEKS_BOMB_MIB=63 runs them just under the
+	// record limit with the default budget.
+	size := 8 << 20
+	old := MaxDecoded
+	MaxDecoded = 2 * int64(size)
+	if mib, err := strconv.Atoi(os.Getenv("KONTEKS_BOMB_MIB")); err == nil {
+		size, MaxDecoded = mib<<20, old
+	}
+	defer func() { MaxDecoded = old }()
 	big := func(variant int) []byte {
 		r := *rec
 		r.Sections = append([]memory.Section(nil), rec.Sections...)
-		r.Sections[0].Content = fmt.Sprintf("%d", variant) + strings.Repeat("a", memory.MaxRecordSize-(1<<20))
+		r.Sections[0].Content = fmt.Sprintf("%d", variant) + strings.Repeat("a", size)
 		b, err := memory.EncodeFile(&r)
 		if err != nil {
 			t.Fatal(err)
