@@ -330,6 +330,8 @@ func checkIdent(id string) error {
 	switch {
 	case lt < 0 || gt < lt:
 		return errors.New("no <email>")
+	case lt == 0:
+		return errors.New("no name before the email")
 	case strings.ContainsAny(id[:lt], ">"):
 		return errors.New("bad name")
 	case strings.ContainsAny(id[lt+1:gt], "<"):

@@ -257,6 +257,30 @@ func TestCheckTree(t *testing.T) {
 	}
 }
 
+func TestCheckCommit(t *testing.T) {
+	tree := strings.Repeat("a", 40)
+	good := "tree " + tree + "\nparent " + strings.Repeat("b", 40) + "\nauthor A U <a@example.invalid> 1700000000 +0100\ncommitter A U <a@example.invalid> 1700000000 -0130\ngpgsig -----BEGIN SSH SIGNATURE-----\n x\n -----END SSH SIGNATURE-----\n\nmessage\n"
+	if err := checkCommit([]byte(good)); err != nil {
+		t.Fatal(err)
+	}
+	for name, bad := range map[string]string{
+		"no tree":        strings.Replace(good, "tree "+tree+"\n", "", 1),
+		"short tree":     strings.Replace(good, tree, "abc", 1),
+		"bad parent":     strings.Replace(good, strings.Repeat("b", 40), "zz", 1),
+		"no committer":   strings.Replace(good, "committer A U <a@example.invalid> 1700000000 -0130\n", "", 1),
+		"no name":        strings.Replace(good, "author A U <", "author <", 1),
+		"no email":       strings.Replace(good, "<a@example.invalid> 1700000000 +0100", "1700000000 +0100", 1),
+		"bad timezone":   strings.Replace(good, "+0100", "+01", 1),
+		"leading zero":   strings.Replace(good, "> 1700000000 +0100", "> 0170 +0100", 1),
+		"unterminated":   "tree " + tree,
+		"author twice <": strings.Replace(good, "author A U <a@", "author A <U <a@", 1),
+	} {
+		if err := checkCommit([]byte(bad)); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
 // FuzzCheckTree: checkTree never panics, and a tree it accepts decodes
 // with go-git into entries whose names are safe to check out.
 func FuzzCheckTree(f *testing.F) {
