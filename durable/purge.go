@@ -95,6 +95,11 @@ func ForgetPurge(repo *gitstore.Repo, id, reason string) (Item, error) {
 	if err != nil {
 		return Item{}, err
 	}
+	if me := LocalAuthor(repo); !SameAuthor(it.Author, me) {
+		// Other clones apply a tombstone only from the entry's author, so
+		// a purge by anyone else would be undone by the next merge.
+		return Item{}, fmt.Errorf("%w: %s was saved by %s, and only its author can purge it (other clones would not apply a purge by %s); ask them to run `git konteks memories forget %s --purge`", ErrRejected, it.ID[:10], it.Author, me, it.ID[:10])
+	}
 	t := Entry{Type: TypeTombstone, Kind: it.Type, Forgets: it.ID, Reason: reason, Purge: true}
 	saved, _, err := Save(repo, t)
 	if err != nil {

@@ -64,6 +64,9 @@ type Repo struct {
 	mu       sync.Mutex
 	partial  *bool
 	identity *Signature
+
+	signerRead bool    // commitSigner has read the signing config
+	signer     *signer // nil: memory commits are not signed (sign.go)
 }
 
 // Open finds the repository containing dir (or named by $GIT_DIR) and opens it.

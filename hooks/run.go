@@ -82,13 +82,16 @@ func Serve(repo *gitstore.Repo, toolVersion string) {
 
 func pass(repo *gitstore.Repo, toolVersion string, logw io.Writer) {
 	t0 := time.Now()
-	if outs, err := share.MergeTracking(repo); err != nil {
+	outs, err := share.MergeTracking(repo)
+	if err != nil {
 		fmt.Fprintf(logw, "%s merge remote memory: %v\n", stamp(), err)
-	} else {
-		for _, o := range outs {
-			if o.Result != share.UpToDate {
-				fmt.Fprintf(logw, "%s merged memory from %s: %s\n", stamp(), o.Remote, o.Result)
-			}
+	}
+	for _, o := range outs {
+		if o.Result != share.UpToDate {
+			fmt.Fprintf(logw, "%s merged memory from %s: %s\n", stamp(), o.Remote, o.Result)
+		}
+		for _, n := range o.Notes {
+			fmt.Fprintf(logw, "%s note: %s\n", stamp(), n)
 		}
 	}
 	if _, err := repo.Resolve("HEAD"); err != nil {

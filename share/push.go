@@ -285,6 +285,7 @@ func MergeTracking(repo *gitstore.Repo) ([]Outcome, error) {
 		return nil, err
 	}
 	var outs []Outcome
+	var errs []error
 	for _, rm := range remotes {
 		ref := TrackingRef(rm)
 		h, err := repo.ReadRef(ref)
@@ -297,10 +298,12 @@ func MergeTracking(repo *gitstore.Repo) ([]Outcome, error) {
 		o, err := Merge(repo, h, rm)
 		o.Remote = rm
 		if err != nil {
-			return outs, err
+			// One bad remote does not keep the others' memory out.
+			errs = append(errs, err)
+			continue
 		}
 		rememberMerged(repo, ref, h)
 		outs = append(outs, o)
 	}
-	return outs, nil
+	return outs, errors.Join(errs...)
 }
