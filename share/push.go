@@ -225,7 +225,7 @@ func signpostLegacy(repo *gitstore.Repo, remote string) {
 			os.WriteFile(done, []byte(LegacyRemoteRef+"\n"), 0o644)
 		}
 	}()
-	ref := TrackingPrefix + remote + "/legacy"
+	ref := TrackingPrefix + remote + "/format1-signpost"
 	if err := repo.FetchRef(remote, LegacyRemoteRef, ref); err != nil {
 		return
 	}
@@ -238,7 +238,7 @@ func signpostLegacy(repo *gitstore.Repo, remote string) {
 	if err != nil || old.IsZero() {
 		return
 	}
-	if m, err := memref.ReadCommit(repo, old); err != nil || m.Manifest == nil || m.Manifest.Schema >= manifest.Schema {
+	if m, err := memref.ReadCommit(repo, old); err != nil || m.Manifest != nil && m.Manifest.Schema >= manifest.Schema {
 		return // already a signpost (or unreadable: leave it)
 	}
 	c, err := repo.Commit(old)

@@ -105,10 +105,25 @@ func Fetch(repo *gitstore.Repo, remote string) (Outcome, error) {
 	if _, err := migrateRemoteIfShared(repo, remote); err != nil {
 		return Outcome{Remote: remote}, err
 	}
-	dst := TrackingRef(remote)
+	// Each source has its own tracking ref: TrackingRef mirrors the
+	// remote's RemoteRef exactly (Push uses it as the compare-and-swap
+	// lease), so memory found under another name must not land there.
+	var dst string
 	var err error
-	for _, src := range []string{RemoteRef, LegacyRemoteRef, memory.Ref} {
-		if err = repo.FetchRef(remote, src, dst); !errors.Is(err, gitstore.ErrNoRemoteRef) {
+	for _, src := range []struct{ ref, dst string }{
+		{RemoteRef, TrackingRef(remote)},
+		{LegacyRemoteRef, TrackingPrefix + remote + "/format1"},
+		{memory.Ref, TrackingPrefix + remote + "/peer"},
+	} {
+		dst = src.dst
+		err = repo.FetchRef(remote, src.ref, dst)
+		if src.ref == RemoteRef && errors.Is(err, gitstore.ErrNoRemoteRef) {
+			// The remote has no format 2 memory (any more): forget our copy.
+			if old, rerr := repo.ReadRef(dst); rerr == nil && !old.IsZero() {
+				_ = repo.UpdateRef(dst, gitstore.ZeroHash, old, "konteks: the remote has no memory")
+			}
+		}
+		if !errors.Is(err, gitstore.ErrNoRemoteRef) {
 			break
 		}
 	}

@@ -15,8 +15,8 @@ import (
 
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/history"
-	"github.com/konteks/git-konteks/index"
 	"github.com/konteks/git-konteks/hooks"
+	"github.com/konteks/git-konteks/index"
 	"github.com/konteks/git-konteks/internal/testgit"
 	"github.com/konteks/git-konteks/manifest"
 	"github.com/konteks/git-konteks/mcp"
