@@ -583,7 +583,10 @@ func (r *Repo) runGit(stdin []byte, args ...string) ([]byte, error) {
 		return nil, errors.New("git command not found")
 	}
 	cmd := exec.Command(r.gitCLI, args...)
-	cmd.Env = append(os.Environ(), "GIT_DIR="+r.GitDir, "GIT_NO_LAZY_FETCH=1")
+	// KONTEKS_INTERNAL tells our hooks that git konteks itself moved a ref
+	// (a fetch, a push, a ref update): the command handles what follows,
+	// so the hooks start no background runner to race with it.
+	cmd.Env = append(os.Environ(), "GIT_DIR="+r.GitDir, "GIT_NO_LAZY_FETCH=1", "KONTEKS_INTERNAL=1")
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}

@@ -535,6 +535,14 @@ func TestTeamWalkthrough(t *testing.T) {
 		return len(got) == 1 && strings.Contains(got[0].Text, "nightly")
 	})
 	c.Git("merge", "-q", "--ff-only", "origin/main")
+	// A teammate's derived memory is not adopted unless signed by a
+	// trusted signer (docs/trust.md): c's post-merge hook extracts its own.
+	waitUntil(t, "c's hook extracted the merged commit", func() bool {
+		var st struct {
+			SourceCommit string `json:"source_commit"`
+		}
+		return json.Unmarshal([]byte(run(t, c.Dir, "status", "--json")), &st) == nil && st.SourceCommit == head
+	})
 	for _, r := range []*testgit.Repo{ci, b, c} {
 		out, errOut, err := tryRun(r.Dir, nil, "recall", "--json", "how are monthly invoices computed")
 		if err != nil {
