@@ -25,13 +25,18 @@ func recallCommand() *cli.Command {
 		Description: "Ranks every section of memory (functions, types, headings, config keys, files) for the\n" +
 			"task: BM25 over their text and vector similarity, fused by reciprocal rank, with boosts for\n" +
 			"symbol definitions and names the task mentions, and at most a few hits per file.\n" +
-			"Prints one hit per line (path:start-end  name  summary), or JSON with --json.\n" +
+			"Prints one hit per line (path:start-end  name  summary), or JSON with --json. With --files it\n" +
+			"answers with files instead: one per line, each with its best sections and why it is there.\n" +
+			"--path and --tests narrow either answer to some paths, or to or away from test code.\n" +
 			"The search index is a local cache under .git/konteks/index, brought up to date from\n" +
 			"refs/konteks on the way.",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 10, Usage: "number of hits"},
 			&cli.BoolFlag{Name: "refresh", Usage: "run a `changed` extraction first, so memory describes HEAD"},
 			&cli.StringFlag{Name: "mode", Value: recall.Hybrid, Usage: "`MODE`: hybrid, lexical or vector"},
+			&cli.BoolFlag{Name: "files", Usage: "answer with files: one per line, ranked by their best section, with their best sections and why"},
+			&cli.StringSliceFlag{Name: "path", Usage: "only paths matching `GLOB` (*, **, ?; no slash: a name at any depth); !GLOB excludes; repeatable"},
+			&cli.StringFlag{Name: "tests", Value: recall.TestsInclude, Usage: "test code: include, exclude or `only`"},
 			jsonFlag,
 		},
 		Action: runRecall,
@@ -63,9 +68,13 @@ func runRecall(c *cli.Context) error {
 		return err
 	}
 	defer s.Close()
-	res, err := s.Search(ctx, task, recall.Options{Limit: c.Int("limit"), Mode: c.String("mode")})
+	opt := recall.Options{Limit: c.Int("limit"), Mode: c.String("mode"), Paths: c.StringSlice("path"), Tests: c.String("tests")}
+	if c.Bool("files") {
+		return runRecallFiles(ctx, c, s, task, opt)
+	}
+	res, err := s.Search(ctx, task, opt)
 	if err != nil {
-		return err
+		return usageError(err)
 	}
 	// Durable memories and diary entries that match the task come first:
 	// decisions and constraints weigh more than code that merely matches.
@@ -103,6 +112,56 @@ func runRecall(c *cli.Context) error {
 	}
 	if len(res.Hits) == 0 && len(mems) == 0 {
 		fmt.Fprintln(w, "no section of memory matches")
+	}
+	fmt.Fprintln(w, memoryLine(res.Memory))
+	printNotes(res.Notes, res.Memory, false)
+	return nil
+}
+
+// usageError makes a bad --path or --tests a usage error (exit 2).
+func usageError(err error) error {
+	if errors.Is(err, recall.ErrBadFilter) {
+		return cli.Exit(err.Error(), 2)
+	}
+	return err
+}
+
+// recallFile is one line of `recall --files --json`.
+type recallFile struct {
+	recall.FileHit
+	SourceCommit string `json:"source_commit"`
+	HeadMoved    bool   `json:"head_moved"`
+}
+
+// runRecallFiles answers with files: one line (or JSON object) per file.
+func runRecallFiles(ctx context.Context, c *cli.Context, s *recall.Searcher, task string, opt recall.Options) error {
+	opt.NoContent = !c.Bool("json")
+	res, err := s.SearchFiles(ctx, task, opt)
+	if err != nil {
+		return usageError(err)
+	}
+	if c.Bool("json") {
+		out := make([]recallFile, 0, len(res.Files))
+		for _, f := range res.Files {
+			out = append(out, recallFile{FileHit: f, SourceCommit: res.Memory.SourceCommit, HeadMoved: res.Memory.HeadMoved})
+		}
+		printNotes(res.Notes, res.Memory, true)
+		return printJSON(c, out)
+	}
+	w := c.App.Writer
+	for _, f := range res.Files {
+		var secs []string
+		for _, h := range f.Sections {
+			name := h.Name
+			if name == "" {
+				name = h.Anchor
+			}
+			secs = append(secs, fmt.Sprintf("%s:%d", name, h.StartLine))
+		}
+		fmt.Fprintf(w, "%s  %s  (%s)\n", f.Path, strings.Join(secs, ", "), f.Why)
+	}
+	if len(res.Files) == 0 {
+		fmt.Fprintln(w, "no file of memory matches")
 	}
 	fmt.Fprintln(w, memoryLine(res.Memory))
 	printNotes(res.Notes, res.Memory, false)
