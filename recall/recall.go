@@ -237,6 +237,11 @@ type Ranking struct {
 	// functions) when the query is not about tests: an implementation
 	// answers "where" and "how" before the tests that exercise it.
 	Tests float64 `json:",omitempty"`
+	// Intent multiplies the score of a section of the kind of file a
+	// query asks for in so many words: documentation ("docs", "readme",
+	// "guide") or build and project files ("dependencies", "Makefile",
+	// "CI").
+	Intent float64 `json:",omitempty"`
 	// Fields weighs matches in names and paths against the text.
 	Fields index.Boosts
 	// History weighs the signal of past commits (history.go).
@@ -611,6 +616,10 @@ func (s *Searcher) boost(hs []index.Hit, terms []index.Term, rk *Ranking) {
 		}
 	}
 	demoteTests := rk.Tests > 0 && rk.Tests != 1 && !testQuery(terms)
+	intent := 0
+	if rk.Intent > 0 && rk.Intent != 1 {
+		intent = queryIntent(terms)
+	}
 	area := map[string]float64{}
 	var total float64
 	docs := make([]index.Doc, len(hs))
@@ -630,6 +639,9 @@ func (s *Searcher) boost(hs []index.Hit, terms []index.Term, rk *Ranking) {
 		}
 		if demoteTests && isTestDoc(d) {
 			f *= rk.Tests
+		}
+		if intent != 0 && docIntent(d)&intent != 0 {
+			f *= rk.Intent
 		}
 		if total > 0 {
 			f *= 1 + rk.Area*area[path.Dir(d.Path)]/total

@@ -1,27 +1,39 @@
-// Command eval measures recall quality on real git history: for each
-// commit, its message is the query and the files it changed are the
-// answer, asked of memory extracted at the commit's parent. It reports
-// recall@1/5/10 and MRR for lexical-only, vector-only and hybrid ranking.
+// Command eval measures recall quality on real git history, with two sets
+// of queries, each asked of memory extracted at a commit's parent:
 //
-//	go run ./scripts/eval [-n 150] [-max-files 8] [-json out.json] REPO...
+//   - commits: each commit's message is the query, the files it changed
+//     are the answer;
+//   - issues: real GitHub issues (scripts/eval/issues/<owner>+<name>.jsonl:
+//     the title and the reporter's opening text) paired with the commits
+//     that fixed them ("Fixes #N"); the answer is the non-test files the
+//     fix changed (changelogs left out).
+//
+// It reports hit@1/5/10 (at least one answer file in the top k), files@10
+// (the share of the answer files in the top 10) and MRR for BM25 over
+// whole files (the baseline) and for lexical-only, vector-only and hybrid
+// ranking, per repository, over all of them, and over the held-out and
+// the tuned repositories apart (see tuned).
+//
+//	go run ./scripts/eval [-set commits,issues] [-n 150] [-max-files 8] [-cache DIR] [-json out.json] REPO...
 //
 // Each REPO (a work tree or a bare git dir, e.g. a mirror) is cloned (bare,
-// hard-linked) into a temporary directory, so the source is never
-// written to. Memory is extracted at the oldest selected commit's parent
-// (full), then brought forward commit by commit with `changed` runs, as
-// the post-commit hook would; the search index follows by its own
-// incremental updates.
+// hard-linked) into a temporary directory, or into -cache DIR to be reused,
+// so the source is never written to; each set has its own clone, since
+// memory only moves forward. Memory is extracted at the oldest selected
+// commit's parent (full), then brought forward commit by commit with
+// `changed` runs, as the post-commit hook would; the search index follows
+// by its own incremental updates.
 //
-// Selection: non-merge commits, newest first, skipping bots (dependabot,
-// renovate, "[bot]") and commits whose message is shorter than 8 bytes; a
-// commit counts when 1..max-files of the files it changed have a record
-// at its parent (files it added cannot be found at the parent and are not
-// part of the answer; gated files — lockfiles, generated, vendored — are
-// not either).
+// Commit selection: non-merge commits, newest first, skipping bots
+// (dependabot, renovate, "[bot]") and commits whose message is shorter
+// than 8 bytes; a commit counts when 1..max-files of the files it changed
+// have a record at its parent (files it added cannot be found at the
+// parent and are not part of the answer; gated files — lockfiles,
+// generated, vendored — are not either). A query whose own commit is in
+// the history memory records is left out.
 //
-// Metrics per query: files are ranked by their best section (one hit per
-// file); recall@k is the share of the answer files in the top k, MRR the
-// reciprocal rank of the first answer file (0 past rank 100); both are
+// Files are ranked by their best section (one hit per file); MRR is the
+// reciprocal rank of the first answer file (0 past rank 100); all are
 // averaged over queries.
 package main
 
