@@ -284,3 +284,30 @@ func contains(xs []string, x string) bool {
 	}
 	return false
 }
+
+func TestPathMentions(t *testing.T) {
+	got := pathMentions("discovery/ionos: panic at context.go:173 in (crates/ignore/src/walk.rs), see https://x.org/a/b and v1.2 or e.g. foo.")
+	want := []string{"discovery/ionos", "context.go", "crates/ignore/src/walk.rs"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	for p, ok := range map[string]bool{"discovery/ionos/server.go": true, "discovery/ionosx.go": false, "context.go": true, "pkg/context.go": true, "mycontext.go": false} {
+		if mentioned(p, got) != ok {
+			t.Errorf("mentioned(%s) = %v", p, !ok)
+		}
+	}
+}
+
+func TestSymbolMentions(t *testing.T) {
+	got := symbolMentions("TypeError: NetRCAuth.__init__() missing; use redirect_url or Context.Done, not done or HTTP")
+	for _, w := range []string{"netrcauth", "redirect_url", "typeerror"} {
+		if !got[w] {
+			t.Errorf("%s not found in %v", w, got)
+		}
+	}
+	for _, w := range []string{"init", "done", "context", "http", "missing"} {
+		if got[w] {
+			t.Errorf("%s found in %v", w, got)
+		}
+	}
+}

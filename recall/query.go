@@ -199,3 +199,77 @@ func docIntent(d *index.Doc) int {
 	}
 	return in
 }
+
+// pathMentions are the paths a query names: words with a slash
+// ("discovery/ionos", "crates/ignore/src/walk.rs") or a file name with an
+// extension ("context.go:173", "base.rb"), without line numbers and
+// surrounding punctuation. Issues and agents name the file they mean.
+func pathMentions(q string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range strings.FieldsFunc(q, func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '`' || r == '"' || r == '\'' || r == '(' || r == ')' || r == ',' || r == '[' || r == ']' || r == '<' || r == '>'
+	}) {
+		f = strings.TrimRight(f, ".:;!?")
+		if i := strings.IndexByte(f, ':'); i > 0 {
+			f = f[:i] // context.go:173
+		}
+		f = strings.TrimPrefix(strings.TrimPrefix(f, "./"), "/")
+		if len(f) < 3 || len(f) > 200 || strings.Contains(f, "://") || seen[f] {
+			continue
+		}
+		slash := strings.Contains(f, "/")
+		ext := path.Ext(f)
+		if !slash && (len(ext) < 2 || len(ext) > 6 || !isLetters(ext[1:]) || len(f)-len(ext) < 2) {
+			continue
+		}
+		seen[f] = true
+		out = append(out, f)
+	}
+	return out
+}
+
+// mentioned reports whether a path is one a query names: the path
+// itself, a directory it is under, or (for a bare file name) its name.
+func mentioned(p string, mentions []string) bool {
+	for _, m := range mentions {
+		if p == m || strings.HasPrefix(p, m+"/") || strings.HasSuffix(p, "/"+m) {
+			return true
+		}
+	}
+	return false
+}
+
+// symbolMentions are the identifiers a query spells as code: words in
+// CamelCase or snake_case, or parts of a dotted call (NetRCAuth.__init__(),
+// Context.Done), lowercased. A section so named is the one meant.
+func symbolMentions(q string) map[string]bool {
+	var out map[string]bool
+	for _, f := range strings.FieldsFunc(q, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '.')
+	}) {
+		for _, p := range strings.Split(f, ".") {
+			p = strings.Trim(p, "_")
+			if len(p) < 4 || !codeShaped(p) {
+				continue
+			}
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[strings.ToLower(p)] = true
+		}
+	}
+	return out
+}
+
+// codeShaped reports whether a word is written as an identifier: an
+// underscore inside, or an upper-case letter after a lower-case one.
+func codeShaped(w string) bool {
+	for i := 1; i < len(w); i++ {
+		c, prev := w[i], w[i-1]
+		if c == '_' || c >= 'A' && c <= 'Z' && prev >= 'a' && prev <= 'z' {
+			return true
+		}
+	}
+	return false
+}

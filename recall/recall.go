@@ -237,6 +237,11 @@ type Ranking struct {
 	// functions) when the query is not about tests: an implementation
 	// answers "where" and "how" before the tests that exercise it.
 	Tests float64 `json:",omitempty"`
+	// Mentions multiplies the score of a section whose path the query
+	// names ("discovery/ionos", "context.go:173"; see pathMentions), and
+	// again of one whose name it spells as code (NetRCAuth,
+	// redirect_url; see symbolMentions).
+	Mentions float64 `json:",omitempty"`
 	// Intent multiplies the score of a section of the kind of file a
 	// query asks for in so many words: documentation ("docs", "readme",
 	// "guide") or build and project files ("dependencies", "Makefile",
@@ -422,6 +427,21 @@ func (s *Searcher) rank(ctx context.Context, q, mode string, rk *Ranking) ([]ind
 		out = append(out, index.Hit{Doc: d, Score: sc})
 	}
 	s.boost(out, terms, rk)
+	if rk.Mentions > 0 && rk.Mentions != 1 {
+		ps, syms := pathMentions(q), symbolMentions(q)
+		for i := range out {
+			if len(ps) == 0 && len(syms) == 0 {
+				break
+			}
+			d := s.ix.Doc(out[i].Doc)
+			if mentioned(d.Path, ps) {
+				out[i].Score *= rk.Mentions
+			}
+			if syms[strings.ToLower(d.Name)] {
+				out[i].Score *= rk.Mentions
+			}
+		}
+	}
 	out = s.graphSignal(ctx, out, rk)
 	via := map[int]string{}
 	out = s.historySignal(ctx, q, terms, out, rk, via)
