@@ -149,57 +149,6 @@ func withoutQuestionWords(q string) string {
 	return b.String()
 }
 
-// Intents a query can state about the kind of file it is after.
-const (
-	intentDocs   = 1 << iota // documentation: README, guides, docs/
-	intentConfig             // build and project files: manifests, CI, Makefiles
-)
-
-// intentWords are the words that state an intent, analysed.
-var intentWords = func() map[string]int {
-	m := map[string]int{}
-	add := func(intent int, words string) {
-		for _, w := range strings.Fields(words) {
-			for _, t := range index.QueryTerms(w) {
-				m[t.Text] |= intent
-			}
-		}
-	}
-	add(intentDocs, "doc docs documentation documented readme markdown guide tutorial docstring changelog")
-	add(intentConfig, "dependency dependencies deps gemfile makefile dockerfile packaging pyproject setuptools ci workflow workflows lint linter bump")
-	return m
-}()
-
-// queryIntent is the intents the terms of a query state.
-func queryIntent(terms []index.Term) int {
-	in := 0
-	for _, t := range terms {
-		in |= intentWords[t.Text]
-	}
-	return in
-}
-
-// docIntent is the intents a section satisfies.
-func docIntent(d *index.Doc) int {
-	lp := strings.ToLower(d.Path)
-	base := path.Base(lp)
-	in := 0
-	switch {
-	case d.Kind == "markdown" || d.Kind == "rst" || d.Kind == "asciidoc" || d.Kind == "org",
-		strings.HasPrefix(lp, "docs/") || strings.HasPrefix(lp, "doc/") || strings.Contains(lp, "/docs/"),
-		strings.HasPrefix(base, "readme"):
-		in |= intentDocs
-	}
-	switch {
-	case d.Kind == "json" || d.Kind == "yaml" || d.Kind == "toml",
-		strings.HasPrefix(lp, ".github/") || strings.HasPrefix(lp, ".circleci/"),
-		base == "makefile" || base == "gemfile" || base == "dockerfile" || base == "rakefile" || base == "justfile",
-		base == "setup.py" || base == "setup.cfg" || base == "tox.ini" || strings.HasSuffix(base, ".gemspec"):
-		in |= intentConfig
-	}
-	return in
-}
-
 // pathMentions are the paths a query names: words with a slash
 // ("discovery/ionos", "crates/ignore/src/walk.rs") or a file name with an
 // extension ("context.go:173", "base.rb"), without line numbers and
