@@ -73,19 +73,18 @@ func (s *Searcher) expandTerms(terms []index.Term, w float64) []index.Term {
 		if t.TextOnly || len(t.Text) < minExpandLen || len(t.Text) > maxExpandLen || !isLetters(t.Text) {
 			continue
 		}
+		// One walk of the vocabulary finds both: the terms under the
+		// shortest truncation, in order, are the truncations, the term
+		// itself, then its extensions.
 		var cands []index.TermCount
-		for _, v := range s.ix.PrefixTerms(t.Text, 64) {
-			if v.Term != t.Text && len(v.Term) <= len(t.Text)+maxExtension && !have[v.Term] && isLetters(v.Term) {
+		short := t.Text[:max(minExpandLen, len(t.Text)-maxTruncation)]
+		for _, v := range s.ix.PrefixTerms(short, maxVocabWalk) {
+			switch {
+			case v.Term == t.Text || have[v.Term] || !isLetters(v.Term):
+			case strings.HasPrefix(t.Text, v.Term): // a truncation
 				cands = append(cands, v)
-			}
-		}
-		for k := len(t.Text) - 1; k >= minExpandLen && k >= len(t.Text)-maxTruncation; k-- {
-			p := t.Text[:k]
-			if have[p] {
-				continue
-			}
-			if n := s.ix.DocFreq(p); n > 0 {
-				cands = append(cands, index.TermCount{Term: p, Count: n})
+			case strings.HasPrefix(v.Term, t.Text) && len(v.Term) <= len(t.Text)+maxExtension:
+				cands = append(cands, v)
 			}
 		}
 		sort.SliceStable(cands, func(i, j int) bool { return cands[i].Count > cands[j].Count })
@@ -107,6 +106,7 @@ const (
 	maxExtension  = 4  // letters a vocabulary term may add (rout → router)
 	maxTruncation = 2  // letters it may drop (evalu → eval)
 	maxExpansions = 3
+	maxVocabWalk  = 96 // vocabulary terms looked at per query term
 )
 
 func isLetters(s string) bool {
