@@ -148,6 +148,7 @@ func (s *Server) addTools() {
 		in.Required = []string{"task"}
 		prop(in, "limit", bounds(1, maxLimit))
 		prop(in, "mode", enum(recall.Hybrid, recall.Lexical, recall.Vector))
+		prop(in, "tests", enum(recall.TestsInclude, recall.TestsExclude, recall.TestsOnly))
 	}, s.recall)
 	addTool(s, &sdk.Tool{
 		Name: ToolContext,
@@ -239,9 +240,12 @@ func (s *Server) addTools() {
 
 // RecallInput is the input of the recall tool.
 type RecallInput struct {
-	Task  string `json:"task" jsonschema:"the task or question, in your own words"`
-	Limit int    `json:"limit,omitempty" jsonschema:"number of sections (default 10)"`
-	Mode  string `json:"mode,omitempty" jsonschema:"ranking: hybrid (default), lexical or vector"`
+	Task  string   `json:"task" jsonschema:"the task or question, in your own words"`
+	Limit int      `json:"limit,omitempty" jsonschema:"number of sections (default 10)"`
+	Mode  string   `json:"mode,omitempty" jsonschema:"ranking: hybrid (default), lexical or vector"`
+	Files bool     `json:"files,omitempty" jsonschema:"answer with files instead of sections: each ranked by its best section, with its best sections and why it is there (limit counts files)"`
+	Path  []string `json:"path,omitempty" jsonschema:"only paths matching these globs (*, **, ?; a glob without a slash matches a name at any depth); a glob starting with ! excludes"`
+	Tests string   `json:"tests,omitempty" jsonschema:"test code: include (default), exclude or only"`
 }
 
 // RecallOutput is the answer of the recall tool.
@@ -250,12 +254,13 @@ type RecallOutput struct {
 	// Evidence says how strongly memory supports the hits: strong,
 	// partial or weak; a task nothing matches has no hits and says
 	// "no good match in memory".
-	Evidence recall.Evidence `json:"evidence"`
-	Hits     []recall.Hit    `json:"hits"`
-	Memories []MemoryHit     `json:"memories"` // saved memories that match the task
-	Mode     string          `json:"mode"`
-	Notes    []string        `json:"notes,omitempty"`
-	Memory   Freshness       `json:"memory"`
+	Evidence recall.Evidence  `json:"evidence"`
+	Hits     []recall.Hit     `json:"hits"`
+	Files    []recall.FileHit `json:"files,omitempty"` // with files: the files, instead of hits
+	Memories []MemoryHit      `json:"memories"`        // saved memories that match the task
+	Mode     string           `json:"mode"`
+	Notes    []string         `json:"notes,omitempty"`
+	Memory   Freshness        `json:"memory"`
 }
 
 // MemoryHit is a durable memory or diary entry matching a task.
@@ -288,7 +293,23 @@ func (s *Server) recall(ctx context.Context, req *sdk.CallToolRequest, in Recall
 	}
 	var snap *snapshot
 	err = s.withSearcher(ctx, req, func(se *recall.Searcher, sn *snapshot, st recall.MemoryState) error {
-		res, err := se.Search(ctx, q, recall.Options{Limit: min(limit, maxLimit), Mode: in.Mode})
+		opt := recall.Options{Limit: min(limit, maxLimit), Mode: in.Mode, Paths: in.Path, Tests: in.Tests}
+		if in.Files {
+			res, err := se.SearchFiles(ctx, q, opt)
+			if err != nil {
+				return err
+			}
+			snap = sn
+			out = RecallOutput{Task: q, Hits: []recall.Hit{}, Files: res.Files, Mode: res.Mode, Notes: notes(res.Notes, s.embNote)}
+			out.Evidence = se.Evidence(q, recall.FileSections(res.Files))
+			if out.Evidence.NoMatch {
+				out.Files = nil
+			}
+			out.Memory = s.freshness(sn, st.Commit, st.SourceCommit)
+			out.Memory.Index = st.Index
+			return nil
+		}
+		res, err := se.Search(ctx, q, opt)
 		if err != nil {
 			return err
 		}
@@ -311,6 +332,9 @@ func (s *Server) recall(ctx context.Context, req *sdk.CallToolRequest, in Recall
 	for _, h := range out.Hits {
 		paths = append(paths, h.Path)
 	}
+	for _, f := range out.Files {
+		paths = append(paths, f.Path)
+	}
 	out.Memories = s.matchMemories(snap, q, paths, maxMemoryHits)
 	return textResult(renderRecall(out)), out, nil
 }
@@ -325,6 +349,16 @@ func notes(ns []string, extra string) []string {
 func renderRecall(out RecallOutput) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Evidence: %s.\n", out.Evidence.Label())
+	for _, f := range out.Files {
+		fmt.Fprintf(&b, "%s  (%s)\n", f.Path, f.Why)
+		for _, h := range f.Sections {
+			fmt.Fprintf(&b, "    %d-%d  %s", h.StartLine, h.EndLine, h.Name)
+			if sum := oneLine(h.Summary, 160); sum != "" && sum != h.Name {
+				fmt.Fprintf(&b, ": %s", sum)
+			}
+			b.WriteString("\n")
+		}
+	}
 	for _, h := range out.Hits {
 		name := h.Name
 		if name == "" {
@@ -342,7 +376,7 @@ func renderRecall(out RecallOutput) string {
 			fmt.Fprintf(&b, "    why here: %s\n", h.Via)
 		}
 	}
-	if len(out.Hits) == 0 {
+	if len(out.Hits) == 0 && len(out.Files) == 0 {
 		b.WriteString("No section of memory matches this task (" + recall.NoGoodMatch + "); try other words, or overview to browse.\n")
 	}
 	writeMemoryHits(&b, out.Memories)

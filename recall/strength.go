@@ -238,3 +238,15 @@ func firstWords(s []string, n int) []string {
 }
 
 func round2(x float64) float64 { return float64(int(x*100+0.5)) / 100 }
+
+// FileSections lists the best section of each file of a files answer, in
+// rank order: what Evidence judges a files answer by.
+func FileSections(files []FileHit) []Hit {
+	hits := make([]Hit, 0, len(files))
+	for _, f := range files {
+		if len(f.Sections) > 0 {
+			hits = append(hits, f.Sections[0])
+		}
+	}
+	return hits
+}

@@ -27,13 +27,18 @@ func recallCommand() *cli.Command {
 			"with boosts for symbol definitions and names the task mentions, and at most a few hits per file.\n" +
 			"Saved memories that match come first. Prints one line per memory and per hit\n" +
 			"(path:start-end  name  summary), or with --json one object: hits, memories, memory.\n" +
-			"A task of - is read from standard input.\n" +
+			"With --files it answers with files instead: one per line, each with its best sections\n" +
+			"and why it is there. --path and --tests narrow either answer to some paths, or to or\n" +
+			"away from test code. A task of - is read from standard input.\n" +
 			"The search index is a local cache under .git/konteks/index, brought up to date from\n" +
 			"refs/konteks on the way.",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 10, Usage: "number of hits (saved memories are not counted)"},
 			&cli.BoolFlag{Name: "refresh", Usage: "run a changed extraction first, so memory describes HEAD"},
 			&cli.StringFlag{Name: "mode", Value: recall.Hybrid, Usage: "`MODE`: hybrid, lexical or vector"},
+			&cli.BoolFlag{Name: "files", Usage: "answer with files: one per line, ranked by their best section, with their best sections and why"},
+			&cli.StringSliceFlag{Name: "path", Usage: "only paths matching `GLOB` (*, **, ?; no slash: a name at any depth); !GLOB excludes; repeatable"},
+			&cli.StringFlag{Name: "tests", Value: recall.TestsInclude, Usage: "test code: include, exclude or `only`"},
 			jsonFlag,
 		},
 		Action: runRecall,
@@ -98,9 +103,13 @@ func runRecall(c *cli.Context) error {
 		return stopped(ctx, err, c.Bool("refresh"))
 	}
 	defer s.Close()
-	res, err := s.Search(ctx, task, recall.Options{Limit: c.Int("limit"), Mode: c.String("mode")})
+	opt := recall.Options{Limit: c.Int("limit"), Mode: c.String("mode"), Paths: c.StringSlice("path"), Tests: c.String("tests")}
+	if c.Bool("files") {
+		return runRecallFiles(ctx, c, s, task, opt)
+	}
+	res, err := s.Search(ctx, task, opt)
 	if err != nil {
-		return err
+		return filterError(err)
 	}
 	ev := s.Evidence(task, res.Hits)
 	if ev.NoMatch {
@@ -154,6 +163,64 @@ func runRecall(c *cli.Context) error {
 		fmt.Fprintln(w, "no section of memory matches")
 	}
 	fmt.Fprintln(w, "evidence: "+ev.Label())
+	fmt.Fprintln(w, memoryLine(res.Memory))
+	printNotes(res.Notes, res.Memory, false)
+	return nil
+}
+
+// filterError makes a bad --path or --tests a usage error (exit 2).
+func filterError(err error) error {
+	if errors.Is(err, recall.ErrBadFilter) {
+		return cli.Exit(err.Error(), 2)
+	}
+	return err
+}
+
+// recallFilesOutput is `recall --files --json`, shaped like recallOutput
+// with files in place of hits.
+type recallFilesOutput struct {
+	Task     string             `json:"task"`
+	Mode     string             `json:"mode"`
+	Files    []recall.FileHit   `json:"files"`
+	Evidence recall.Evidence    `json:"evidence"`
+	Notes    []string           `json:"notes,omitempty"`
+	Memory   recall.MemoryState `json:"memory"`
+}
+
+// runRecallFiles answers with files: one line (or JSON object) per file.
+func runRecallFiles(ctx context.Context, c *cli.Context, s *recall.Searcher, task string, opt recall.Options) error {
+	opt.NoContent = !c.Bool("json")
+	res, err := s.SearchFiles(ctx, task, opt)
+	if err != nil {
+		return filterError(err)
+	}
+	if c.Bool("json") {
+		ev := s.Evidence(task, recall.FileSections(res.Files))
+		if ev.NoMatch {
+			res.Files = nil
+		}
+		out := recallFilesOutput{Task: task, Mode: c.String("mode"), Files: res.Files, Evidence: ev, Notes: res.Notes, Memory: res.Memory}
+		if out.Files == nil {
+			out.Files = []recall.FileHit{}
+		}
+		printNotes(res.Notes, res.Memory, true)
+		return printJSON(c, out)
+	}
+	w := c.App.Writer
+	for _, f := range res.Files {
+		var secs []string
+		for _, h := range f.Sections {
+			name := h.Name
+			if name == "" {
+				name = h.Anchor
+			}
+			secs = append(secs, fmt.Sprintf("%s:%d", name, h.StartLine))
+		}
+		fmt.Fprintf(w, "%s  %s  (%s)\n", f.Path, strings.Join(secs, ", "), f.Why)
+	}
+	if len(res.Files) == 0 {
+		fmt.Fprintln(w, "no file of memory matches")
+	}
 	fmt.Fprintln(w, memoryLine(res.Memory))
 	printNotes(res.Notes, res.Memory, false)
 	return nil
