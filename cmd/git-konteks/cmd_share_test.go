@@ -485,13 +485,18 @@ func TestLinkedWorktreeNeverAnswersFromAnotherBranch(t *testing.T) {
 	}
 }
 
-// waitUntil polls cond for up to 30 s (the hooks' runner works in the
-// background).
-func waitUntil(t *testing.T, what string, cond func() bool) {
+// waitUntil polls cond for up to 90 s (the hooks' runner works in the
+// background, and the whole suite may load the machine), then fails with
+// the runner logs of the repositories given.
+func waitUntil(t *testing.T, what string, cond func() bool, logs ...*testgit.Repo) {
 	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(90 * time.Second); !cond(); time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
+			var b strings.Builder
+			for _, r := range logs {
+				fmt.Fprintf(&b, "\n%s runner log:\n%s", r.Dir, readLog(r))
+			}
+			t.Fatalf("timed out waiting until %s%s", what, b.String())
 		}
 	}
 }
@@ -515,7 +520,7 @@ func TestTeamWalkthrough(t *testing.T) {
 			SourceCommit string `json:"source_commit"`
 		}
 		return json.Unmarshal([]byte(run(t, ci.Dir, "status", "--json")), &st) == nil && st.SourceCommit == head
-	})
+	}, ci)
 	run(t, ci.Dir, "push")
 	// b pulls the code; plain git brings the memory along and the hook
 	// merges it.
@@ -525,7 +530,7 @@ func TestTeamWalkthrough(t *testing.T) {
 			SourceCommit string `json:"source_commit"`
 		}
 		return json.Unmarshal([]byte(run(t, b.Dir, "status", "--json")), &st) == nil && st.SourceCommit == head
-	})
+	}, b)
 	run(t, b.Dir, "remember", "--kind", "decision", "Invoices are computed nightly, never on request")
 	run(t, b.Dir, "push")
 	// c only fetches.
@@ -533,7 +538,7 @@ func TestTeamWalkthrough(t *testing.T) {
 	waitUntil(t, "c merged its teammates' memory after git fetch", func() bool {
 		got := listMemories(t, c.Dir)
 		return len(got) == 1 && strings.Contains(got[0].Text, "nightly")
-	})
+	}, c)
 	c.Git("merge", "-q", "--ff-only", "origin/main")
 	// A teammate's derived memory is not adopted unless signed by a
 	// trusted signer (docs/trust.md): c's post-merge hook extracts its own.
@@ -542,7 +547,7 @@ func TestTeamWalkthrough(t *testing.T) {
 			SourceCommit string `json:"source_commit"`
 		}
 		return json.Unmarshal([]byte(run(t, c.Dir, "status", "--json")), &st) == nil && st.SourceCommit == head
-	})
+	}, c)
 	for _, r := range []*testgit.Repo{ci, b, c} {
 		out, errOut, err := tryRun(r.Dir, nil, "recall", "--json", "how are monthly invoices computed")
 		if err != nil {
