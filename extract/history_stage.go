@@ -17,7 +17,7 @@ func (r *run) historyStage() error {
 	if err != nil {
 		return err
 	}
-	res, err := history.Update(context.Background(), r.repo, r.editor, r.writer, r.target.Hash, cfg)
+	res, err := history.Update(context.Background(), r.repo, r.editor, r.writer, r.target.Hash, cfg, nil)
 	if err != nil {
 		return err
 	}

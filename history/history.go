@@ -20,8 +20,10 @@ import (
 )
 
 // Version is the format version of history records and state. A change
-// rewalks history (the next run records it anew).
-const Version = 1
+// rewalks history (the next run records it anew). Version 2: line counts
+// may be unknown (LinesUnknown) in records, counted when shown; older
+// history recorded after the first walk (State.Back).
+const Version = 2
 
 // Flags of a commit.
 const (
@@ -67,9 +69,15 @@ type Change struct {
 	Path string `json:"p"`
 	Old  string `json:"o,omitempty"` // the path before a rename
 	Kind string `json:"k"`           // A, M, D, R, T, C
-	Add  int    `json:"add"`         // lines added, -1 for binary
-	Del  int    `json:"del"`         // lines deleted, -1 for binary
+	Add  int    `json:"add"`         // lines added, LinesBinary for binary, LinesUnknown when not counted
+	Del  int    `json:"del"`         // lines deleted, as Add
 }
+
+// Line counts that are not counts (Change.Add and Del).
+const (
+	LinesBinary  = gitstore.LinesBinary  // a binary file
+	LinesUnknown = gitstore.LinesUnknown // not counted yet, or the blobs are absent
+)
 
 // Has reports whether c carries flag f.
 func (c *Commit) Has(f string) bool {

@@ -149,6 +149,13 @@ func Why(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, t Target,
 	if len(touches) == 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("no recorded commit changed %s", t.Path))
 	}
+	var ranked []*Commit
+	for _, tc := range touches {
+		if c := tc.Commit; !c.Has(FlagFormat) && !c.Has(FlagMass) {
+			ranked = append(ranked, c)
+		}
+	}
+	counts := lineCounts(ctx, repo, ranked)
 	n := len(touches)
 	for k, tc := range touches {
 		c := tc.Commit
@@ -156,6 +163,7 @@ func Why(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, t Target,
 			res.Skipped++
 			continue
 		}
+		tc.Change = withCounts(tc.Change, counts[c.Hash])
 		lines := max(tc.Change.Add, 0) + max(tc.Change.Del, 0)
 		// Relevance: how much of the file it changed, how focused the
 		// commit was, its weight, and recency (the newest count most).
@@ -201,6 +209,13 @@ func (h *History) whyLines(ctx context.Context, repo *gitstore.Repo, res *WhyRes
 		}
 		a.n++
 	}
+	var blamed []*Commit
+	for hash := range by {
+		if c, ok := h.ByHash(hash.String()); ok {
+			blamed = append(blamed, c)
+		}
+	}
+	counts := lineCounts(ctx, repo, blamed)
 	missing := 0
 	for hash, a := range by {
 		c, ok := h.ByHash(hash.String())
@@ -212,6 +227,7 @@ func (h *History) whyLines(ctx context.Context, repo *gitstore.Repo, res *WhyRes
 		wc := WhyCommit{Brief: BriefOf(c), Path: a.path, Lines: a.n, Score: round(float64(a.n) * math.Max(c.Weight, 0.1))}
 		for _, ch := range c.Changes {
 			if ch.Path == a.path {
+				ch = withCounts(ch, counts[c.Hash])
 				wc.Kind, wc.Added, wc.Del = ch.Kind, ch.Add, ch.Del
 			}
 		}
@@ -272,12 +288,22 @@ func Ask(repo *gitstore.Repo, mem *memref.Memory, q string, limit, maxFiles int)
 		limit = 10
 	}
 	res := &SearchResult{Query: q, Commits: len(h.Commits), Hits: []Hit{}}
-	for _, m := range h.Search(q, limit) {
+	ms := h.Search(q, limit)
+	hits := make([]*Commit, len(ms))
+	for i, m := range ms {
+		hits[i] = m.Commit
+	}
+	counts := lineCounts(context.Background(), repo, hits)
+	for _, m := range ms {
 		chs := m.Commit.Changes
 		if maxFiles > 0 && len(chs) > maxFiles {
 			chs = chs[:maxFiles]
 		}
-		res.Hits = append(res.Hits, Hit{Brief: BriefOf(m.Commit), Score: round(m.Score), Changes: chs})
+		shown := make([]Change, len(chs))
+		for i, ch := range chs {
+			shown[i] = withCounts(ch, counts[m.Commit.Hash])
+		}
+		res.Hits = append(res.Hits, Hit{Brief: BriefOf(m.Commit), Score: round(m.Score), Changes: shown})
 	}
 	return res, nil
 }
