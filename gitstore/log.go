@@ -68,6 +68,10 @@ type LogOptions struct {
 	// clone, whose absent blobs then fail the walk (ErrMissingObjects)
 	// instead of being fetched.
 	Counts bool
+	// RenamesOnly detects renames (-M) without counting lines (Added and
+	// Deleted are LinesUnknown): git reads only the blobs of added and
+	// deleted paths.
+	RenamesOnly bool
 	// Skip leaves out the first Skip commits of the walk (their diffs are
 	// not computed): a walk resumed where an earlier one stopped.
 	Skip int
@@ -114,9 +118,12 @@ func (r *Repo) Log(ctx context.Context, opt LogOptions, fn func(*LogCommit) erro
 		"--format=%x1e%H%x00%P%x00%an%x00%ae%x00%at%x00%B%x00",
 	}
 	noBlobs := opt.TreesOnly || (r.IsPartialClone() && !opt.Counts)
-	if noBlobs {
+	switch {
+	case noBlobs:
 		args = append(args, "--no-renames")
-	} else {
+	case opt.RenamesOnly:
+		args = append(args, "-M")
+	default:
 		args = append(args, "-M", "--numstat")
 	}
 	if opt.NoWalk {
@@ -146,7 +153,7 @@ func (r *Repo) Log(ctx context.Context, opt LogOptions, fn func(*LogCommit) erro
 	// The last commit is held back until git exits cleanly: when git dies
 	// in a commit's diff, what it printed of that commit is incomplete.
 	var last *LogCommit
-	perr := parseLog(bufio.NewReaderSize(out, 256<<10), shallow, noBlobs, func(c *LogCommit) error {
+	perr := parseLog(bufio.NewReaderSize(out, 256<<10), shallow, noBlobs || opt.RenamesOnly, func(c *LogCommit) error {
 		if last != nil {
 			if err := fn(last); err != nil {
 				return err

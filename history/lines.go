@@ -3,7 +3,6 @@ package history
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -29,7 +28,6 @@ import (
 const (
 	linesFile    = "lines"
 	maxLinesFile = 64 << 20 // past this, the cache starts over
-	maxLinesOne  = 256      // commits counted one by one when a batch fails
 )
 
 var (
@@ -96,19 +94,8 @@ func lineCounts(ctx context.Context, repo *gitstore.Repo, cs []*Commit) map[stri
 		got[lc.Hash.String()] = m
 		return nil
 	}
-	err := repo.Log(ctx, gitstore.LogOptions{Include: todo, NoWalk: true, Counts: true}, collect)
-	if errors.Is(err, gitstore.ErrMissingObjects) {
-		// Absent blobs: count the commits one by one; those that need one
-		// stay unknown.
-		clear(got)
-		for i, h := range todo {
-			if i >= maxLinesOne {
-				break
-			}
-			if err := repo.Log(ctx, gitstore.LogOptions{Include: []gitstore.Hash{h}, NoWalk: true, Counts: true}, collect); err != nil {
-				delete(got, h.String())
-			}
-		}
+	if err := diffEach(ctx, repo, todo, true, collect); err != nil {
+		return out // a count not made is shown as unknown
 	}
 	var b strings.Builder
 	for h, m := range got {

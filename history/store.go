@@ -58,9 +58,14 @@ type Config struct {
 	Depth int `json:"depth,omitempty"`
 	// Max caps the commits kept: past it, the oldest segments are dropped.
 	Max int `json:"max"`
+	// Recent is how many commits a first walk records before it leaves
+	// the rest to Backfill (0: RecentCommits, or all of the last
+	// RecentAge, whichever is more). It does not change what is recorded
+	// in the end, only when.
+	Recent int `json:"-"`
 }
 
-// ReadConfig reads konteks.history.enabled, .depth and .max.
+// ReadConfig reads konteks.history.enabled, .depth, .max and .recent.
 func ReadConfig(repo *gitstore.Repo) (Config, error) {
 	cfg := Config{Enabled: true, Max: DefaultMax}
 	vals := repo.ConfigValues("konteks.history.")
@@ -76,7 +81,7 @@ func ReadConfig(repo *gitstore.Repo) (Config, error) {
 	for _, k := range []struct {
 		key string
 		dst *int
-	}{{"konteks.history.depth", &cfg.Depth}, {"konteks.history.max", &cfg.Max}} {
+	}{{"konteks.history.depth", &cfg.Depth}, {"konteks.history.max", &cfg.Max}, {"konteks.history.recent", &cfg.Recent}} {
 		if v, ok := vals[k.key]; ok && v != "" {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {
@@ -211,6 +216,10 @@ func Update(ctx context.Context, repo *gitstore.Repo, ed *gitstore.TreeEditor, w
 	for _, t := range st.Tips {
 		opt.Exclude = append(opt.Exclude, gitstore.ParseHash(t))
 	}
+	recent, age := recentCommits, recentAge
+	if cfg.Recent > 0 {
+		recent, age = cfg.Recent, 0
+	}
 	var total atomic.Int64
 	if prog != nil {
 		prog(0, 0)
@@ -219,31 +228,31 @@ func Update(ctx context.Context, repo *gitstore.Repo, ed *gitstore.TreeEditor, w
 		go func() {
 			n, err := repo.CountCommits(ctx, opt)
 			if err == nil && first {
-				n = min(n, recentCommits)
+				n = min(n, recent)
 			}
 			total.Store(int64(n))
 		}()
 	}
-	var fresh []Commit
 	parentOfNew := map[string]bool{}
 	var cutoff int64
-	err = walk(ctx, repo, opt, func(c Commit) error {
+	n := 0
+	fresh, err := walk(ctx, repo, opt, func(c *gitstore.LogCommit) error {
 		if first {
-			if len(fresh) == 0 {
-				cutoff = c.Time - recentAge
-			} else if len(fresh) >= recentCommits && c.Time < cutoff {
+			if n == 0 {
+				cutoff = c.AuthorTime - age
+			} else if n >= recent && (age == 0 || c.AuthorTime < cutoff) {
 				return errCut
 			}
 		}
 		for _, p := range c.Parents {
-			parentOfNew[p] = true
+			parentOfNew[p.String()] = true
 		}
-		fresh = append(fresh, c)
-		if prog != nil && len(fresh)%512 == 0 {
+		n++
+		if prog != nil && n%512 == 0 {
 			if t := int(total.Load()); t > 0 {
-				prog(len(fresh), max(t, len(fresh)))
+				prog(n, max(t, n))
 			} else {
-				prog(len(fresh), 0)
+				prog(n, 0)
 			}
 		}
 		return nil
@@ -360,14 +369,13 @@ func Backfill(ctx context.Context, repo *gitstore.Repo, ed *gitstore.TreeEditor,
 		n = backChunk
 	}
 	opt := gitstore.LogOptions{Include: []gitstore.Hash{gitstore.ParseHash(pd.From)}, Skip: pd.Next, MaxCount: pd.Next + n}
-	var got []Commit
 	if prog != nil {
 		prog(0, n)
 	}
-	err = walk(ctx, repo, opt, func(c Commit) error {
-		got = append(got, c)
-		if prog != nil && len(got)%512 == 0 {
-			prog(len(got), n)
+	seen := 0
+	got, err := walk(ctx, repo, opt, func(*gitstore.LogCommit) error {
+		if seen++; prog != nil && seen%512 == 0 {
+			prog(seen, n)
 		}
 		return nil
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 
 	"github.com/konteks/git-konteks/gitstore"
 )
@@ -27,82 +28,123 @@ import (
 // the same change kinds, paths, renames, flags and weights.
 
 // walk lists the commits of opt (newest first, git's order) as records.
-func walk(ctx context.Context, repo *gitstore.Repo, opt gitstore.LogOptions, fn func(Commit) error) error {
+// keep sees each commit as git lists it; an error from it ends the walk
+// there (that commit left out), and walk returns the commits before it
+// with the error.
+func walk(ctx context.Context, repo *gitstore.Repo, opt gitstore.LogOptions, keep func(*gitstore.LogCommit) error) ([]Commit, error) {
 	opt.TreesOnly = true
 	partial := repo.IsPartialClone()
-	// Commits to diff again are held with the ones after them until the
-	// batch is diffed, so fn still sees git's order.
-	var held []*gitstore.LogCommit
-	var redo []int
-	flush := func() error {
-		if len(redo) > 0 {
-			if err := rediff(ctx, repo, held, redo); err != nil {
-				return err
+	// Commits to diff again go to a second git process in batches, while
+	// the walk goes on.
+	type job struct {
+		lcs    []*gitstore.LogCommit
+		counts bool
+	}
+	jobs := make(chan job, 16)
+	var rerr error
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for j := range jobs {
+			if rerr == nil {
+				rerr = rediff(ctx, repo, j.lcs, j.counts)
 			}
 		}
-		for _, lc := range held {
-			if err := fn(FromLog(lc)); err != nil {
-				return err
-			}
+	}()
+	var all, renames, counts []*gitstore.LogCommit
+	send := func(force bool) {
+		if len(renames) >= 64 || force && len(renames) > 0 {
+			jobs <- job{lcs: renames}
+			renames = nil
 		}
-		held, redo = held[:0], redo[:0]
-		return nil
+		if len(counts) >= 64 || force && len(counts) > 0 {
+			jobs <- job{lcs: counts, counts: true}
+			counts = nil
+		}
 	}
 	err := repo.Log(ctx, opt, func(lc *gitstore.LogCommit) error {
-		inexact := pairRenames(lc)
-		if !partial && (inexact || formatCandidate(lc)) {
-			redo = append(redo, len(held))
+		if err := keep(lc); err != nil {
+			return err
 		}
-		held = append(held, lc)
-		if len(redo) == 0 {
-			return flush()
-		}
-		if len(redo) >= 256 || len(held) >= 4096 {
-			return flush()
+		all = append(all, lc)
+		if inexact := pairRenames(lc); !partial {
+			switch {
+			case inexact:
+				renames = append(renames, lc)
+			case formatCandidate(lc):
+				counts = append(counts, lc)
+			}
+			send(false)
 		}
 		return nil
 	})
-	if err != nil {
-		return err
+	send(true)
+	close(jobs)
+	wg.Wait()
+	if rerr != nil {
+		return nil, rerr
 	}
-	return flush()
+	out := make([]Commit, len(all))
+	for i, lc := range all {
+		out[i] = FromLog(lc)
+	}
+	return out, err
 }
 
-// rediff replaces the changes of held[redo...] by git's -M --numstat diff
-// of each. A commit git cannot diff (a blob missing from a damaged object
-// store) keeps its tree-only changes, with line counts unknown.
-func rediff(ctx context.Context, repo *gitstore.Repo, held []*gitstore.LogCommit, redo []int) error {
-	opt := gitstore.LogOptions{NoWalk: true}
-	for _, i := range redo {
-		opt.Include = append(opt.Include, held[i].Hash)
+// rediff replaces the changes of lcs by git's -M diff of each, with line
+// counts when counts is set. A commit git cannot diff (a blob missing
+// from a damaged object store) keeps its tree-only changes, with line
+// counts unknown.
+func rediff(ctx context.Context, repo *gitstore.Repo, lcs []*gitstore.LogCommit, counts bool) error {
+	hs := make([]gitstore.Hash, len(lcs))
+	for i, lc := range lcs {
+		hs[i] = lc.Hash
 	}
 	got := map[gitstore.Hash]*gitstore.LogCommit{}
-	err := repo.Log(ctx, opt, func(lc *gitstore.LogCommit) error {
+	if err := diffEach(ctx, repo, hs, counts, func(lc *gitstore.LogCommit) error {
 		got[lc.Hash] = lc
 		return nil
-	})
-	if errors.Is(err, gitstore.ErrMissingObjects) {
-		// One at a time: only the commits that need a missing blob lose.
-		clear(got)
-		for _, i := range redo {
-			one := gitstore.LogOptions{NoWalk: true, Include: []gitstore.Hash{held[i].Hash}}
-			err = repo.Log(ctx, one, func(lc *gitstore.LogCommit) error {
-				got[lc.Hash] = lc
-				return nil
-			})
-			if err != nil && !errors.Is(err, gitstore.ErrMissingObjects) {
-				return err
-			}
-		}
-		err = nil
-	}
-	if err != nil {
+	}); err != nil {
 		return err
 	}
-	for _, i := range redo {
-		if lc := got[held[i].Hash]; lc != nil && len(lc.Changes) > 0 {
-			held[i].Changes = lc.Changes
+	for _, lc := range lcs {
+		if d := got[lc.Hash]; d != nil && len(d.Changes) > 0 {
+			lc.Changes = d.Changes
 		}
+	}
+	return nil
+}
+
+// diffEach lists the commits hs with git's -M diffs (and --numstat line
+// counts when counts is set), in as few processes as it can: when git
+// stops at a commit whose blobs are missing (a damaged object store, a
+// partial clone), the commits listed before it are kept, that one is left
+// out, and git goes on with the rest. fn sees each commit that could be
+// diffed, in order.
+func diffEach(ctx context.Context, repo *gitstore.Repo, hs []gitstore.Hash, counts bool, fn func(*gitstore.LogCommit) error) error {
+	for len(hs) > 0 {
+		n := 0
+		err := repo.Log(ctx, gitstore.LogOptions{Include: hs, NoWalk: true, Counts: true, RenamesOnly: !counts}, func(lc *gitstore.LogCommit) error {
+			for n < len(hs) && hs[n] != lc.Hash {
+				n++ // not listed (git skips a commit given twice)
+			}
+			n++
+			return fn(lc)
+		})
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, gitstore.ErrMissingObjects) {
+			return err
+		}
+		// Log holds back the commit git printed last when it died: it
+		// may be whole (git died before printing the next one) or cut
+		// short. It is tried again first; failing alone, it is left out.
+		if n == 0 {
+			n = 1
+		}
+		hs = hs[min(n, len(hs)):]
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package history
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand"
 	"os"
@@ -327,5 +328,92 @@ func TestBackfillResumes(t *testing.T) {
 	_, res = update(t, repo, whole, "HEAD", defaults)
 	if res.New != 1 || res.Total != want+1 || res.Pending {
 		t.Fatalf("after the backfill: %+v", res)
+	}
+}
+
+// TestDeepenedShallowClone: after `git fetch --deepen` or `--unshallow`,
+// the next ordinary update records the history the clone gained, and the
+// old boundary commit gets its changes.
+func TestDeepenedShallowClone(t *testing.T) {
+	r := fixture(t)
+	clone := testgit.At(t, t.TempDir())
+	clone.Git("clone", "-q", "--depth", "2", "file://"+r.Dir, ".")
+	repo := open(t, clone)
+	root, res := update(t, repo, gitstore.ZeroHash, "HEAD", defaults)
+	if res.Total != 2 {
+		t.Fatalf("shallow clone recorded %d", res.Total)
+	}
+	shallowFile, err := os.ReadFile(clone.Dir + "/.git/shallow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	boundaries := strings.Fields(string(shallowFile))
+	clone.Git("fetch", "-q", "--deepen", "3")
+	root, res = update(t, repo, root, "HEAD", defaults)
+	if want := strings.Count(clone.Git("rev-list", "HEAD"), "\n") + 1; res.Total != want || want <= 2 {
+		t.Fatalf("deepened by 3: %d commits recorded, the clone has %d", res.Total, want)
+	}
+	h, _ := Load(repo, root)
+	for _, b := range boundaries {
+		if c, ok := h.ByHash(b); !ok || c.Has(FlagShallow) || len(c.Parents) == 1 && len(c.Changes) == 0 {
+			t.Fatalf("the old boundary: %+v", c)
+		}
+	}
+	clone.Git("fetch", "-q", "--unshallow")
+	root, res = update(t, repo, root, "HEAD", defaults)
+	if want := strings.Count(r.Git("rev-list", "HEAD"), "\n") + 1; res.Total != want {
+		t.Fatalf("unshallowed: %d of %d commits", res.Total, want)
+	}
+	h, _ = Load(repo, root)
+	for _, c := range h.Commits {
+		if c.Has(FlagShallow) {
+			t.Fatalf("a boundary remains: %+v", c)
+		}
+	}
+	// Nothing changed since: nothing walked.
+	if _, res = update(t, repo, root, "HEAD", defaults); res.New != 0 {
+		t.Fatalf("rewalked without a change: %+v", res)
+	}
+}
+
+// TestOlderFormatRewalked: history memory of format version 1 is walked
+// anew by the next update.
+func TestOlderFormatRewalked(t *testing.T) {
+	r := fixture(t)
+	repo := open(t, r)
+	ed := repo.NewTreeEditor(gitstore.ZeroHash)
+	w := repo.NewWriter()
+	old := Commit{Hash: strings.Repeat("a", 40), Subject: "old", Weight: 1, Changes: []Change{{Path: "x", Kind: "M", Add: -1, Del: -1}}}
+	b, err := encodeCommits([]Commit{old})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := setBlob(ed, w, TailPath, b); err != nil {
+		t.Fatal(err)
+	}
+	head := r.Git("rev-parse", "HEAD")
+	if err := setBlob(ed, w, StatePath, []byte(`{"version":1,"tips":["`+head+`"],"commits":1,"tail":1,"next_seq":0,"config":{"max":200000}}`)); err != nil {
+		t.Fatal(err)
+	}
+	v1, err := ed.Write(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(repo, v1); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "version 1") {
+		t.Fatalf("version 1 read as current: %v", err)
+	}
+	root, res := update(t, repo, v1, "HEAD", defaults)
+	if want := strings.Count(r.Git("rev-list", "HEAD"), "\n") + 1; res.Total != want || res.New != want {
+		t.Fatalf("version 1 not rewalked: %+v", res)
+	}
+	h, err := Load(repo, root)
+	if err != nil || h.State.Version != Version {
+		t.Fatalf("after the rewalk: %v", err)
+	}
+	if _, ok := h.ByHash(old.Hash); ok {
+		t.Fatal("a version 1 record survived")
 	}
 }

@@ -134,6 +134,12 @@ func warmInBackground(repo *gitstore.Repo, why string) {
 	if !installed {
 		return
 	}
+	startRunner(repo, why)
+}
+
+// startRunner starts the background runner (`hooks run WHY`), detached;
+// it serves one pass and whatever it was asked meanwhile.
+func startRunner(repo *gitstore.Repo, why string) {
 	self, err := os.Executable()
 	if err != nil {
 		return
