@@ -15,7 +15,7 @@ BINDIR    := $(PREFIX)/bin
 BENCH_SRC ?= $(shell $(GO) env GOROOT)/src
 FUZZTIME  ?= 30s
 
-.PHONY: all build install run test vet fmt-check bench bench-go bench-extract bench-recall bench-mcp bench-history eval fuzz clean
+.PHONY: all build install run test vet fmt-check bench bench-go bench-extract bench-recall bench-mcp bench-history bench-peers eval fuzz clean
 
 all: build
 
@@ -59,6 +59,11 @@ bench-mcp: build
 # History memory on the longest real history here (BENCH_HISTORY=repo to choose).
 bench-history: build
 	scripts/bench-history.sh $(or $(BENCH_HISTORY),/work/.mirror/prometheus+prometheus/repo) $(CURDIR)/bin/git-konteks
+
+# Side by side with zoekt-index and git's own history walk, on prometheus,
+# rails and $GOROOT/src (not part of `make bench`: it builds zoekt).
+bench-peers: build
+	scripts/bench-peers.sh $(CURDIR)/bin/git-konteks
 
 eval:
 	scripts/eval.sh

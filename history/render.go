@@ -58,7 +58,6 @@ func (r *SearchResult) Text() string {
 	var b strings.Builder
 	if len(r.Hits) == 0 {
 		fmt.Fprintf(&b, "no recorded commit matches %q (%d commits recorded)\n", r.Query, r.Commits)
-		return b.String()
 	}
 	for i, h := range r.Hits {
 		if i > 0 {
@@ -78,6 +77,9 @@ func (r *SearchResult) Text() string {
 		if more := h.Files - len(h.Changes); more > 0 {
 			fmt.Fprintf(&b, "    ... and %d more file(s)\n", more)
 		}
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
 	}
 	return b.String()
 }

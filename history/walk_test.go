@@ -417,3 +417,25 @@ func TestOlderFormatRewalked(t *testing.T) {
 		t.Fatal("a version 1 record survived")
 	}
 }
+
+// TestReachNote: answers say how far back history reaches while older
+// history is still being recorded, and nothing once it is complete.
+func TestReachNote(t *testing.T) {
+	r := fixture(t)
+	repo := open(t, r)
+	root, _ := update(t, repo, gitstore.ZeroHash, "HEAD", defaults)
+	m := &memref.Memory{Tree: root, Manifest: &manifest.Manifest{SourceCommit: r.Git("rev-parse", "HEAD"),
+		History: &manifest.History{Commits: 4, Pending: true, Oldest: 1767323045}}}
+	ask, err := Ask(repo, m, "helper", 3, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "history covers the newest 4 commits, back to 2026-01-02; older history is still being recorded"
+	if len(ask.Notes) != 1 || ask.Notes[0] != want || !strings.Contains(ask.Text(), "note: "+want) {
+		t.Fatalf("notes while pending: %q\n%s", ask.Notes, ask.Text())
+	}
+	m.Manifest.History.Pending = false
+	if ask, _ = Ask(repo, m, "helper", 3, 5); len(ask.Notes) != 0 {
+		t.Fatalf("notes once complete: %q", ask.Notes)
+	}
+}

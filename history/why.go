@@ -94,6 +94,17 @@ type WhyResult struct {
 	Notes   []string `json:"notes,omitempty"`
 }
 
+// ReachNote says how far back the history of a memory reaches while older
+// history is still being recorded (the first extraction records recent
+// history; the background runner the rest), or "" once it is complete.
+func ReachNote(mem *memref.Memory) string {
+	if mem == nil || mem.Manifest == nil || mem.Manifest.History == nil || !mem.Manifest.History.Pending {
+		return ""
+	}
+	h := mem.Manifest.History
+	return fmt.Sprintf("history covers the newest %d commits, back to %s; older history is still being recorded", h.Commits, day(h.Oldest))
+}
+
 // ErrNoHistory is returned when memory holds no history.
 var ErrNoHistory = errors.New("memory holds no history yet: run `git konteks extract` (history is on unless konteks.history.enabled is false)")
 
@@ -136,6 +147,9 @@ func Why(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, t Target,
 		if !found || res.Start <= 0 {
 			return nil, fmt.Errorf("%s has no section %q (see `git konteks show %s`)", t.Path, t.Anchor, t.Path)
 		}
+	}
+	if n := ReachNote(mem); n != "" {
+		res.Notes = append(res.Notes, n)
 	}
 	res.Names = h.Names(t.Path)
 	if res.Start > 0 && repo.HasCLI() {
@@ -269,6 +283,9 @@ type SearchResult struct {
 	Query   string `json:"query"`
 	Commits int    `json:"commits_recorded"`
 	Hits    []Hit  `json:"hits"`
+	// Notes are caveats: how far back history reaches while older
+	// history is still being recorded.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Ask finds the commits whose messages match a question, with the files
@@ -288,6 +305,9 @@ func Ask(repo *gitstore.Repo, mem *memref.Memory, q string, limit, maxFiles int)
 		limit = 10
 	}
 	res := &SearchResult{Query: q, Commits: len(h.Commits), Hits: []Hit{}}
+	if n := ReachNote(mem); n != "" {
+		res.Notes = append(res.Notes, n)
+	}
 	ms := h.Search(q, limit)
 	hits := make([]*Commit, len(ms))
 	for i, m := range ms {
