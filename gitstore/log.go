@@ -72,6 +72,9 @@ type LogOptions struct {
 	// Deleted are LinesUnknown): git reads only the blobs of added and
 	// deleted paths.
 	RenamesOnly bool
+	// Paths limits the diffs to these paths (literal, from the top);
+	// commits that change none of them are listed with no changes.
+	Paths []string
 	// Skip leaves out the first Skip commits of the walk (their diffs are
 	// not computed): a walk resumed where an earlier one stopped.
 	Skip int
@@ -136,6 +139,15 @@ func (r *Repo) Log(ctx context.Context, opt LogOptions, fn func(*LogCommit) erro
 	}
 	if opt.Skip > 0 && !opt.NoWalk {
 		args = append(args, "--skip="+strconv.Itoa(opt.Skip))
+	}
+	if len(opt.Paths) > 0 {
+		// Every commit listed (--full-history --sparse), its diff limited.
+		args = append(args, "--full-history", "--sparse", "--")
+		for _, p := range opt.Paths {
+			if p != "" {
+				args = append(args, ":(top,literal)"+p)
+			}
+		}
 	}
 	cmd := exec.CommandContext(ctx, r.gitCLI, args...)
 	cmd.Env = append(os.Environ(), "GIT_DIR="+r.GitDir, "GIT_NO_LAZY_FETCH=1", "GIT_NO_REPLACE_OBJECTS=1")

@@ -99,7 +99,7 @@ func withLines(t *testing.T, repo *gitstore.Repo, h *History) []Commit {
 	for i := range h.Commits {
 		ptrs[i] = &h.Commits[i]
 	}
-	m := lineCounts(context.Background(), repo, ptrs)
+	m := lineCounts(context.Background(), repo, ptrs, nil)
 	out := make([]Commit, len(h.Commits))
 	for i, c := range h.Commits {
 		c.Changes = slices.Clone(c.Changes)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -42,15 +43,21 @@ type counted map[string][2]int
 
 // lineCounts returns the line counts of the changes of the commits cs
 // (by commit hash, then path), counting those not recorded in memory or
-// the cache. Commits whose counts git cannot make are absent.
-func lineCounts(ctx context.Context, repo *gitstore.Repo, cs []*Commit) map[string]counted {
+// the cache. With paths, only the changes at those paths are wanted (the
+// names a file has had): git then diffs those paths alone, which is what
+// makes `why` on a file with a thousand commits fast, and a commit whose
+// diff at those paths does not pair them as the record does is counted
+// whole. Counts git cannot make are absent.
+func lineCounts(ctx context.Context, repo *gitstore.Repo, cs []*Commit, paths []string) map[string]counted {
+	want := func(ch Change) bool {
+		return ch.Add == LinesUnknown && (paths == nil || slices.Contains(paths, ch.Path))
+	}
 	out := map[string]counted{}
 	var need []*Commit
 	for _, c := range cs {
-		if !c.unknownLines() {
-			continue
+		if slices.ContainsFunc(c.Changes, want) {
+			need = append(need, c)
 		}
-		need = append(need, c)
 	}
 	if len(need) == 0 || repo == nil || !repo.HasCLI() {
 		return out
@@ -65,40 +72,44 @@ func lineCounts(ctx context.Context, repo *gitstore.Repo, cs []*Commit) map[stri
 		readLines(file)
 	}
 	key := func(h string) string { return file + "\x00" + h }
-	var todo []gitstore.Hash
+	var todo []*Commit
+	seen := map[string]bool{}
 	for _, c := range need {
-		if m, ok := linesCache[key(c.Hash)]; ok && covers(m, c) {
+		if m, ok := linesCache[key(c.Hash)]; ok && covers(m, c, want) {
 			out[c.Hash] = m
-		} else if _, dup := out[c.Hash]; !dup {
-			out[c.Hash] = nil
-			todo = append(todo, gitstore.ParseHash(c.Hash))
+		} else if !seen[c.Hash] {
+			seen[c.Hash] = true
+			todo = append(todo, c)
 		}
 	}
 	linesMu.Unlock()
-	for h, m := range out {
-		if m == nil {
-			delete(out, h)
-		}
-	}
 	if len(todo) == 0 {
 		return out
 	}
-	got := map[string]counted{}
-	collect := func(lc *gitstore.LogCommit) error {
-		m := counted{}
-		for _, ch := range lc.Changes {
-			if ch.Added != gitstore.LinesUnknown {
-				m[ch.Path] = [2]int{ch.Added, ch.Deleted}
+	got := countLines(ctx, repo, todo, paths)
+	if paths != nil {
+		var again []*Commit
+		for _, c := range todo {
+			if !covers(got[c.Hash], c, want) {
+				again = append(again, c)
 			}
 		}
-		got[lc.Hash.String()] = m
-		return nil
-	}
-	if err := diffEach(ctx, repo, todo, true, collect); err != nil {
-		return out // a count not made is shown as unknown
+		for h, m := range countLines(ctx, repo, again, nil) {
+			got[h] = m
+		}
 	}
 	var b strings.Builder
+	linesMu.Lock()
 	for h, m := range got {
+		k := key(h)
+		if old := linesCache[k]; old != nil {
+			for p, n := range old {
+				if _, ok := m[p]; !ok {
+					m[p] = n
+				}
+			}
+		}
+		remember1(k, m)
 		out[h] = m
 		for p, n := range m {
 			if validPath(p) {
@@ -106,15 +117,48 @@ func lineCounts(ctx context.Context, repo *gitstore.Repo, cs []*Commit) map[stri
 			}
 		}
 	}
-	linesMu.Lock()
-	for h, m := range got {
-		remember1(file+"\x00"+h, m)
-	}
 	linesMu.Unlock()
 	if file != "" && b.Len() > 0 {
 		appendLines(file, b.String()) // a cache: failing to write it costs time only
 	}
 	return out
+}
+
+// countLines asks git for the line counts of the commits cs: of every
+// change, or of the changes at paths alone. A count at a path is kept
+// only where git's diff changed the path as the record says (same kind,
+// same old name), so a diff limited to paths cannot pair a rename
+// differently from the full diff the record came from.
+func countLines(ctx context.Context, repo *gitstore.Repo, cs []*Commit, paths []string) map[string]counted {
+	got := map[string]counted{}
+	if len(cs) == 0 {
+		return got
+	}
+	byHash := map[gitstore.Hash]*Commit{}
+	hs := make([]gitstore.Hash, len(cs))
+	for i, c := range cs {
+		hs[i] = gitstore.ParseHash(c.Hash)
+		byHash[hs[i]] = c
+	}
+	_ = diffEach(ctx, repo, hs, true, paths, func(lc *gitstore.LogCommit) error {
+		rec := byHash[lc.Hash]
+		m := counted{}
+		for _, ch := range lc.Changes {
+			if ch.Added == gitstore.LinesUnknown {
+				continue
+			}
+			if paths != nil {
+				i := slices.IndexFunc(rec.Changes, func(r Change) bool { return r.Path == ch.Path })
+				if i < 0 || rec.Changes[i].Kind != string(ch.Kind) || rec.Changes[i].Old != ch.OldPath {
+					continue
+				}
+			}
+			m[ch.Path] = [2]int{ch.Added, ch.Deleted}
+		}
+		got[lc.Hash.String()] = m
+		return nil
+	}) // a count not made is shown as unknown
+	return got
 }
 
 // unknownLines reports whether a change of c lacks its line counts.
@@ -127,11 +171,12 @@ func (c *Commit) unknownLines() bool {
 	return false
 }
 
-// covers reports whether m counts every change of c that lacks counts
-// (a cache file cut short may hold part of a commit).
-func covers(m counted, c *Commit) bool {
+// covers reports whether m counts every wanted change of c (a cache
+// file cut short may hold part of a commit, a diff limited to paths the
+// changes at those paths).
+func covers(m counted, c *Commit, want func(Change) bool) bool {
 	for _, ch := range c.Changes {
-		if _, ok := m[ch.Path]; !ok && ch.Add == LinesUnknown {
+		if _, ok := m[ch.Path]; !ok && want(ch) {
 			return false
 		}
 	}

@@ -102,7 +102,7 @@ func rediff(ctx context.Context, repo *gitstore.Repo, lcs []*gitstore.LogCommit,
 		hs[i] = lc.Hash
 	}
 	got := map[gitstore.Hash]*gitstore.LogCommit{}
-	if err := diffEach(ctx, repo, hs, counts, func(lc *gitstore.LogCommit) error {
+	if err := diffEach(ctx, repo, hs, counts, nil, func(lc *gitstore.LogCommit) error {
 		got[lc.Hash] = lc
 		return nil
 	}); err != nil {
@@ -117,15 +117,16 @@ func rediff(ctx context.Context, repo *gitstore.Repo, lcs []*gitstore.LogCommit,
 }
 
 // diffEach lists the commits hs with git's -M diffs (and --numstat line
-// counts when counts is set), in as few processes as it can: when git
+// counts when counts is set; limited to paths unless nil), in as few
+// processes as it can: when git
 // stops at a commit whose blobs are missing (a damaged object store, a
 // partial clone), the commits listed before it are kept, that one is left
 // out, and git goes on with the rest. fn sees each commit that could be
 // diffed, in order.
-func diffEach(ctx context.Context, repo *gitstore.Repo, hs []gitstore.Hash, counts bool, fn func(*gitstore.LogCommit) error) error {
+func diffEach(ctx context.Context, repo *gitstore.Repo, hs []gitstore.Hash, counts bool, paths []string, fn func(*gitstore.LogCommit) error) error {
 	for len(hs) > 0 {
 		n := 0
-		err := repo.Log(ctx, gitstore.LogOptions{Include: hs, NoWalk: true, Counts: true, RenamesOnly: !counts}, func(lc *gitstore.LogCommit) error {
+		err := repo.Log(ctx, gitstore.LogOptions{Include: hs, NoWalk: true, Counts: true, RenamesOnly: !counts, Paths: paths}, func(lc *gitstore.LogCommit) error {
 			for n < len(hs) && hs[n] != lc.Hash {
 				n++ // not listed (git skips a commit given twice)
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -169,7 +170,7 @@ func Why(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, t Target,
 			ranked = append(ranked, c)
 		}
 	}
-	counts := lineCounts(ctx, repo, ranked)
+	counts := lineCounts(ctx, repo, ranked, res.Names)
 	n := len(touches)
 	for k, tc := range touches {
 		c := tc.Commit
@@ -224,12 +225,18 @@ func (h *History) whyLines(ctx context.Context, repo *gitstore.Repo, res *WhyRes
 		a.n++
 	}
 	var blamed []*Commit
-	for hash := range by {
+	paths := slices.Clone(res.Names)
+	for hash, a := range by {
 		if c, ok := h.ByHash(hash.String()); ok {
 			blamed = append(blamed, c)
+			for _, ch := range c.Changes {
+				if ch.Path == a.path {
+					paths = append(paths, ch.Path, ch.Old)
+				}
+			}
 		}
 	}
-	counts := lineCounts(ctx, repo, blamed)
+	counts := lineCounts(ctx, repo, blamed, paths)
 	missing := 0
 	for hash, a := range by {
 		c, ok := h.ByHash(hash.String())
@@ -313,7 +320,7 @@ func Ask(repo *gitstore.Repo, mem *memref.Memory, q string, limit, maxFiles int)
 	for i, m := range ms {
 		hits[i] = m.Commit
 	}
-	counts := lineCounts(context.Background(), repo, hits)
+	counts := lineCounts(context.Background(), repo, hits, nil)
 	for _, m := range ms {
 		chs := m.Commit.Changes
 		if maxFiles > 0 && len(chs) > maxFiles {
