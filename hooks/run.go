@@ -138,7 +138,7 @@ func continueHistory(repo *gitstore.Repo, pending string, logw io.Writer) {
 		}
 	}
 	if m, err := extract.ReadMemory(repo, memory.Ref); err == nil && m != nil && m.Manifest.History != nil {
-		fmt.Fprintf(logw, "%s older history recorded: %d commits in all, in %s\n", stamp(), m.Manifest.History.Commits, time.Since(t0).Round(time.Millisecond))
+		fmt.Fprintf(logw, "%s older history recorded: %d commits in all, in %.2fs\n", stamp(), m.Manifest.History.Commits, time.Since(t0).Seconds())
 	}
 }
 
