@@ -230,5 +230,5 @@ func isLink(mode uint32) bool    { return mode&0o170000 == 0o120000 }
 // line counts (isFormatting): its subject says it formats.
 func formatCandidate(lc *gitstore.LogCommit) bool {
 	first, _, _ := strings.Cut(lc.Message, "\n")
-	return len(lc.Changes) > 0 && formatRe.MatchString(first)
+	return len(lc.Changes) > 0 && saysFormat(first)
 }
