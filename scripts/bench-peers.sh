@@ -105,7 +105,7 @@ bench_repo() {
     # returned (after it warms recall's caches): its own time is in its log.
     wait_runner
     local back
-    back=$(sed -n 's/.*older history recorded: .* in \([0-9.]*\)s$/\1/p' .git/konteks/log 2>/dev/null | tail -1)
+    back=$( (sed -n 's/.*older history recorded: .* in \([0-9.]*\)s$/\1/p' .git/konteks/log 2>/dev/null || true) | tail -1)
     kb+=("${back:-0}")
     kall+=("$(echo "$secs + ${back:-0}" | bc -l)")
   done
