@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,7 +41,26 @@ func extractCommand() *cli.Command {
 	}
 }
 
+// extractMemoryLimit is the soft limit of the Go heap during an
+// extraction (unless GOMEMLIMIT says otherwise): the live heap of a full
+// extraction of rails or $GOROOT/src stays under 170 MB, and without a
+// limit the collector lets the heap grow to twice that before it runs.
+const extractMemoryLimit = 256 << 20
+
+// boundMemory sets the extraction's soft memory limit, for when the
+// collector turns on (tuneGC).
+func boundMemory() {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	gcLimit.Store(extractMemoryLimit)
+	if os.Getenv("GOGC") != "" {
+		debug.SetMemoryLimit(extractMemoryLimit) // tuneGC stood aside
+	}
+}
+
 func runExtract(c *cli.Context) error {
+	boundMemory()
 	repo, err := openRepo()
 	if err != nil {
 		return err

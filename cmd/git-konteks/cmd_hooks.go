@@ -106,6 +106,7 @@ func runHooksRun(c *cli.Context) error {
 		return nil
 	}
 	syscall.Setsid()
+	boundMemory()
 	repo, err := openRepo()
 	if err != nil {
 		return nil
