@@ -12,19 +12,26 @@ LDFLAGS   := -s -w -X main.version=$(VERSION)
 # else ~/.local/bin. Override with `make install PREFIX=...`.
 PREFIX    ?= $(shell test -w /usr/local/bin && echo /usr/local || echo $(HOME)/.local)
 BINDIR    := $(PREFIX)/bin
+MANDIR    := $(PREFIX)/share/man
 BENCH_SRC ?= $(shell $(GO) env GOROOT)/src
 FUZZTIME  ?= 30s
 
-.PHONY: all build install run test vet fmt-check bench bench-go bench-extract bench-recall bench-mcp bench-history bench-peers eval fuzz clean
+.PHONY: all build man install run test vet fmt-check bench bench-go bench-extract bench-recall bench-mcp bench-history bench-growth bench-report bench-peers eval fuzz clean
 
 all: build
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/git-konteks ./cmd/git-konteks
 
-install: build
-	mkdir -p $(BINDIR)
+# The manual page, from the same command definitions as -h; installed where
+# `man git-konteks`, `git help konteks` and `git konteks --help` find it.
+man: build
+	bin/git-konteks help --man > bin/git-konteks.1
+
+install: build man
+	mkdir -p $(BINDIR) $(MANDIR)/man1
 	install -m 0755 bin/git-konteks $(BINDIR)/git-konteks
+	install -m 0644 bin/git-konteks.1 $(MANDIR)/man1/git-konteks.1
 	@case ":$$PATH:" in *":$(BINDIR):"*) ;; *) echo "note: add $(BINDIR) to PATH so that 'git konteks' finds git-konteks";; esac
 
 # The main job on this repository: install, then extract its memory.
@@ -42,7 +49,7 @@ vet:
 test: fmt-check vet
 	$(GO) test -race -count=1 -timeout 20m ./...
 
-bench: bench-go bench-extract bench-recall bench-mcp bench-history
+bench: bench-go bench-extract bench-recall bench-mcp bench-history bench-growth
 
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./...
@@ -59,6 +66,14 @@ bench-mcp: build
 # History memory on the longest real history here (BENCH_HISTORY=repo to choose).
 bench-history: build
 	scripts/bench-history.sh $(or $(BENCH_HISTORY),/work/.mirror/prometheus+prometheus/repo) $(CURDIR)/bin/git-konteks
+
+# Memory growth over N hook-driven extractions (BENCH_GROWTH="repo..." to choose).
+bench-growth: build
+	BINARY=$(CURDIR)/bin/git-konteks scripts/bench-growth.sh $(BENCH_GROWTH)
+
+# docs/performance.md from one run of the benchmarks (BENCH_REPORT="targets" to choose).
+bench-report:
+	scripts/bench-report.sh $(BENCH_REPORT)
 
 # Side by side with zoekt-index and git's own history walk, on prometheus,
 # rails and $GOROOT/src (not part of `make bench`: it builds zoekt).

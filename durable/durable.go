@@ -51,17 +51,20 @@ const (
 
 // Entry is one durable memory, diary entry or tombstone.
 type Entry struct {
-	ID           string    `json:"id"`
-	Type         string    `json:"type"`
-	Kind         string    `json:"kind,omitempty"`
-	Subject      string    `json:"subject,omitempty"`
-	Text         string    `json:"text,omitempty"`
-	Tags         []string  `json:"tags,omitempty"`
-	Paths        []string  `json:"paths,omitempty"`
-	Symbols      []string  `json:"symbols,omitempty"`
-	Supersedes   string    `json:"supersedes,omitempty"`
-	Forgets      string    `json:"forgets,omitempty"`
-	Reason       string    `json:"reason,omitempty"`
+	ID         string   `json:"id"`
+	Type       string   `json:"type"`
+	Kind       string   `json:"kind,omitempty"`
+	Subject    string   `json:"subject,omitempty"`
+	Text       string   `json:"text,omitempty"`
+	Tags       []string `json:"tags,omitempty"`
+	Paths      []string `json:"paths,omitempty"`
+	Symbols    []string `json:"symbols,omitempty"`
+	Supersedes string   `json:"supersedes,omitempty"`
+	Forgets    string   `json:"forgets,omitempty"`
+	Reason     string   `json:"reason,omitempty"`
+	// Purge, on a tombstone, asks every clone that merges it to delete the
+	// forgotten entry's file, not only hide it (see purge.go).
+	Purge        bool      `json:"purge,omitempty"`
 	Author       string    `json:"author"`
 	Created      time.Time `json:"created"`
 	SourceCommit string    `json:"source_commit,omitempty"` // HEAD when it was saved
@@ -393,10 +396,10 @@ func check(e Entry) error {
 	if len(e.Text) > MaxText {
 		return fmt.Errorf("%w: %d bytes is over the %d byte limit; save the gist and name the file it lives in", ErrRejected, len(e.Text), MaxText)
 	}
-	for _, s := range []string{e.Text, e.Subject, e.Reason, strings.Join(e.Tags, " ")} {
-		if secret.Contains([]byte(s)) {
-			return fmt.Errorf("%w: it looks like it holds a credential (private key or token); memory is shared with every clone", ErrRejected)
-		}
+	fields := []string{e.Text, e.Subject, e.Reason, e.Kind, e.Forgets}
+	fields = append(append(append(fields, e.Tags...), e.Paths...), e.Symbols...)
+	if err := refuseCredentials("it", fields...); err != nil {
+		return err
 	}
 	if len(e.Tags) > MaxList || len(e.Paths) > MaxList || len(e.Symbols) > MaxList {
 		return fmt.Errorf("%w: at most %d tags, paths and symbols", ErrRejected, MaxList)
@@ -409,21 +412,23 @@ func check(e Entry) error {
 	return nil
 }
 
+// message is the memory commit's message for a durable save. It names
+// the entry and never carries its text, reason or tags: commit messages
+// are pushed to every clone, cannot be purged without rewriting history,
+// and are shown by every git tool, while the entry itself can be
+// forgotten and purged.
 func message(e Entry) string {
-	subject := e.Text
+	var subject string
 	switch e.Type {
 	case TypeTombstone:
-		subject = "forget " + e.Forgets + ": " + e.Reason
+		subject = "forget " + e.Kind + " " + e.Forgets
 	case TypeDiary:
-		subject = "diary: " + e.Text
+		subject = "diary entry " + e.ID
 	default:
-		if e.Kind != "" {
-			subject = e.Kind + ": " + e.Text
+		subject = "remember " + e.Kind + " " + e.ID
+		if e.Kind == "" {
+			subject = "remember " + e.ID
 		}
-	}
-	subject = strings.Join(strings.Fields(subject), " ")
-	if len(subject) > 72 {
-		subject = subject[:69] + "..."
 	}
 	return "konteks: " + subject + "\n\nEntry: " + e.ID + "\n"
 }
@@ -441,4 +446,24 @@ func dedupe(xs []string) []string {
 		}
 	}
 	return out
+}
+
+// refuseCredentials rejects a save when any of its texts holds a
+// credential, naming the kinds found (never the value): memory is shared
+// with every clone, and a durable entry is never re-derived.
+func refuseCredentials(what string, texts ...string) error {
+	var kinds []string
+	seen := map[string]bool{}
+	for _, t := range texts {
+		for _, k := range secret.Kinds(secret.Find([]byte(t))) {
+			if !seen[k] {
+				seen[k] = true
+				kinds = append(kinds, k)
+			}
+		}
+	}
+	if len(kinds) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s holds a credential (%s); memory is shared with every clone, so save the fact without the value", ErrRejected, what, strings.Join(kinds, ", "))
 }

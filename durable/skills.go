@@ -16,7 +16,6 @@ import (
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/memref"
-	"github.com/konteks/git-konteks/secret"
 )
 
 // Skills are instructions an agent can load when a task calls for them: a
@@ -52,9 +51,12 @@ type Skill struct {
 	Description string `json:"description,omitempty"`
 	// FrontMatter is the YAML front matter as written (it may hold more
 	// than name and description: license, allowed-tools, metadata).
-	FrontMatter  string    `json:"front_matter,omitempty"`
-	Body         string    `json:"body,omitempty"`
-	Reason       string    `json:"reason,omitempty"` // why it was removed
+	FrontMatter string `json:"front_matter,omitempty"`
+	Body        string `json:"body,omitempty"`
+	Reason      string `json:"reason,omitempty"` // why it was removed
+	// Purge, on a removal, asks every clone that merges it to delete the
+	// skill's earlier versions' files (see purge.go).
+	Purge        bool      `json:"purge,omitempty"`
 	Author       string    `json:"author"`
 	Created      time.Time `json:"created"`
 	SourceCommit string    `json:"source_commit,omitempty"`
@@ -139,12 +141,7 @@ func checkSkill(s Skill) error {
 	case len(s.Body) > MaxSkillBody:
 		return fmt.Errorf("%w: body of %d bytes is over the %d limit; keep SKILL.md short and point at files in the repository", ErrRejected, len(s.Body), MaxSkillBody)
 	}
-	for _, t := range []string{s.Description, s.FrontMatter, s.Body} {
-		if secret.Contains([]byte(t)) {
-			return fmt.Errorf("%w: skill %s looks like it holds a credential (private key or token); memory is shared with every clone", ErrRejected, s.Name)
-		}
-	}
-	return nil
+	return refuseCredentials("skill "+s.Name, s.Name, s.Description, s.FrontMatter, s.Body)
 }
 
 // decodeSkill parses and validates one stored skill version.
@@ -288,7 +285,7 @@ func AddSkill(repo *gitstore.Repo, s Skill) (saved Skill, changed bool, err erro
 	return writeSkill(repo, s, func(cur *Skill) (bool, error) {
 		same := cur != nil && cur.Type == TypeSkill && cur.Description == s.Description && cur.FrontMatter == s.FrontMatter && cur.Body == s.Body
 		return !same, nil
-	}, "skill "+s.Name+": "+s.Description)
+	}, "skill "+s.Name)
 }
 
 // RemoveSkill writes a tombstone version for the live skill name.

@@ -16,6 +16,7 @@ import (
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/manifest"
 	"github.com/konteks/git-konteks/memory"
+	"github.com/konteks/git-konteks/memref"
 )
 
 // maybeCheckpoint writes a checkpoint of a long run to refs/konteks-wip,
@@ -216,15 +217,18 @@ func (r *run) commit() (*Result, error) {
 		return nil, err
 	}
 	msg := commitMessage(m)
+	// parent is the memory this run expects to replace (compare-and-swap);
+	// the new commit's parents follow memref.Parents, so memory no remote
+	// holds yet is replaced rather than stacked on.
 	parent := gitstore.ZeroHash
 	if r.prev != nil {
 		parent = r.prev.Commit
 	}
 	var newCommit gitstore.Hash
 	for attempt := 0; ; attempt++ {
-		var parents []gitstore.Hash
-		if !parent.IsZero() {
-			parents = []gitstore.Hash{parent}
+		parents, err := memref.Parents(r.repo, parent)
+		if err != nil {
+			return nil, err
 		}
 		newCommit, err = r.writer.Commit(gitstore.CommitSpec{Tree: tree, Parents: parents, Author: r.repo.Identity(), Message: msg})
 		if err != nil {

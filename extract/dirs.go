@@ -265,7 +265,7 @@ func (r *run) writeSummary(dir string, s *memory.DirSummary) error {
 	if err != nil {
 		return err
 	}
-	h, err := r.writer.Blob(append(b, '\n'))
+	h, err := r.writer.Blob(r.derivedText(append(b, '\n')))
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -98,7 +99,7 @@ func Run(ctx context.Context, repo *gitstore.Repo, opt Options) (*Result, error)
 		var holder string
 		lock, holder, err = repo.TryLock("extract")
 		if errors.Is(err, gitstore.ErrLocked) {
-			return nil, fmt.Errorf("another extraction is running (%s)", holder)
+			return nil, fmt.Errorf("another extraction is running (%s): %w", holder, err)
 		}
 	} else {
 		lock, err = repo.LockWait("extract", 0, opt.Wait)
@@ -159,6 +160,8 @@ type run struct {
 	embedModel  string            // model whose vectors embedStage wrote
 	history     *manifest.History // counts of the history stage
 	readMu      sync.Mutex        // guards stats.BytesRead, counted by workers
+	redactMu    sync.Mutex        // guards stats.RedactedDerived
+	gateNS      atomic.Int64      // CPU time workers spent in the content gate and the detector
 
 	// changed holds the source paths whose record appeared, changed or
 	// went away in this run; abstracts the abstracts of records made in
@@ -240,6 +243,11 @@ func (r *run) do(ctx context.Context) (*Result, error) {
 	}
 	if mode == ModeChanged && !prev.Derived() {
 		mode, r.reason = ModeFull, "no memory yet"
+	}
+	// Memory of an earlier format (manifest schema) is rebuilt once: its
+	// derived records are replaced, its durable memory is kept as it is.
+	if prev != nil && prev.Manifest != nil && mode != ModeRebuild && prev.Manifest.Schema != manifest.Schema {
+		mode, r.reason = ModeRebuild, fmt.Sprintf("memory format changed (%d -> %d)", prev.Manifest.Schema, manifest.Schema)
 	}
 	if prev != nil && prev.Manifest != nil && mode != ModeRebuild && prev.Manifest.RecordVersion != memory.RecordVersion {
 		mode, r.reason = ModeRebuild, fmt.Sprintf("record version changed (%d -> %d)", prev.Manifest.RecordVersion, memory.RecordVersion)
@@ -367,6 +375,9 @@ func (r *run) planFull() ([]item, error) {
 	var items []item
 	seen := map[string]bool{}
 	if r.mode != ModeRebuild && r.prev.Derived() {
+		// Records made under other gate rules are not reused: what the
+		// gate lets through (and redacts) may differ for the same blob.
+		sameGate := r.prev.Manifest.GateVersion == GateVersion
 		recs := map[string]gitstore.Hash{}
 		if fh, isTree, ok, err := r.repo.Lookup(r.prev.Tree, memory.FilesDir); err != nil {
 			return nil, err
@@ -380,7 +391,7 @@ func (r *run) planFull() ([]item, error) {
 		}
 		src := gitstore.ParseHash(r.prev.Manifest.SourceTree)
 		if err := r.repo.WalkTree(src, nil, func(e gitstore.Entry) error {
-			if rec, ok := recs[e.Path]; ok {
+			if rec, ok := recs[e.Path]; ok && sameGate {
 				ru := reusable{blob: e.Hash, record: rec, path: e.Path}
 				r.reuse[e.Path] = ru
 				r.byBlob[e.Hash] = ru
@@ -590,6 +601,9 @@ func (r *run) execute(ctx context.Context, items []item) error {
 		firstErr = err
 	}
 	r.stage("extract", t1)
+	// The content gate runs on the workers: its time is their CPU time,
+	// summed, next to the wall-clock stages.
+	r.timings["gate-content-cpu"] += float64(r.gateNS.Swap(0)/1000) / 1000
 	if firstErr == nil && ctx.Err() != nil {
 		firstErr = ctx.Err()
 	}
@@ -629,12 +643,27 @@ func (r *run) extractOne(it item, b gitstore.Blob, vz embed.Vectorizer) outcome 
 		return o
 	}
 	r.countRead(int64(len(b.Data)))
-	if reason := r.gate.Content(it.path, b.Data); reason != "" {
+	gateCPU := threadCPU()
+	reason := r.gate.Content(it.path, b.Data)
+	var content []byte
+	var kinds []string
+	switch {
+	case reason == "" && binaryFormat(it.path):
+		content = b.Data // PDFs and media: checked by formatContent, whole
+	case reason == "":
+		content, kinds, reason = r.gate.Redact(it.path, b.Data)
+	}
+	r.gateNS.Add(int64(gateCPU()))
+	if reason != "" {
 		o.skip = reason
 		return o
 	}
 	t0 := time.Now()
-	f := buildRecord(it.path, it.blob.String(), b.Data)
+	f := buildRecord(it.path, it.blob.String(), content)
+	f.Size = int64(len(b.Data))
+	if len(kinds) > 0 {
+		f.Warnings = append(f.Warnings, redactedWarning(kinds))
+	}
 	o.parse = time.Since(t0)
 	if extractedSecret(f) { // text decoded from a PDF or media file (formats.go)
 		o.skip = SkipSecretTxt
@@ -820,6 +849,12 @@ func recordDelta(t *manifest.Totals, f *memory.File, d int) {
 		}
 	}
 	t.Sections += d * len(f.Sections)
+	if hasWarning(f, redactedPrefix) {
+		t.Redacted += d
+	}
+	if hasWarning(f, trimmedPrefix) {
+		t.Trimmed += d
+	}
 	bump(t.Parsers, f.Parser, d)
 	if f.Fallback != "" {
 		bump(t.Fallbacks, f.Fallback, d)

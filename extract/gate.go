@@ -12,12 +12,17 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/secret"
 )
 
 // GateVersion versions the built-in gate rules. A change forces the next
 // run to re-gate every path (not to re-extract kept files).
-const GateVersion = 2 // 2: PDFs and media pass under their own rule (formats.go)
+//
+//	2: PDFs and media pass under their own rule (formats.go)
+//	3: credentials are redacted, not whole files dropped; third-party
+//	   rules replace linguist's vendor list; unsafe paths are skipped
+const GateVersion = 3
 
 // DefaultMaxFileSize is the largest file that is remembered.
 const DefaultMaxFileSize = 10 << 20
@@ -27,7 +32,8 @@ const (
 	SkipIgnored   = "ignored"     // .gitignore / .konteksignore
 	SkipInternal  = "internal"    // .git, .konteks
 	SkipSecret    = "secret-file" // .env, keys, certificates
-	SkipSecretTxt = "secret"      // content holds a private key or token
+	SkipSecretTxt = "secret"      // content is mostly credentials (a key file by another name)
+	SkipUnsafe    = "unsafe-path" // a control character or a name git refuses in the path
 	SkipLockfile  = "lockfile"
 	SkipVendored  = "vendored"
 	SkipGenerated = "generated"
@@ -187,6 +193,11 @@ func (g *Gate) Path(p string, kind gitstore.EntryKind) string {
 			return SkipInternal
 		}
 	}
+	// Memory mirrors source paths under files/; one its readers refuse
+	// (a tab or newline in a name) would make the whole memory unreadable.
+	if memory.ValidSourcePath(p) != nil {
+		return SkipUnsafe
+	}
 	dir := path.Dir(p)
 	if dir == "." {
 		dir = ""
@@ -196,17 +207,17 @@ func (g *Gate) Path(p string, kind gitstore.EntryKind) string {
 		return SkipIgnored
 	}
 	base := parts[len(parts)-1]
-	if isSecretName(base) {
+	if isSecretName(base) || p == ".kube/config" || strings.HasSuffix(p, "/.kube/config") {
 		return SkipSecret
 	}
 	if lockfiles[base] {
 		return SkipLockfile
 	}
-	if strings.Contains(base, ".min.") && isMinified(p, nil) {
+	if strings.Contains(base, ".min.") {
 		return SkipMinified
 	}
 	vendored, generated := attrFlags(d, parts)
-	if vendored == flagSet || (vendored == flagUnknown && isVendored(p)) {
+	if vendored == flagSet || (vendored == flagUnknown && g.thirdParty(parts)) {
 		return SkipVendored
 	}
 	if generated == flagSet {
@@ -247,12 +258,43 @@ func (g *Gate) Content(p string, data []byte) string {
 	if generated == flagUnknown && enry.IsGenerated(p, data) {
 		return SkipGenerated
 	}
-	// A file with a credential is not stored at all: better to lose a file
-	// than to push a credential to every clone.
-	if secret.Contains(data) {
-		return SkipSecretTxt
-	}
 	return ""
+}
+
+// Redact returns the file's content with every credential value replaced
+// by a marker (secret.Marker), and the kinds it replaced. A file that is
+// a credential by nature (most of its text is key material, or a
+// kubeconfig with credentials) is skipped instead: its reason is
+// SkipSecretTxt. The value itself is never kept.
+func (g *Gate) Redact(p string, data []byte) (out []byte, kinds []string, skip string) {
+	ms := secret.FindFile(p, data)
+	if len(ms) == 0 {
+		return data, nil, ""
+	}
+	if credentialFile(data, ms) {
+		return nil, nil, SkipSecretTxt
+	}
+	return secret.Redact(data, ms), secret.Kinds(ms), ""
+}
+
+// credentialFile reports content that is a credential by nature: key
+// material is most of its text, or it is a kubeconfig carrying a user's
+// credentials.
+func credentialFile(data []byte, ms []secret.Match) bool {
+	hit := 0
+	for _, m := range ms {
+		hit += m.End - m.Start
+	}
+	text := 0
+	for _, c := range data {
+		if c > ' ' {
+			text++
+		}
+	}
+	if 2*hit >= text {
+		return true
+	}
+	return bytes.Contains(data, []byte("kind: Config")) && bytes.Contains(data, []byte("users:"))
 }
 
 type flag uint8
@@ -287,18 +329,83 @@ func attrFlags(d *dirRules, parts []string) (vendored, generated flag) {
 	return conv("linguist-vendored"), conv("linguist-generated")
 }
 
-// isVendored uses linguist's vendor rules (via go-enry), except that a
-// project's own test data stays in: linguist files testdata/ under vendored
-// code for language statistics, but test scripts and fixtures are often
-// what an agent needs to find. A .konteksignore line removes them.
+// Third-party code is what a project copies in from others, not what it
+// writes: linguist's vendor list (made for language statistics) also
+// drops cache/, env/, extern/, *.d.ts, .github/workflows, Jenkinsfile and
+// test fixtures, which are first-party and often what an agent needs.
+// These rules name only dependency trees; a linguist-vendored attribute or
+// a .konteksignore line removes anything else.
+
+// depDirs are directories that hold installed dependencies, wherever
+// they are.
+var depDirs = map[string]bool{
+	"vendor": true, "node_modules": true, "bower_components": true, "jspm_packages": true,
+	"site-packages": true, "dist-packages": true, "__pypackages__": true, "Pods": true,
+	".bundle": true, ".yarn": true, ".pnpm-store": true, ".gradle": true, ".m2": true,
+}
+
+// thirdPartyDirs hold copied-in projects when they carry a licence file
+// (the sign of code kept under someone else's terms).
+var thirdPartyDirs = map[string]bool{
+	"third_party": true, "third-party": true, "thirdparty": true, "3rdparty": true, "3rd_party": true,
+}
+
+// bundleFiles are dependency bundles and loaders generated by package
+// managers.
+var bundleFiles = map[string]bool{".pnp.cjs": true, ".pnp.js": true, ".pnp.loader.mjs": true}
+
+// isVendored reports a path inside a dependency tree (no licence check;
+// see Gate.thirdParty).
 func isVendored(p string) bool {
-	if !enry.IsVendor(p) {
-		return false
+	parts := strings.Split(p, "/")
+	for i, c := range parts[:len(parts)-1] {
+		if depDirs[c] {
+			return true
+		}
+		if c == "Checkouts" && i > 0 && parts[i-1] == "Carthage" {
+			return true
+		}
 	}
-	if !strings.Contains(p, "testdata/") {
+	return bundleFiles[parts[len(parts)-1]]
+}
+
+// thirdParty applies isVendored, and treats third_party/ (and its
+// spellings) as third-party when it, or the project directory under it,
+// has a licence file.
+func (g *Gate) thirdParty(parts []string) bool {
+	if isVendored(strings.Join(parts, "/")) {
 		return true
 	}
-	return enry.IsVendor(strings.ReplaceAll(p, "testdata/", "tdata/"))
+	for i, c := range parts[:len(parts)-1] {
+		if !thirdPartyDirs[c] {
+			continue
+		}
+		if g.hasLicence(strings.Join(parts[:i+1], "/")) {
+			return true
+		}
+		if i+2 < len(parts) && g.hasLicence(strings.Join(parts[:i+2], "/")) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasLicence reports whether directory dir of the source tree has a
+// LICENSE, LICENCE, COPYING or NOTICE file.
+func (g *Gate) hasLicence(dir string) bool {
+	d := g.rules(dir)
+	if d.tree == nil {
+		return false
+	}
+	for _, e := range d.tree.Entries {
+		n := strings.ToUpper(e.Name)
+		for _, pre := range []string{"LICENSE", "LICENCE", "COPYING", "NOTICE"} {
+			if strings.HasPrefix(n, pre) && e.Mode.IsFile() {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 var lockfiles = map[string]bool{
@@ -326,17 +433,26 @@ func init() {
 	}
 }
 
-// isSecretName matches environment, key and certificate files by name.
+// isSecretName matches files that are credentials by nature, by name:
+// environment files (.env, .env.production, .env-production, .envrc,
+// app.env), key stores and certificates, credential stores of tools, and
+// kubeconfigs.
 func isSecretName(base string) bool {
 	b := strings.ToLower(base)
-	if b == ".env" || strings.HasPrefix(b, ".env.") {
+	if strings.HasPrefix(b, ".env") || strings.HasSuffix(b, ".env") || strings.Contains(b, ".env.") {
 		// Templates are meant to be committed and document configuration.
-		for _, ok := range []string{".example", ".sample", ".template", ".dist", ".defaults"} {
-			if strings.HasSuffix(b, ok) {
+		for _, ok := range []string{"example", "sample", "template", ".dist", "defaults", ".tmpl", ".schema"} {
+			if strings.Contains(b, ok) {
 				return false
 			}
 		}
 		return true
+	}
+	switch {
+	case b == "kubeconfig" || strings.HasSuffix(b, ".kubeconfig") || strings.HasPrefix(b, "kubeconfig."):
+		return true
+	case strings.HasSuffix(b, ".tfstate") || strings.HasSuffix(b, ".tfstate.backup"):
+		return true // Terraform state holds the secrets of every resource in clear
 	}
 	for _, pre := range []string{"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"} {
 		if strings.HasPrefix(b, pre) {
@@ -344,7 +460,7 @@ func isSecretName(base string) bool {
 		}
 	}
 	switch b {
-	case ".netrc", ".pgpass", ".htpasswd", ".npmrc", ".pypirc", "credentials", ".git-credentials":
+	case ".netrc", "_netrc", ".pgpass", ".htpasswd", ".npmrc", ".pypirc", "credentials", ".git-credentials", ".dockercfg", ".s3cfg", ".boto", "secring.gpg":
 		return true
 	}
 	switch path.Ext(b) {
@@ -373,4 +489,56 @@ func isMinified(p string, data []byte) bool {
 	}
 	lines := bytes.Count(data, []byte{'\n'}) + 1
 	return len(data)/lines > 500
+}
+
+// redactedPrefix starts the record warning that says which credential
+// kinds were redacted; the manifest counts records that carry it.
+const redactedPrefix = "redacted credentials: "
+
+func redactedWarning(kinds []string) string { return redactedPrefix + strings.Join(kinds, ", ") }
+
+// hasWarning reports whether f carries a warning starting with prefix.
+func hasWarning(f *memory.File, prefix string) bool {
+	for _, w := range f.Warnings {
+		if strings.HasPrefix(w, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// derivedText passes a text derived from files (the portrait, a directory
+// summary, a module) through the detector before it is written: such
+// texts copy README paragraphs, package scripts and abstracts, and must
+// not carry a credential the files' own records do not.
+func (r *run) derivedText(b []byte) []byte {
+	out, n := secret.RedactJSON(b)
+	if n > 0 {
+		r.redactMu.Lock()
+		r.stats.RedactedDerived += n
+		r.redactMu.Unlock()
+	}
+	return out
+}
+
+// redactRecordText redacts the texts of a record made after the gate
+// (media descriptions): abstract and each section's name, summary, doc and
+// content. It returns the number of values replaced.
+func redactRecordText(f *memory.File) int {
+	n := 0
+	red := func(s *string) {
+		if out, ms := secret.RedactString(*s); len(ms) > 0 {
+			*s = out
+			n += len(ms)
+		}
+	}
+	red(&f.Abstract)
+	for i := range f.Sections {
+		s := &f.Sections[i]
+		red(&s.Name)
+		red(&s.Summary)
+		red(&s.Doc)
+		red(&s.Content)
+	}
+	return n
 }

@@ -487,6 +487,9 @@ func (r *run) replaceRecord(p string, f, nf *memory.File) error {
 	if nf == f {
 		return nil
 	}
+	// Descriptions come from a vision model and from the documents that
+	// show the file: text read off a screenshot can be a credential.
+	redactRecordText(nf)
 	data, err := memory.EncodeFile(nf)
 	if err != nil {
 		return err

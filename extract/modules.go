@@ -241,7 +241,7 @@ func (r *run) modules() error {
 		if err != nil {
 			return err
 		}
-		h, err := r.writer.Blob(append(b, '\n'))
+		h, err := r.writer.Blob(r.derivedText(append(b, '\n')))
 		if err != nil {
 			return err
 		}

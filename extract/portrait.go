@@ -118,7 +118,7 @@ func (r *run) portrait() error {
 	if err != nil {
 		return err
 	}
-	h, err := r.writer.Blob(append(b, '\n'))
+	h, err := r.writer.Blob(r.derivedText(append(b, '\n')))
 	if err != nil {
 		return err
 	}

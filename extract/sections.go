@@ -74,6 +74,15 @@ func buildRecord(p string, blob string, data []byte) *memory.File {
 	lang := detectLanguage(p, data)
 	in := section.Input{Path: p, Language: lang, Content: data}
 	res := splitSections(in)
+	f := makeRecord(p, blob, data, res)
+	if len(data) >= budgetCheckMin && recordSize(f) > RecordBudget {
+		f = trimRecord(p, blob, data, in, res)
+	}
+	return f
+}
+
+// makeRecord assembles a record from a sectioning result.
+func makeRecord(p, blob string, data []byte, res section.Result) *memory.File {
 	f := &memory.File{
 		Version:  memory.RecordVersion,
 		Blob:     blob,

@@ -78,6 +78,7 @@ func (c *catFile) start() error {
 			args = []string{"cat-file", "--batch-command", "--buffer"}
 		}
 		cmd := exec.Command(c.repo.gitCLI, args...)
+		ownGroup(cmd)
 		// Never fetch missing blobs of a partial clone from its promisor.
 		cmd.Env = append(os.Environ(), "GIT_DIR="+c.repo.GitDir, "GIT_NO_LAZY_FETCH=1")
 		cmd.Stderr = io.Discard

@@ -150,6 +150,7 @@ func (r *Repo) Log(ctx context.Context, opt LogOptions, fn func(*LogCommit) erro
 		}
 	}
 	cmd := exec.CommandContext(ctx, r.gitCLI, args...)
+	ownGroup(cmd)
 	cmd.Env = append(os.Environ(), "GIT_DIR="+r.GitDir, "GIT_NO_LAZY_FETCH=1", "GIT_NO_REPLACE_OBJECTS=1")
 	cmd.Stdin = &stdin
 	var errb bytes.Buffer
@@ -228,9 +229,9 @@ func (r *Repo) ShallowCommits() []Hash {
 	return out
 }
 
-// CountCommits counts the commits a walk of opt would list (Skip and
+// CountLog counts the commits a walk of opt would list (Skip and
 // MaxCount bound it), reading commits only: `git rev-list --count`.
-func (r *Repo) CountCommits(ctx context.Context, opt LogOptions) (int, error) {
+func (r *Repo) CountLog(ctx context.Context, opt LogOptions) (int, error) {
 	if r.gitCLI == "" {
 		return 0, ErrNoCLI
 	}
@@ -425,6 +426,7 @@ func (r *Repo) Blame(ctx context.Context, rev Hash, path string, start, end int,
 	}
 	args = append(args, rev.String(), "--", path)
 	cmd := exec.CommandContext(ctx, r.gitCLI, args...)
+	ownGroup(cmd)
 	cmd.Env = append(os.Environ(), "GIT_DIR="+r.GitDir, "GIT_NO_LAZY_FETCH=1")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

@@ -3,6 +3,7 @@ package gitstore
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -51,15 +52,17 @@ func (r *Repo) AddFetchSpec(remote, spec string) error {
 	return err
 }
 
-// FetchRef fetches src from remote into the local ref dst, without force:
-// git refuses to rewind dst. Objects are checked on the way in
-// (transfer.fsckObjects), so malformed trees (a ".." entry, bad modes)
-// never enter the object database.
+// FetchRef fetches src from remote into the local ref dst. The tracking
+// ref dst is a copy of the remote's ref and is replaced even when the
+// remote's history was rewritten (memory history is squashed); nothing
+// here ever writes a ref the caller's own data lives in. Objects are
+// checked on the way in (transfer.fsckObjects), so malformed trees (a ".."
+// entry, bad modes) never enter the object database.
 func (r *Repo) FetchRef(remote, src, dst string) error {
 	if r.gitCLI == "" {
 		return errors.New("fetching memory needs the git command")
 	}
-	out, err := r.runGit(nil, "-c", "transfer.fsckObjects=true", "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", remote, src+":"+dst)
+	out, err := r.runGit(nil, "-c", "transfer.fsckObjects=true", "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", remote, "+"+src+":"+dst)
 	if err == nil {
 		return r.Reload()
 	}
@@ -67,31 +70,51 @@ func (r *Repo) FetchRef(remote, src, dst string) error {
 	switch {
 	case strings.Contains(msg, "couldn't find remote ref"):
 		return fmt.Errorf("%w %s on %s", ErrNoRemoteRef, src, remote)
-	case strings.Contains(msg, "non-fast-forward") || strings.Contains(msg, "rejected"):
-		return fmt.Errorf("fetch %s from %s: %w (the remote's memory was rewritten; to accept it run `git update-ref -d %s` and fetch again)", src, remote, ErrNonFastForward, dst)
 	case strings.Contains(msg, "does not appear to be a git repository") || strings.Contains(msg, "No such remote"):
 		return fmt.Errorf("%w: %s", ErrNoRemote, remote)
 	}
 	return fmt.Errorf("fetch %s from %s: %w", src, remote, err)
 }
 
-// PushRef pushes the local ref src to dst on remote without force.
-func (r *Repo) PushRef(remote, src, dst string) error {
+// ErrDenied is returned by PushLease when the remote refuses to rewrite
+// the ref at all (receive.denyNonFastForwards).
+var ErrDenied = errors.New("the remote refuses non-fast-forward updates")
+
+// PushLease sets dst on remote to the commit src by compare-and-swap: the
+// push succeeds only while the remote's dst is still expect (zero: dst
+// must not exist), whether or not src descends from it. A remote that
+// moved meanwhile gives ErrNonFastForward; the caller fetches, merges and
+// tries again, so a concurrent pusher's memory is never overwritten.
+func (r *Repo) PushLease(remote string, src Hash, dst string, expect Hash) error {
 	if r.gitCLI == "" {
 		return errors.New("pushing memory needs the git command")
 	}
-	out, err := r.runGit(nil, "push", "--quiet", "--porcelain", remote, src+":"+dst)
+	lease := "--force-with-lease=" + dst + ":"
+	if !expect.IsZero() {
+		lease += expect.String()
+	}
+	// No "+" on the refspec: git would force past the lease.
+	out, err := r.runGit(nil, "push", "--quiet", "--porcelain", lease, remote, src.String()+":"+dst)
 	if err == nil {
 		return nil
 	}
 	msg := err.Error() + string(out)
 	switch {
-	case strings.Contains(msg, "non-fast-forward") || strings.Contains(msg, "fetch first") || strings.Contains(msg, "[rejected]"):
-		return fmt.Errorf("push %s to %s: %w", src, remote, ErrNonFastForward)
+	case strings.Contains(msg, "stale info") || strings.Contains(msg, "fetch first") || strings.Contains(msg, "already exists"):
+		return fmt.Errorf("push to %s: %w", remote, ErrNonFastForward)
+	case strings.Contains(msg, "denying non-fast-forward") || strings.Contains(msg, "non-fast-forward"):
+		return fmt.Errorf("push to %s: %w", remote, ErrDenied)
 	case strings.Contains(msg, "does not appear to be a git repository") || strings.Contains(msg, "No such remote"):
 		return fmt.Errorf("%w: %s", ErrNoRemote, remote)
 	}
-	return fmt.Errorf("push %s to %s: %w", src, remote, err)
+	return fmt.Errorf("push to %s: %w", remote, err)
+}
+
+// RemoveFetchSpec removes a remote's fetch refspec equal to spec.
+func (r *Repo) RemoveFetchSpec(remote, spec string) error {
+	re := "^" + regexp.QuoteMeta(spec) + "$"
+	_, err := r.runGit(nil, "config", "--unset-all", "remote."+remote+".fetch", re)
+	return err
 }
 
 // CountTree counts the entries below tree, stopping with an error past max:

@@ -13,10 +13,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/go-git/go-billy/v5"
+	"github.com/go-git/go-billy/v5/helper/mount"
+	"github.com/go-git/go-billy/v5/helper/polyfill"
 	"github.com/go-git/go-billy/v5/osfs"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
@@ -105,6 +109,10 @@ var safeExtensions = map[string]bool{"partialclone": true, "worktreeconfig": tru
 //   - it hides the safe extensions from go-git's check and keeps the
 //     others, so an unsupported one (sha256 objects, reftable) still fails
 //     with go-git's clear error;
+//   - objects it does not hold are looked up in the repository's
+//     alternates (`git clone --shared`, `--reference`), which go-git
+//     v5 resolves only for absolute paths inside its own root; what is
+//     written still goes to the repository's own object store;
 //   - an object it cannot find makes it list the packs again and look once
 //     more: go-git loads the pack list once, and a `git gc` or `git repack`
 //     by another process (auto-gc after a commit while the post-commit
@@ -113,9 +121,12 @@ var safeExtensions = map[string]bool{"partialclone": true, "worktreeconfig": tru
 type extStorage struct {
 	*filesystem.Storage
 	packDir string
-	cat     *objCat      // reads through git where it is installed (objcat.go)
-	mu      sync.RWMutex // write-held while the pack list is reloaded
-	stamp   time.Time    // packDir's modification time when the list was (re)loaded
+	// alts are the object stores this repository borrows from
+	// (objects/info/alternates), searched in order after its own.
+	alts  []*filesystem.Storage
+	cat   *objCat      // reads through git where it is installed (objcat.go)
+	mu    sync.RWMutex // write-held while the pack list is reloaded
+	stamp time.Time    // packDir's modification time when the list was (re)loaded
 }
 
 // EncodedObject reads an object, reloading the pack list once on a miss.
@@ -126,7 +137,15 @@ func (s *extStorage) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plum
 	s.mu.RLock()
 	obj, err := s.Storage.EncodedObject(t, h)
 	s.mu.RUnlock()
-	if err == nil || !repacked(err) || !s.reindex() {
+	if err == nil || !repacked(err) {
+		return obj, err
+	}
+	for _, a := range s.alts {
+		if o, aerr := a.EncodedObject(t, h); aerr == nil {
+			return o, nil
+		}
+	}
+	if !s.reindex() {
 		return obj, err
 	}
 	s.mu.RLock()
@@ -145,7 +164,15 @@ func (s *extStorage) HasEncodedObject(h plumbing.Hash) error {
 	s.mu.RLock()
 	err := s.Storage.HasEncodedObject(h)
 	s.mu.RUnlock()
-	if err == nil || !repacked(err) || !s.reindex() {
+	if err == nil || !repacked(err) {
+		return err
+	}
+	for _, a := range s.alts {
+		if a.HasEncodedObject(h) == nil {
+			return nil
+		}
+	}
+	if !s.reindex() {
 		return err
 	}
 	s.mu.RLock()
@@ -217,12 +244,93 @@ func (r *Repo) openStorage() error {
 	if fi, err := os.Stat(es.packDir); err == nil {
 		es.stamp = fi.ModTime()
 	}
+	if err := checkObjectFormat(st); err != nil {
+		return err
+	}
+	for _, dir := range alternates(filepath.Join(r.CommonDir, "objects"), 0, map[string]bool{}) {
+		// go-git reads an object store as the "objects" directory of a
+		// git dir; git accepts any directory, so others are exposed
+		// under that name.
+		var afs billy.Filesystem = osfs.New(filepath.Dir(dir))
+		if filepath.Base(dir) != "objects" {
+			afs = polyfill.New(mount.New(osfs.New(dir), "objects", osfs.New(dir)))
+		}
+		es.alts = append(es.alts, filesystem.NewStorageWithOptions(afs, cache.NewObjectLRU(16<<20), filesystem.Options{}))
+	}
 	repo, err := git.Open(es, nil)
 	if err != nil {
 		return fmt.Errorf("open repository %s: %w", r.GitDir, err)
 	}
 	r.git, r.storage = repo, es
 	return nil
+}
+
+// ErrNoCommits is returned when HEAD names no commit yet.
+var ErrNoCommits = errors.New("the repository has no commits yet (commit something first)")
+
+// ErrSHA256 is returned for repositories whose objects are named by
+// SHA-256 (`git init --object-format=sha256`): go-git v5 reads only
+// SHA-1 object ids.
+var ErrSHA256 = errors.New("SHA-256 repositories are not supported yet")
+
+// checkObjectFormat refuses an object format gitstore cannot read, with
+// one plain sentence instead of go-git's "unknown extension".
+func checkObjectFormat(st *filesystem.Storage) error {
+	cfg, err := st.Config()
+	if err != nil || cfg.Raw == nil {
+		return nil // go-git's own open reports an unreadable config
+	}
+	switch f := strings.ToLower(cfg.Raw.Section("extensions").Option("objectformat")); f {
+	case "", "sha1":
+		return nil
+	case "sha256":
+		return ErrSHA256
+	default:
+		return fmt.Errorf("object format %q is not supported", f)
+	}
+}
+
+// alternatesDepth is how deep git follows alternates of alternates.
+const alternatesDepth = 5
+
+// alternates lists the object directories objectsDir borrows from, in
+// git's order: each line of objects/info/alternates, then that store's own
+// alternates. Relative entries are relative to objectsDir; blank lines and
+// "#" comments are skipped, and missing directories ignored, as git does.
+func alternates(objectsDir string, depth int, seen map[string]bool) []string {
+	if depth >= alternatesDepth {
+		return nil
+	}
+	b, err := os.ReadFile(filepath.Join(objectsDir, "info", "alternates"))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if strings.HasPrefix(line, `"`) {
+			if u, err := strconv.Unquote(line); err == nil {
+				line = u
+			}
+		}
+		if !filepath.IsAbs(line) {
+			line = filepath.Join(objectsDir, line)
+		}
+		line = filepath.Clean(line)
+		if seen[line] {
+			continue
+		}
+		if fi, err := os.Stat(line); err != nil || !fi.IsDir() {
+			continue
+		}
+		seen[line] = true
+		out = append(out, line)
+		out = append(out, alternates(line, depth+1, seen)...)
+	}
+	return out
 }
 
 // Reload makes objects written by other processes (a git fetch) visible:
@@ -330,7 +438,7 @@ func (r *Repo) Resolve(rev string) (*object.Commit, error) {
 	h, err := r.git.ResolveRevision(plumbing.Revision(rev))
 	if err != nil {
 		if rev == "HEAD" {
-			return nil, fmt.Errorf("resolve HEAD: the repository has no commits yet (commit something first): %w", err)
+			return nil, fmt.Errorf("resolve HEAD: %w: %w", ErrNoCommits, err)
 		}
 		return nil, fmt.Errorf("resolve %q: %w", rev, err)
 	}
@@ -527,6 +635,23 @@ func (r *Repo) runGitDir(name string) (string, error) {
 		p = filepath.Join(cmd.Dir, p)
 	}
 	return filepath.Clean(p), nil
+}
+
+// SetConfig sets a key in the repository's own config (.git/config).
+func (r *Repo) SetConfig(key, value string) error {
+	_, err := r.runGit(nil, "config", "--local", key, value)
+	return err
+}
+
+// UnsetConfig removes a key from the repository's own config; a key that
+// is not set is no error.
+func (r *Repo) UnsetConfig(key string) error {
+	_, err := r.runGit(nil, "config", "--local", "--unset-all", key)
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == 5 {
+		return nil // git: the key was not set
+	}
+	return err
 }
 
 // ConfigValue reads one git config value (all config levels, as git

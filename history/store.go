@@ -226,7 +226,7 @@ func Update(ctx context.Context, repo *gitstore.Repo, ed *gitstore.TreeEditor, w
 		// The total, counted by git while the walk runs (a first walk
 		// stops at recent history: at least recentCommits of it).
 		go func() {
-			n, err := repo.CountCommits(ctx, opt)
+			n, err := repo.CountLog(ctx, opt)
 			if err == nil && first {
 				n = min(n, recent)
 			}

@@ -17,7 +17,11 @@ import (
 )
 
 // Names are the hooks git konteks installs.
-var Names = []string{"post-commit", "post-merge", "post-rewrite", "post-checkout"}
+// reference-transaction (git >= 2.28) sees every ref update: ours acts only
+// when a committed transaction touched refs/konteks-remotes/*, which is how
+// a plain `git fetch` brings a teammate's memory (git has no post-fetch
+// hook). The runner then merges it, so it is visible at once.
+var Names = []string{"post-commit", "post-merge", "post-rewrite", "post-checkout", "reference-transaction"}
 
 // marker identifies a hook written by git konteks.
 const marker = "# git-konteks hook"
@@ -32,6 +36,47 @@ func Dir(repo *gitstore.Repo) (string, error) {
 		return p, nil
 	}
 	return filepath.Join(repo.CommonDir, "hooks"), nil
+}
+
+// BinKey is the config key (in .git/config, never shared) naming the
+// git-konteks executable for hooks written inside the work tree.
+const BinKey = "konteks.hooks.bin"
+
+// InWorkTree reports whether the hooks directory lies inside the work tree
+// (core.hooksPath = .husky, .githooks): hooks written there can be
+// committed and run on other machines, so they must not name this
+// machine's paths. rel is the directory relative to the top of the work tree.
+// The git dir (.git/hooks) is inside the work tree's directory but never
+// part of it.
+func InWorkTree(repo *gitstore.Repo, dir string) (rel string, ok bool) {
+	if repo.WorkTree == "" {
+		return "", false
+	}
+	d := realPath(dir)
+	if within(realPath(repo.GitDir), d) || within(realPath(repo.CommonDir), d) {
+		return "", false
+	}
+	top := realPath(repo.WorkTree)
+	if !within(top, d) {
+		return "", false
+	}
+	rel, _ = filepath.Rel(top, d)
+	return filepath.ToSlash(rel), true
+}
+
+// within reports whether path p is dir or below it.
+func within(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// realPath resolves symbolic links where it can (a temporary directory
+// reached through /tmp -> /private/tmp).
+func realPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
 }
 
 // State of one hook.
@@ -76,6 +121,14 @@ func Install(repo *gitstore.Repo, bin string) ([]State, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create hooks dir: %w", err)
 	}
+	if _, shared := InWorkTree(repo, dir); shared {
+		// The hook reads this machine's executable from local config and
+		// falls back to git-konteks on PATH, on a teammate's machine.
+		if err := repo.SetConfig(BinKey, bin); err != nil {
+			return nil, fmt.Errorf("record the hooks' executable: %w", err)
+		}
+		bin = ""
+	}
 	for _, n := range Names {
 		p := filepath.Join(dir, n)
 		b, err := os.ReadFile(p)
@@ -104,6 +157,9 @@ func Uninstall(repo *gitstore.Repo) ([]State, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := repo.UnsetConfig(BinKey); err != nil {
+		return nil, err
+	}
 	for _, n := range Names {
 		p := filepath.Join(dir, n)
 		b, err := os.ReadFile(p)
@@ -124,8 +180,13 @@ func Uninstall(repo *gitstore.Repo) ([]State, error) {
 
 // script is the hook: run the user's chained hook (same arguments, same
 // stdin), then start the runner in the background and return at once. The
-// exit status is the user hook's, never ours.
+// exit status is the user hook's, never ours. With bin "" the hook names
+// no path: it takes the executable from BinKey, else from PATH.
 func script(name, bin string) string {
+	find := findBin(bin)
+	if name == "reference-transaction" {
+		return refTxScript(find)
+	}
 	return `#!/bin/sh
 ` + marker + ` (` + name + `): keeps refs/konteks current in the background.
 # Installed by 'git konteks hooks install'; 'git konteks hooks uninstall'
@@ -134,11 +195,47 @@ status=0
 if [ -x "$0` + chainedSuffix + `" ]; then
 	"$0` + chainedSuffix + `" "$@" || status=$?
 fi
-bin=` + shellQuote(bin) + `
-[ -x "$bin" ] || bin=git-konteks
+` + find + `[ -x "$bin" ] || bin=git-konteks
 "$bin" hooks run ` + name + ` "$@" </dev/null >/dev/null 2>&1 &
 exit $status
 `
+}
+
+// refTxScript is the reference-transaction hook. git runs it for every
+// ref update, three times a transaction (prepared, committed, aborted),
+// so it costs one small shell and does nothing unless remote memory was
+// committed. A chained user hook gets the same arguments and input, and
+// its status is returned (in the prepared state it can veto, as before).
+func refTxScript(find string) string {
+	return `#!/bin/sh
+` + marker + ` (reference-transaction): merges a teammate's memory brought by git fetch.
+# Installed by 'git konteks hooks install'; 'git konteks hooks uninstall'
+# removes it and restores the hook that was here before (reference-transaction` + chainedSuffix + `).
+status=0
+input=$(cat)
+if [ -x "$0` + chainedSuffix + `" ]; then
+	printf '%s\n' "$input" | "$0` + chainedSuffix + `" "$@" || status=$?
+fi
+if [ "$1" = committed ]; then
+	case "$input" in
+	*" refs/konteks-remotes/"*)
+		` + find + `		[ -x "$bin" ] || bin=git-konteks
+		"$bin" hooks run reference-transaction </dev/null >/dev/null 2>&1 &
+		;;
+	esac
+fi
+exit $status
+`
+}
+
+// findBin is the hook's line that sets $bin: the executable's path, or,
+// with bin "", the one recorded in BinKey (a hook in a tracked directory
+// names no path).
+func findBin(bin string) string {
+	if bin == "" {
+		return `bin=$(git config --get ` + BinKey + ` 2>/dev/null)` + "\n"
+	}
+	return `bin=` + shellQuote(bin) + "\n"
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

@@ -96,6 +96,14 @@ func pass(repo *gitstore.Repo, toolVersion string, logw io.Writer) {
 	if _, err := repo.Resolve("HEAD"); err != nil {
 		return // nothing committed yet
 	}
+	if repo.GitDir != repo.CommonDir {
+		// A linked worktree: memory (one per repository) follows the main
+		// worktree's HEAD, so a commit on another branch here does not
+		// move it under the other worktrees; `git konteks extract` run
+		// here moves it on purpose.
+		fmt.Fprintf(logw, "%s linked worktree %s: memory follows the main worktree; not extracted\n", stamp(), repo.GitDir)
+		return
+	}
 	res, err := extract.Run(context.Background(), repo, extract.Options{ToolVersion: toolVersion})
 	if err != nil {
 		fmt.Fprintf(logw, "%s extract: %v\n", stamp(), err)

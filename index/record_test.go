@@ -19,8 +19,13 @@ func lean(f *memory.File) *memory.File {
 	c.Parser, c.Fallback, c.Abstract, c.Skeleton, c.Warnings, c.Entities, c.Edges = "", "", "", "", nil, nil, nil
 	c.Sections = nil
 	for _, s := range f.Sections {
+		// Empty lists and absent ones mean the same ("topics":[] and
+		// "chunks":[] decode to empty slices in encoding/json, to nil here).
 		if len(s.Topics) == 0 {
 			s.Topics = nil
+		}
+		if len(s.Chunks) == 0 {
+			s.Chunks = nil
 		}
 		c.Sections = append(c.Sections, s)
 	}
@@ -130,6 +135,7 @@ func FuzzDecodeRecord(f *testing.F) {
 	raw, _ := memory.Decompress(b)
 	f.Add(raw)
 	f.Add([]byte(`{"v":1,"sections":[{"content":"\ud800\u0041"}]}`))
+	f.Add([]byte(`{"v":1,"blob":"0123456789012345678901234567890123456789","sections":[{"content":"x","start_line":1,"end_line":1,"chunks":[]}]}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		b := memory.Compress(raw)
 		want, werr := memory.DecodeFile(b)

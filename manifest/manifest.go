@@ -11,7 +11,7 @@ import (
 )
 
 // Schema is the manifest format version.
-const Schema = 1
+const Schema = 2
 
 // MaxSize bounds a manifest read from a (possibly hostile) memory tree.
 const MaxSize = 4 << 20
@@ -66,16 +66,23 @@ type Totals struct {
 	Bytes            int64          `json:"bytes"`               // source bytes included
 	// Languages counts included bytes by language.
 	Languages map[string]int64 `json:"languages,omitempty"`
+	// Redacted counts records whose credential values were replaced by
+	// markers; Trimmed records cut to the record size budget.
+	Redacted int `json:"redacted,omitempty"`
+	Trimmed  int `json:"trimmed,omitempty"`
 }
 
 // Run counts what one run did.
 type Run struct {
-	Considered int            `json:"considered"` // paths examined this run
-	Extracted  int            `json:"extracted"`  // records made anew
-	Reused     int            `json:"reused"`     // records kept or reused by blob id (renames, reverts)
-	Removed    int            `json:"removed"`    // records deleted
-	Skipped    map[string]int `json:"skipped,omitempty"`
-	BytesRead  int64          `json:"bytes_read"`
+	Considered int `json:"considered"` // paths examined this run
+	// RedactedDerived counts credential values redacted from derived
+	// texts (portrait, directory summaries, modules) this run.
+	RedactedDerived int            `json:"redacted_derived,omitempty"`
+	Extracted       int            `json:"extracted"` // records made anew
+	Reused          int            `json:"reused"`    // records kept or reused by blob id (renames, reverts)
+	Removed         int            `json:"removed"`   // records deleted
+	Skipped         map[string]int `json:"skipped,omitempty"`
+	BytesRead       int64          `json:"bytes_read"`
 	// Embedded counts texts embedded anew; EmbedReused vectors found by hash.
 	Embedded    int `json:"embedded,omitempty"`
 	EmbedReused int `json:"embed_reused,omitempty"`

@@ -225,9 +225,9 @@ func Update(repo *gitstore.Repo, message string, edit func(ed *gitstore.TreeEdit
 		if tree == base {
 			return gitstore.ZeroHash, nil
 		}
-		var parents []gitstore.Hash
-		if !tipHash.IsZero() {
-			parents = []gitstore.Hash{tipHash}
+		parents, err := Parents(repo, tipHash)
+		if err != nil {
+			return gitstore.ZeroHash, err
 		}
 		c, err := w.Commit(gitstore.CommitSpec{Tree: tree, Parents: parents, Author: repo.Identity(), Message: message})
 		if err != nil {

@@ -292,12 +292,17 @@ func (s *Searcher) Search(ctx context.Context, q string, opt Options) (*Result, 
 	res.Mode = mode
 	res.Notes = append(res.Notes, notes...)
 	perFile := map[string]int{}
+	checkout, dropped := newCheckoutFilter(s.repo, s.state), 0
 	for _, h := range ranked {
 		if len(res.Hits) >= opt.Limit {
 			break
 		}
 		d := s.ix.Doc(h.Doc)
 		if opt.PerFile > 0 && perFile[d.Path] >= opt.PerFile {
+			continue
+		}
+		if !checkout.has(d.Path) {
+			dropped++
 			continue
 		}
 		perFile[d.Path]++
@@ -309,6 +314,9 @@ func (s *Searcher) Search(ctx context.Context, q string, opt Options) (*Result, 
 			Path: d.Path, StartLine: d.StartLine, EndLine: d.EndLine, Kind: d.Kind, Symbol: d.Symbol,
 			Name: name, Anchor: d.Anchor, Score: round(h.Score), Language: d.Language, doc: h.Doc, Via: via[h.Doc],
 		})
+	}
+	if dropped > 0 {
+		res.Notes = append(res.Notes, checkout.note(dropped))
 	}
 	if !opt.NoContent {
 		if err := s.fill(res.Hits); err != nil {

@@ -61,6 +61,10 @@ read -r inc incbytes sections readbytes <<<"$included"
 printf 'full extraction: %.2fs  %.0f files/s (of %d scanned)  %.1f MB/s read (%.1f MB)  %d included, %d sections  peak RSS %.0f MB  CPU %.1fs  [load %s]\n' \
   "$full" "$(echo "$files/$full" | bc -l)" "$files" "$(echo "$readbytes/1000000/$full" | bc -l)" "$(echo "$readbytes/1000000" | bc -l)" "$inc" "$sections" "$(echo "$rss_kb/1024" | bc -l)" "$(echo "$cpu_u+$cpu_s" | bc -l)" "$load0"
 python3 -c 'import json,sys; t=json.load(open(sys.argv[1])).get("timings_ms", {}); print("stage timings (ms): " + "  ".join("%s %.0f" % (k, v) for k, v in sorted(t.items(), key=lambda kv: -kv[1])))' "$work/manifest.json"
+# The gate's share: path rules (wall clock, one thread) plus content rules
+# and the credential detector (summed over the workers), against the full
+# run's CPU time. Target: under 10%.
+python3 -c 'import json,sys; t=json.load(open(sys.argv[1])).get("timings_ms", {}); cpu=float(sys.argv[2])*1000; g=t.get("gate",0)+t.get("gate-content-cpu",0); print("gate: path %.0f ms + content/detector %.0f ms CPU = %.1f%% of the full extraction CPU (%.1fs)  [load %s]" % (t.get("gate",0), t.get("gate-content-cpu",0), 100*g/cpu if cpu else 0, cpu/1000, sys.argv[3]))' "$work/manifest.json" "$(echo "$cpu_u+$cpu_s" | bc -l)" "$load0"
 
 # One-file changed runs: edit one file, commit, extract; median of $runs.
 target=$(git ls-files '*.go' | grep -v -e testdata -e vendor | awk 'NR==200')

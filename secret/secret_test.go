@@ -1,32 +1,109 @@
 package secret
 
-import "testing"
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
 
-func TestContainsSecret(t *testing.T) {
-	yes := []string{
-		"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH PRIVATE KEY-----",
-		"-----BEGIN RSA PRIVATE KEY-----\r\nProc-Type: 4,ENCRYPTED\r\nDEK-Info: AES-128-CBC,ABC\r\n\r\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gunVTLw\r\n",
-		"key = AKIAZ7XQ4PLMNB2WS3ED",
-		"token: ghp_0123456789abcdefghijklmnopqrstuvwxyz",
-		"slack xoxb-123456789012-abcdefghij",
-		"stripe sk_live_0123456789abcdefghijklmn",
-		"openai sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ",
+// TestRuleExamples runs every rule's own examples: each true example is
+// found (and its value redacted), each false one is not.
+func TestRuleExamples(t *testing.T) {
+	for ri, r := range Rules() {
+		for i, tmpl := range r.True {
+			s := Expand(tmpl, uint64(ri*100+i))
+			ms := Find([]byte(s))
+			if len(ms) == 0 {
+				t.Errorf("%s: missed %q", r.ID, s)
+				continue
+			}
+			red := string(Redact([]byte(s), ms))
+			if !strings.Contains(red, "«redacted:") {
+				t.Errorf("%s: no marker in %q", r.ID, red)
+			}
+		}
+		for i, tmpl := range r.False {
+			s := Expand(tmpl, uint64(ri*100+i+50))
+			if ms := Find([]byte(s)); len(ms) > 0 {
+				t.Errorf("%s: false positive %q: %v (%q)", r.ID, s, ms, s[ms[0].Start:ms[0].End])
+			}
+		}
 	}
-	no := []string{
-		`if block.Type == "RSA PRIVATE KEY" {`,
-		"// -----BEGIN PRIVATE KEY----- marks a PKCS#8 key\nfunc parse() {}",
-		"aws key AKIAIOSFODNN7EXAMPLE from the documentation",
-		"the task-list and disk-usage flags",
-		"ghp_short",
+}
+
+func TestKindsCount(t *testing.T) {
+	kinds := map[string]bool{}
+	for _, s := range Samples() {
+		for _, m := range Find([]byte(s.Text)) {
+			kinds[m.Kind] = true
+		}
 	}
-	for _, s := range yes {
+	if len(kinds) < 60 {
+		t.Fatalf("only %d kinds found in the samples: %v", len(kinds), kinds)
+	}
+}
+
+// TestNoHitLimit plants a real key after many decoy mentions of its
+// keyword, and a real private key after many decoy headers.
+func TestNoHitLimit(t *testing.T) {
+	key := Expand("AKIA{U:16}", 7)
+	decoy := strings.Repeat("AKIA is the prefix of AWS key ids. ", 5000)
+	if !Contains([]byte(decoy + key)) {
+		t.Fatal("key after 5000 decoys missed")
+	}
+	pem := Expand("-----BEGIN RSA PRIVATE KEY-----\n{b:64}\n-----END RSA PRIVATE KEY-----", 3)
+	decoy = strings.Repeat("-----BEGIN RSA PRIVATE KEY-----\n", 3000)
+	if !Contains([]byte(decoy + pem)) {
+		t.Fatal("key block after 3000 headers missed")
+	}
+}
+
+func TestEscapesAndGlue(t *testing.T) {
+	for _, s := range []string{
+		Expand(`{"msg":"see\nghp_{a:36}"}`, 1),
+		Expand(`"line one\nxoxb-{d:12}-{d:12}-{a:24}"`, 2),
+		Expand("keyAKIA{U:16}", 3),
+		Expand(`"private_key": "-----BEGIN PRIVATE KEY-----\nMIIEv{b:60}\n{b:64}\n-----END PRIVATE KEY-----\n"`, 4),
+	} {
 		if !Contains([]byte(s)) {
-			t.Errorf("missed secret: %q", s)
+			t.Errorf("missed %q", s)
 		}
 	}
-	for _, s := range no {
-		if Contains([]byte(s)) {
-			t.Errorf("false positive: %q", s)
-		}
+}
+
+func TestRedactKeepsLines(t *testing.T) {
+	src := []byte(Expand("a\n-----BEGIN RSA PRIVATE KEY-----\n{b:64}\n{b:64}\n-----END RSA PRIVATE KEY-----\nb\n", 5))
+	ms := FindFile("key.go", src)
+	if len(ms) != 1 || ms[0].Kind != "private-key" {
+		t.Fatalf("matches %v", ms)
+	}
+	out := Redact(src, ms)
+	if bytes.Count(out, []byte("\n")) != bytes.Count(src, []byte("\n")) {
+		t.Fatalf("line count changed:\n%s", out)
+	}
+	if !bytes.Contains(out, []byte("«redacted:private-key»")) || bytes.Contains(out, []byte("BEGIN")) {
+		t.Fatalf("not redacted:\n%s", out)
+	}
+}
+
+func TestCodeContext(t *testing.T) {
+	// In code, an unquoted word is an expression; in config, a value.
+	if ms := FindFile("main.go", []byte("password = hunter2hunter\n")); len(ms) != 0 {
+		t.Errorf("code: %v", ms)
+	}
+	if ms := FindFile("app.conf", []byte("password = hunter2hunter\n")); len(ms) != 1 {
+		t.Errorf("config: %v", ms)
+	}
+	if ms := FindFile("main.go", []byte(`password := "hunter2hunter"`)); len(ms) != 1 {
+		t.Errorf("code literal: %v", ms)
+	}
+}
+
+// BenchmarkFind measures the detector on ordinary Go source.
+func BenchmarkFind(b *testing.B) {
+	data := bytes.Repeat([]byte("func (p *parser) next() token.Token {\n\tp.tok = p.scanner.Scan() // the next token\n\treturn p.tok\n}\n"), 20000)
+	b.SetBytes(int64(len(data)))
+	for i := 0; i < b.N; i++ {
+		FindFile("x.go", data)
 	}
 }

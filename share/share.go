@@ -22,22 +22,45 @@ import (
 )
 
 // TrackingPrefix is where remote memory is fetched to.
-const TrackingPrefix = "refs/konteks-remotes/"
+const TrackingPrefix = memref.TrackingPrefix
 
-// RemoteRef is the name memory has on a remote. It cannot be refs/konteks:
-// git's receive-pack refuses to create a one-level ref under refs/ ("funny
-// refname"). A separate two-level name also never clashes (directory vs
-// file) with a peer's own local refs/konteks. Fetch also accepts a peer
+// RemoteRef is the name memory has on a remote: format 2 of shared memory
+// lives under refs/konteks-shared/v2/. It cannot be refs/konteks: git's
+// receive-pack refuses to create a one-level ref under refs/ ("funny
+// refname"). A separate namespace also never clashes (directory vs file)
+// with a peer's own local refs/konteks. Fetch also accepts a peer
 // repository's plain refs/konteks, for a non-bare clone used as a remote.
-const RemoteRef = "refs/konteks-shared/main"
+const RemoteRef = RemotePrefix + "main"
+
+// RemotePrefix holds every shared memory ref of format 2.
+const RemotePrefix = "refs/konteks-shared/v2/"
+
+// LegacyRemoteRef is where format 1 (tools before bounded history) pushed
+// memory. It is read once to carry a team's memory over, and given a
+// signpost commit so a clone still on the old tool is told to upgrade.
+const LegacyRemoteRef = "refs/konteks-shared/main"
 
 // TrackingRef is the local ref holding a remote's memory.
-func TrackingRef(remote string) string { return TrackingPrefix + remote }
+func TrackingRef(remote string) string { return TrackingPrefix + remote + "/main" }
+
+// legacyTrackingRef is where format 1 kept a remote's memory.
+func legacyTrackingRef(remote string) string { return TrackingPrefix + remote }
 
 // FetchSpec is the refspec `git konteks init` adds to a remote so that a
-// plain `git fetch` brings its memory along. It has no "+": git refuses to
-// rewind the tracking ref.
-func FetchSpec(remote string) string { return RemoteRef + ":" + TrackingRef(remote) }
+// plain `git fetch` brings its memory along. Its source is a wildcard, so
+// a remote without memory (a read-only upstream, a new project) matches
+// nothing and `git fetch` succeeds. It is forced ("+") because a remote's
+// memory history is squashed (memref.Squash): the tracking ref is a copy
+// of the remote's memory like refs/remotes/*, and local memory is only
+// ever changed by a merge that keeps every durable entry of both sides,
+// so a rewritten remote can make us lose nothing.
+func FetchSpec(remote string) string {
+	return "+" + RemotePrefix + "*:" + TrackingPrefix + remote + "/*"
+}
+
+// legacyFetchSpec is the refspec format 1 added; with no memory on the
+// remote it made every plain `git fetch` fail.
+func legacyFetchSpec(remote string) string { return LegacyRemoteRef + ":" + legacyTrackingRef(remote) }
 
 // MaxTreeEntries bounds the entries of a fetched memory tree (a variable
 // so tests can lower it).
@@ -68,12 +91,20 @@ type Outcome struct {
 // ErrInvalid marks fetched memory that failed validation.
 var ErrInvalid = errors.New("invalid memory")
 
-// Fetch fetches remote's memory and merges it into refs/konteks.
+// Fetch fetches remote's memory and merges it into refs/konteks. Format 2
+// memory is looked for first, then a remote's format 1 memory (carried
+// over once: durable entries kept, derived memory rebuilt), then a
+// non-bare peer's own refs/konteks.
 func Fetch(repo *gitstore.Repo, remote string) (Outcome, error) {
+	if _, err := migrateRemoteIfShared(repo, remote); err != nil {
+		return Outcome{Remote: remote}, err
+	}
 	dst := TrackingRef(remote)
-	err := repo.FetchRef(remote, RemoteRef, dst)
-	if errors.Is(err, gitstore.ErrNoRemoteRef) {
-		err = repo.FetchRef(remote, memory.Ref, dst)
+	var err error
+	for _, src := range []string{RemoteRef, LegacyRemoteRef, memory.Ref} {
+		if err = repo.FetchRef(remote, src, dst); !errors.Is(err, gitstore.ErrNoRemoteRef) {
+			break
+		}
 	}
 	if err != nil {
 		if errors.Is(err, gitstore.ErrNoRemoteRef) {
@@ -88,6 +119,23 @@ func Fetch(repo *gitstore.Repo, remote string) (Outcome, error) {
 	out, err := Merge(repo, theirs, remote)
 	out.Remote = remote
 	return out, err
+}
+
+// migrateRemoteIfShared mends a remote that format 1 set up, before its
+// tracking ref is written under the format 2 name.
+func migrateRemoteIfShared(repo *gitstore.Repo, remote string) (bool, error) {
+	specs, _, err := repo.RemoteFetchSpecs(remote)
+	if err != nil {
+		return false, nil // a URL, not a configured remote
+	}
+	legacy, err := migrateRemote(repo, remote, specs)
+	if err != nil || !legacy {
+		return legacy, err
+	}
+	if !contains(specs, FetchSpec(remote)) {
+		return true, repo.AddFetchSpec(remote, FetchSpec(remote))
+	}
+	return true, nil
 }
 
 // Merge merges the memory commit theirs (from source, for messages) into
@@ -165,6 +213,14 @@ func Merge(repo *gitstore.Repo, theirs gitstore.Hash, source string) (Outcome, e
 		if err != nil {
 			return out, err
 		}
+		// A purge tombstone from either side deletes the purged entry's
+		// file from both (the tree is read back, so flush first).
+		if err := w.Flush(); err != nil {
+			return out, err
+		}
+		if tree, _, err = durable.ApplyPurges(repo, w, tree); err != nil {
+			return out, err
+		}
 		out.NewDurable = countNew(repo, od, td)
 
 		var next gitstore.Hash
@@ -173,14 +229,19 @@ func Merge(repo *gitstore.Repo, theirs gitstore.Hash, source string) (Outcome, e
 			next, out.Result = theirs, Adopted
 		case !ours.IsZero() && tree == tm.Tree && isAncestor(repo, ours, theirs):
 			next, out.Result = theirs, FastForward
-		case !ours.IsZero() && tree == om.Tree && side == "ours" && out.NewDurable == 0 && isAncestor(repo, theirs, ours):
+		case !ours.IsZero() && tree == om.Tree:
+			// Their memory adds nothing to ours (for example a teammate's
+			// derived memory of another branch, ours chosen): a merge
+			// commit would only grow the chain, and two clones syncing
+			// from different HEADs would make one on every other run.
 			out.Result, out.Commit = UpToDate, ours
 			return out, nil
 		default:
-			parents := []gitstore.Hash{theirs}
-			if !ours.IsZero() {
-				parents = []gitstore.Hash{ours, theirs}
+			parents, err := memref.Parents(repo, ours)
+			if err != nil {
+				return out, err
 			}
+			parents = appendUnique(parents, theirs)
 			msg := fmt.Sprintf("konteks: merge memory from %s\n\nDerived memory: %s\nDurable entries brought in: %d\n", source, side, out.NewDurable)
 			if next, err = w.Commit(gitstore.CommitSpec{Tree: tree, Parents: parents, Author: repo.Identity(), Message: msg}); err != nil {
 				return out, err
@@ -203,6 +264,15 @@ func Merge(repo *gitstore.Repo, theirs gitstore.Hash, source string) (Outcome, e
 		}
 	}
 	return out, errors.New("memory kept moving during the merge; try again")
+}
+
+func appendUnique(hs []gitstore.Hash, h gitstore.Hash) []gitstore.Hash {
+	for _, x := range hs {
+		if x == h {
+			return hs
+		}
+	}
+	return append(hs, h)
 }
 
 func isAncestor(repo *gitstore.Repo, a, b gitstore.Hash) bool {
@@ -375,54 +445,4 @@ func countNew(repo *gitstore.Repo, ours, theirs gitstore.Hash) int {
 		}
 	}
 	return n
-}
-
-// Push sends refs/konteks to remote without force. When the remote has
-// moved on, it fetches, merges and tries again, a bounded number of times.
-func Push(repo *gitstore.Repo, remote string) (merges int, err error) {
-	local, err := repo.ReadRef(memory.Ref)
-	if err != nil {
-		return 0, err
-	}
-	if local.IsZero() {
-		return 0, errors.New("no memory to push: run `git konteks extract` first")
-	}
-	for attempt := 0; attempt < 4; attempt++ {
-		err = repo.PushRef(remote, memory.Ref, RemoteRef)
-		if err == nil {
-			return merges, nil
-		}
-		if !errors.Is(err, gitstore.ErrNonFastForward) {
-			return merges, err
-		}
-		if _, err := Fetch(repo, remote); err != nil {
-			return merges, err
-		}
-		merges++
-	}
-	return merges, fmt.Errorf("push to %s: the remote's memory kept moving; merged %d times, try again", remote, merges)
-}
-
-// MergeTracking merges every refs/konteks-remotes/* that the local memory
-// does not contain yet (brought by a plain `git fetch` with the refspec
-// from `git konteks init`).
-func MergeTracking(repo *gitstore.Repo) ([]Outcome, error) {
-	remotes, err := repo.Remotes()
-	if err != nil {
-		return nil, err
-	}
-	var outs []Outcome
-	for _, rm := range remotes {
-		h, err := repo.ReadRef(TrackingRef(rm))
-		if err != nil || h.IsZero() {
-			continue
-		}
-		o, err := Merge(repo, h, rm)
-		o.Remote = rm
-		if err != nil {
-			return outs, err
-		}
-		outs = append(outs, o)
-	}
-	return outs, nil
 }

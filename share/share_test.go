@@ -189,7 +189,9 @@ func TestDerivedMemoryFollowsLocalHistory(t *testing.T) {
 	if m.Manifest.SourceCommit != b.Git("rev-parse", "HEAD") {
 		t.Fatal("b adopted derived memory of a commit it does not have")
 	}
-	if parents := strings.Fields(b.Git("log", "-1", "--format=%P", "refs/konteks")); len(parents) != 2 {
+	// b's own memory was never pushed, so the merge replaces it instead
+	// of stacking on it (bounded history): its one parent is a's memory.
+	if parents := strings.Fields(b.Git("log", "-1", "--format=%P", "refs/konteks")); len(parents) != 1 || parents[0] != b.Git("rev-parse", TrackingRef("origin")) {
 		t.Fatalf("merge commit parents: %v", parents)
 	}
 	// Once b has a's commit in its history, a's newer derived memory wins.
@@ -315,6 +317,13 @@ func TestThreeClonesNeverLoseMemories(t *testing.T) {
 	setEnv(t)
 	remote, _ := bareRemote(t)
 	clones := []*clone{newClone(t, remote, "a"), newClone(t, remote, "b"), newClone(t, remote, "c")}
+	const keep = 2 // squash often
+	for _, c := range clones {
+		c.Git("config", "konteks.history.keep", fmt.Sprint(keep))
+		if _, err := ConfigureRemote(c.repo, "origin"); err != nil {
+			t.Fatal(err)
+		}
+	}
 	seed := time.Now().UnixNano()
 	if s := os.Getenv("KONTEKS_TEST_SEED"); s != "" {
 		fmt.Sscan(s, &seed)
@@ -332,7 +341,7 @@ func TestThreeClonesNeverLoseMemories(t *testing.T) {
 	rounds := 0
 	for ; rounds < 300 && time.Now().Before(deadline); rounds++ {
 		c := clones[rng.Intn(len(clones))]
-		switch op := rng.Intn(7); op {
+		switch op := rng.Intn(8); op {
 		case 0, 1:
 			it := mustSave(t, c, fmt.Sprintf("memory number %d saved by clone %s in round %d", len(saved), c.name, rounds))
 			saved[it.ID] = true
@@ -360,6 +369,15 @@ func TestThreeClonesNeverLoseMemories(t *testing.T) {
 		case 6:
 			if _, err := Fetch(c.repo, "origin"); err != nil {
 				t.Fatalf("round %d fetch: %v", rounds, err)
+			}
+		case 7:
+			// Plain git, as the hooks see it: fetch, then merge tracking.
+			c.Git("fetch", "-q", "origin")
+			if err := c.repo.Reload(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := MergeTracking(c.repo); err != nil {
+				t.Fatalf("round %d merge after git fetch: %v", rounds, err)
 			}
 		}
 	}
@@ -390,6 +408,20 @@ func TestThreeClonesNeverLoseMemories(t *testing.T) {
 		}
 		if strings.Join(live, ",") != strings.Join(wantLive, ",") {
 			t.Fatalf("clone %s has %d live memories, want %d", c.name, len(live), len(wantLive))
+		}
+	}
+	// History stays bounded: the shared chain holds at most keep commits
+	// on its first-parent line, and each clone at most that plus the
+	// merges and the one local commit on top.
+	bare := testgit.At(t, remote)
+	if d, err := memref.Depth(clones[0].repo, gitstore.ParseHash(bare.Git("rev-parse", RemoteRef)), 100); err != nil || d > keep {
+		t.Fatalf("shared chain is %d commits deep (keep %d): %v", d, keep, err)
+	}
+	for _, c := range clones {
+		var n int
+		fmt.Sscan(c.Git("rev-list", "--count", "refs/konteks"), &n)
+		if n > 2*keep+2 {
+			t.Fatalf("clone %s's memory reaches %d commits (keep %d)", c.name, n, keep)
 		}
 	}
 	t.Logf("%d rounds, %d memories saved, %d forgotten; all three clones agree", rounds, len(saved), len(forgotten))

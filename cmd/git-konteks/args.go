@@ -18,7 +18,7 @@ func permuteArgs(app *cli.App, args []string) []string {
 	out := []string{args[0]}
 	flags := app.Flags
 	cmds := app.Commands
-	i := 1
+	i, root := 1, true
 	// Global flags and the command path.
 	for i < len(args) {
 		a := args[i]
@@ -33,8 +33,12 @@ func permuteArgs(app *cli.App, args []string) []string {
 		}
 		c := findCommand(cmds, a)
 		if c == nil {
+			if root {
+				return args // no command: left as typed, for the unknown-command answer
+			}
 			break
 		}
+		root = false
 		out = append(out, a)
 		flags, cmds = c.Flags, c.Subcommands
 		i++

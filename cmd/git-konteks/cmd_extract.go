@@ -1,10 +1,8 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"os/signal"
 	"runtime/debug"
 	"sort"
 	"strconv"
@@ -32,7 +30,7 @@ func extractCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "mode", Usage: "`MODE`: full, changed, resume or rebuild (default: changed if memory exists, else full)"},
 			&cli.StringFlag{Name: "rev", Value: "HEAD", Usage: "source `REVISION` to extract"},
-			&cli.IntFlag{Name: "workers", Usage: "sectioning workers (default: number of CPUs)"},
+			&cli.IntFlag{Name: "workers", Usage: "sectioning workers", DefaultText: "number of CPUs"},
 			&cli.BoolFlag{Name: "no-wait", Usage: "fail instead of waiting when another extraction is running"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors"},
 			jsonFlag,
@@ -65,7 +63,7 @@ func runExtract(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interruptible()
 	defer stop()
 	quiet, asJSON := c.Bool("quiet"), c.Bool("json")
 	opt := extract.Options{
@@ -92,7 +90,7 @@ func runExtract(c *cli.Context) error {
 	res, err := extract.Run(ctx, repo, opt)
 	bar.clear()
 	if err != nil {
-		return err
+		return stopped(ctx, err, true)
 	}
 	if res.Manifest != nil && res.Manifest.History != nil && res.Manifest.History.Pending {
 		// The first walk recorded recent history; the background runner

@@ -99,11 +99,12 @@ func TestHistoryWhyAndQuestions(t *testing.T) {
 	// One new commit: history writes its tail and state, nothing else.
 	r.Write("conf/cache.go", "package conf\n\n// Cache keeps parsed configs.\n")
 	r.Commit("Document the cache")
-	m = extractJSON(t, r.Dir).Manifest
+	rep := extractJSON(t, r.Dir)
+	m = rep.Manifest
 	if m.History.New != 1 || m.History.Commits != n+1 {
 		t.Fatalf("append: %+v", m.History)
 	}
-	changed := r.Git("diff-tree", "-r", "--name-only", "refs/konteks~1", "refs/konteks", "--", "history")
+	changed := r.Git("diff-tree", "-r", "--name-only", rep.Previous, rep.Commit, "--", "history")
 	if changed != "history/state\nhistory/tail" {
 		t.Fatalf("one commit rewrote: %q", changed)
 	}

@@ -19,6 +19,8 @@ func hooksCommand() *cli.Command {
 		Usage: "install, remove or inspect the git hooks that keep memory current",
 		Description: "The hooks (post-commit, post-merge, post-rewrite, post-checkout on branch switches)\n" +
 			"record a request and start one background extraction, so git never waits for memory.\n" +
+			"reference-transaction starts the same runner when a plain `git fetch` brings a\n" +
+			"teammate's memory (refs/konteks-remotes/*), which is then merged at once.\n" +
 			"Existing hooks are kept: they run first, and uninstall restores them exactly.\n" +
 			"The background runner logs to $GIT_COMMON_DIR/konteks/log.",
 		Subcommands: []*cli.Command{
@@ -27,6 +29,7 @@ func hooksCommand() *cli.Command {
 			{Name: "status", Usage: "show which hooks are installed", Flags: []cli.Flag{jsonFlag}, Action: runHooksStatus},
 			{Name: "run", Hidden: true, Usage: "what the hooks run (records the request, catches memory up)", Action: runHooksRun, SkipFlagParsing: true},
 		},
+		Flags:  []cli.Flag{jsonFlag},
 		Action: runHooksStatus,
 	}
 }
@@ -51,7 +54,21 @@ func runHooksInstall(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	warnWorkTreeHooks(repo, st)
 	return printHooks(c, st)
+}
+
+// warnWorkTreeHooks says so when the hooks were written inside the work
+// tree (core.hooksPath pointing at a tracked directory such as .husky):
+// they may be committed, so they name no path of this machine.
+func warnWorkTreeHooks(repo *gitstore.Repo, st []hooks.State) {
+	if len(st) == 0 {
+		return
+	}
+	if rel, ok := hooks.InWorkTree(repo, filepath.Dir(st[0].Path)); ok {
+		fmt.Fprintf(os.Stderr, "warning: core.hooksPath %s is inside the work tree, so the hooks written there may be committed: "+
+			"they name no path of this machine and run git-konteks from %s, else from PATH\n", rel, hooks.BinKey)
+	}
 }
 
 func runHooksUninstall(c *cli.Context) error {

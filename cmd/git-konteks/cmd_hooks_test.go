@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/internal/testgit"
 )
 
@@ -75,14 +74,7 @@ func TestHooksKeepMemoryCurrent(t *testing.T) {
 	}
 
 	// A hook firing during a manual extraction waits, then catches up.
-	repo, err := gitstore.Open(r.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lock, _, err := repo.TryLock("extract")
-	if err != nil {
-		t.Fatal(err)
-	}
+	lock := holdExtractLock(t, r.Dir)
 	var heads []string
 	for i := 0; i < 3; i++ { // several commits: requests coalesce
 		r.Write("burst.txt", strings.Repeat("burst line\n", i+1))

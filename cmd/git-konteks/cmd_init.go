@@ -1,8 +1,8 @@
 package main
 
 import (
-	"context"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -23,27 +23,54 @@ func initCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "no-hooks", Usage: "do not install hooks"},
 			&cli.BoolFlag{Name: "no-fetch", Usage: "do not fetch remote memory"},
+			jsonFlag,
 		},
 		Action: runInit,
 	}
 }
 
-func runInit(c *cli.Context) error {
+// initOutput is `init --json`: what was set up, remote by remote, and the
+// extraction (absent when nothing is committed yet).
+type initOutput struct {
+	Hooks   []hooks.State  `json:"hooks"`
+	Remotes []initRemote   `json:"remotes"`
+	Extract *extractOutput `json:"extract,omitempty"`
+}
+
+type initRemote struct {
+	Name       string `json:"name"`
+	Configured bool   `json:"configured"`      // the fetch refspec was added by this run
+	Fetch      string `json:"fetch,omitempty"` // the merge's result, or no-remote-memory
+	Error      string `json:"error,omitempty"` // why sharing or the fetch failed
+}
+
+func runInit(c *cli.Context) (err error) {
 	repo, err := openRepo()
 	if err != nil {
 		return err
 	}
 	w := c.App.Writer
+	js := initOutput{Hooks: []hooks.State{}, Remotes: []initRemote{}}
+	if c.Bool("json") {
+		w = io.Discard
+		defer func() {
+			if err == nil {
+				err = printJSON(c, js)
+			}
+		}()
+	}
 	if !c.Bool("no-hooks") {
 		st, err := hooks.Install(repo, executable())
 		if err != nil {
 			return err
 		}
+		js.Hooks = st
+		warnWorkTreeHooks(repo, st)
 		dir := ""
 		if len(st) > 0 {
 			dir = st[0].Path[:len(st[0].Path)-len(st[0].Name)]
 		}
-		fmt.Fprintf(w, "hooks: installed post-commit, post-merge, post-rewrite, post-checkout in %s\n", dir)
+		fmt.Fprintf(w, "hooks: installed post-commit, post-merge, post-rewrite, post-checkout, reference-transaction in %s\n", dir)
 		for _, s := range st {
 			if s.Chained {
 				fmt.Fprintf(w, "hooks: your %s hook is kept and runs first\n", s.Name)
@@ -57,7 +84,10 @@ func runInit(c *cli.Context) error {
 	var refused error
 	for _, rm := range remotes {
 		added, err := share.ConfigureRemote(repo, rm)
+		js.Remotes = append(js.Remotes, initRemote{Name: rm, Configured: added})
+		jr := &js.Remotes[len(js.Remotes)-1]
 		if err != nil {
+			jr.Error = err.Error()
 			fmt.Fprintf(os.Stderr, "sharing: %v\n", err)
 			refused = fmt.Errorf("sharing with %s was not configured (see above)", rm)
 			continue
@@ -71,10 +101,13 @@ func runInit(c *cli.Context) error {
 		out, err := share.Fetch(repo, rm)
 		switch {
 		case err != nil:
+			jr.Error = err.Error()
 			fmt.Fprintf(os.Stderr, "sharing: fetch memory from %s: %v\n", rm, err)
 		case out.Result == share.NoRemote:
+			jr.Fetch = out.Result
 			fmt.Fprintf(w, "sharing: %s has no memory yet (publish yours with `git konteks push %s`)\n", rm, rm)
 		default:
+			jr.Fetch = out.Result
 			fmt.Fprintf(w, "sharing: merged memory from %s (%s)\n", rm, out.Result)
 		}
 	}
@@ -86,11 +119,14 @@ func runInit(c *cli.Context) error {
 		return refused
 	}
 	t0 := time.Now()
-	res, err := extract.Run(context.Background(), repo, extract.Options{ToolVersion: version})
+	ctx, stop := interruptible()
+	defer stop()
+	res, err := extract.Run(ctx, repo, extract.Options{ToolVersion: version})
 	if err != nil {
-		return err
+		return stopped(ctx, err, true)
 	}
 	m := res.Manifest
+	js.Extract = &extractOutput{Commit: res.Commit.String(), Previous: hashOrEmpty(res.Previous.String()), UpToDate: res.UpToDate, Manifest: m}
 	if res.UpToDate {
 		fmt.Fprintf(w, "extract: memory is up to date with %s\n", shortHash(m.SourceCommit))
 	} else {

@@ -41,7 +41,7 @@ func TestInitSetsUpHooksSharingAndMemory(t *testing.T) {
 	run(t, a.Dir, "remember", "--kind", "fact", "Config lives in config/app.yaml and config/app.json")
 	run(t, a.Dir, "push")
 	b.Git("fetch", "-q", "origin")
-	if b.Git("rev-parse", "refs/konteks-remotes/origin") != a.Git("rev-parse", "refs/konteks") {
+	if b.Git("rev-parse", "refs/konteks-remotes/origin/main") != a.Git("rev-parse", "refs/konteks") {
 		t.Fatal("git fetch did not bring the remote memory")
 	}
 	run(t, b.Dir, "fetch")

@@ -20,9 +20,11 @@ func summary(t *testing.T, r *testgit.Repo, dir string) memory.DirSummary {
 	return s
 }
 
-func changedSummaries(t *testing.T, r *testgit.Repo) []string {
+// changedSummaries lists the directory summaries an extraction rewrote,
+// against the memory it replaced.
+func changedSummaries(t *testing.T, r *testgit.Repo, rep extractReport) []string {
 	t.Helper()
-	out := r.Git("diff", "--name-only", "refs/konteks^", "refs/konteks", "--", "dirs/")
+	out := r.Git("diff", "--name-only", rep.Previous, rep.Commit, "--", "dirs/")
 	if out == "" {
 		return nil
 	}
@@ -82,16 +84,17 @@ func TestSummariesRefreshOnlyAlongTheChangedPath(t *testing.T) {
 	// A body change that keeps the file's abstract touches no summary.
 	r.Write("a/b/c/x.go", "// Package c does alpha work.\npackage c\n\nfunc X() int { return 2 }\n")
 	r.Commit("body only")
-	extractJSON(t, r.Dir)
-	if got := changedSummaries(t, r); len(got) != 0 {
+	rep := extractJSON(t, r.Dir)
+	if got := changedSummaries(t, r, rep); len(got) != 0 {
 		t.Fatalf("a body-only change rewrote summaries: %v", got)
 	}
 	// A new package doc changes c's L0, hence b's L1; b's L0 comes from its
 	// README and does not change, so the climb stops at b.
 	r.Write("a/b/c/x.go", "// Package c does gamma work now.\npackage c\n\nfunc X() int { return 2 }\n")
 	r.Commit("new doc")
-	m := extractJSON(t, r.Dir).Manifest
-	if got := changedSummaries(t, r); strings.Join(got, ",") != "dirs/a/b/.dir,dirs/a/b/c/.dir" {
+	rep = extractJSON(t, r.Dir)
+	m := rep.Manifest
+	if got := changedSummaries(t, r, rep); strings.Join(got, ",") != "dirs/a/b/.dir,dirs/a/b/c/.dir" {
 		t.Fatalf("summaries refreshed: %v, want exactly a/b/c and a/b", got)
 	}
 	if m.Run.Summaries != 2 {
@@ -103,15 +106,15 @@ func TestSummariesRefreshOnlyAlongTheChangedPath(t *testing.T) {
 	// A new file in a/y changes y's L1 only... and y's L0 stays its package doc.
 	r.Write("a/y/w.go", "package y\n\nfunc W() {}\n")
 	r.Commit("add w")
-	extractJSON(t, r.Dir)
-	if got := changedSummaries(t, r); strings.Join(got, ",") != "dirs/a/y/.dir" {
+	rep = extractJSON(t, r.Dir)
+	if got := changedSummaries(t, r, rep); strings.Join(got, ",") != "dirs/a/y/.dir" {
 		t.Fatalf("adding a file refreshed %v", got)
 	}
 	// Deleting the only file of a/b/c removes its summary and refreshes b.
 	r.Remove("a/b/c")
 	r.Commit("drop c")
-	extractJSON(t, r.Dir)
-	if got := changedSummaries(t, r); strings.Join(got, ",") != "dirs/a/b/.dir,dirs/a/b/c/.dir" {
+	rep = extractJSON(t, r.Dir)
+	if got := changedSummaries(t, r, rep); strings.Join(got, ",") != "dirs/a/b/.dir,dirs/a/b/c/.dir" {
 		t.Fatalf("deleting c refreshed %v", got)
 	}
 	if _, errOut, err := tryRun(r.Dir, nil, "overview", "a/b/c"); err == nil || !strings.Contains(errOut, "no summary") {

@@ -20,8 +20,8 @@ func mcpCommand() *cli.Command {
 		Name:  "mcp",
 		Usage: "serve memory to coding agents over the Model Context Protocol (stdio)",
 		Description: "Runs an MCP server on stdin/stdout for an agent (Claude Code, Codex, Cursor, VS Code, ...):\n" +
-			"tools recall, context, overview, skeleton, show, graph, remember, diary, forget, memories,\n" +
-			"skills, status and refresh; prompts warm-up, recall-before-change and save-after-work.\n" +
+			fmt.Sprintf("%d tools (%s);\n", len(mcp.Tools), wrapList(mcp.Tools, 80)) +
+			fmt.Sprintf("%d prompts (%s).\n", len(mcp.Prompts), strings.Join(mcp.Prompts, ", ")) +
 			"The server stays up while the agent runs, keeping the index open, and follows refs/konteks\n" +
 			"as it moves. `git konteks mcp config --client NAME` prints the client's configuration.",
 		Action: runMCP,

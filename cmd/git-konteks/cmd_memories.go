@@ -11,6 +11,7 @@ import (
 	"github.com/konteks/git-konteks/durable"
 	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/memref"
+	"github.com/konteks/git-konteks/share"
 )
 
 func memoriesCommand() *cli.Command {
@@ -37,7 +38,13 @@ func memoriesCommand() *cli.Command {
 			},
 			{
 				Name: "forget", Usage: "forget an entry (writes a tombstone that travels to other clones)", ArgsUsage: "ID",
-				Flags:  []cli.Flag{&cli.StringFlag{Name: "reason", Usage: "why it no longer holds", Required: true}, jsonFlag},
+				Description: "A forgotten entry is hidden but its file stays (memories --all shows it). With\n" +
+					"--purge its file is deleted, every clone that merges the tombstone deletes its copy,\n" +
+					"and memory's history is rewritten and pushed (with compare-and-swap) to every\n" +
+					"remote this clone shares memory with, so no commit reachable from a memory ref\n" +
+					"holds the text. Clones that fetched it earlier keep its objects until they gc.",
+				Flags: []cli.Flag{&cli.StringFlag{Name: "reason", Usage: "why it no longer holds", Required: true},
+					&cli.BoolFlag{Name: "purge", Usage: "delete the text from memory and its history, here and on the remotes"}, jsonFlag},
 				Action: runMemoriesForget,
 			},
 		},
@@ -158,18 +165,45 @@ func runMemoriesForget(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	t, err := durable.Forget(repo, c.Args().First(), c.String("reason"))
+	forget := durable.Forget
+	if c.Bool("purge") {
+		forget = durable.ForgetPurge
+	}
+	t, err := forget(repo, c.Args().First(), c.String("reason"))
 	if err != nil {
 		if errors.Is(err, durable.ErrRejected) {
-			return cli.Exit("git-konteks: "+err.Error(), 1)
+			return err // main prints it, exit 1, error code "rejected"
 		}
 		return err
 	}
-	if c.Bool("json") {
-		return printJSON(c, t)
+	if !c.Bool("purge") {
+		if c.Bool("json") {
+			return printJSON(c, t)
+		}
+		fmt.Fprintf(c.App.Writer, "forgot %s (tombstone %s)\n", t.Forgets, t.ID)
+		return nil
 	}
-	fmt.Fprintf(c.App.Writer, "forgot %s (tombstone %s)\n", t.Forgets, t.ID)
-	return nil
+	res, err := share.Purge(repo)
+	if err != nil {
+		return fmt.Errorf("forgot %s, but rewriting memory's history failed: %w (run the purge again)", t.Forgets, err)
+	}
+	if c.Bool("json") {
+		return printJSON(c, map[string]any{"tombstone": t, "purge": res})
+	}
+	fmt.Fprintf(c.App.Writer, "purged %s (tombstone %s): %s\n", t.Forgets, t.ID, res.Note)
+	return purgeFailures(c, res)
+}
+
+// purgeFailures names the remotes a purge could not be pushed to and
+// makes the command fail, so a script does not take the purge as done.
+func purgeFailures(c *cli.Context, res share.PurgeResult) error {
+	if len(res.Failed) == 0 {
+		return nil
+	}
+	for rm, why := range res.Failed {
+		fmt.Fprintf(c.App.ErrWriter, "not pushed to %s: %s\n", rm, why)
+	}
+	return cli.Exit("git-konteks: the purge is done here but not on every remote", 1)
 }
 
 func clip(s string, n int) string {

@@ -10,8 +10,13 @@ import (
 
 func pushCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "push",
-		Usage:     "push refs/konteks to a remote (fetching and merging first when the remote moved on)",
+		Name:  "push",
+		Usage: "push refs/konteks to a remote (fetching and merging first when the remote moved on)",
+		Description: "Merges the remote's memory first, then pushes with compare-and-swap on the remote\n" +
+			"(--force-with-lease), so a teammate's concurrent push is merged, never lost. The\n" +
+			"chain sent is squashed to konteks.history.keep commits (default 4), so what a\n" +
+			"fresh clone fetches is about the size of the current memory. Says \"nothing to\n" +
+			"push\" when the remote already has this memory.",
 		ArgsUsage: "[REMOTE]",
 		Flags:     []cli.Flag{jsonFlag},
 		Action:    runPush,
@@ -23,17 +28,36 @@ func runPush(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	merges, err := share.Push(repo, remote)
+	res, err := share.Push(repo, remote)
 	if err != nil {
 		return err
 	}
 	if c.Bool("json") {
-		return printJSON(c, map[string]any{"remote": remote, "pushed": true, "merges": merges})
+		return printJSON(c, res)
 	}
-	fmt.Fprintf(c.App.Writer, "pushed memory to %s", remote)
-	if merges > 0 {
-		fmt.Fprintf(c.App.Writer, " (after merging its newer memory %d time(s))", merges)
-	}
-	fmt.Fprintln(c.App.Writer)
+	printPush(c, res)
 	return nil
+}
+
+func printPush(c *cli.Context, res share.PushResult) {
+	w := c.App.Writer
+	if !res.Pushed {
+		if res.Note != "" {
+			fmt.Fprintf(w, "nothing to push: %s\n", res.Note)
+			return
+		}
+		fmt.Fprintf(w, "nothing to push: %s already has this memory (%s)\n", res.Remote, shortHash(res.Commit.String()))
+		return
+	}
+	fmt.Fprintf(w, "pushed memory to %s (%s)", res.Remote, shortHash(res.Commit.String()))
+	if res.Merges > 0 {
+		fmt.Fprintf(w, " after merging its newer memory %d time(s)", res.Merges)
+	}
+	if res.Squashed {
+		fmt.Fprint(w, "; history squashed to konteks.history.keep commits")
+	}
+	fmt.Fprintln(w)
+	if res.Note != "" {
+		fmt.Fprintf(c.App.ErrWriter, "note: %s\n", res.Note)
+	}
 }

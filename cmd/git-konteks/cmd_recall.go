@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"os/signal"
 	"strings"
 	"time"
 
@@ -23,14 +23,16 @@ func recallCommand() *cli.Command {
 		Usage:     "find the sections of memory that matter for a task or question",
 		ArgsUsage: `"task or question"`,
 		Description: "Ranks every section of memory (functions, types, headings, config keys, files) for the\n" +
-			"task: BM25 over their text and vector similarity, fused by reciprocal rank, with boosts for\n" +
-			"symbol definitions and names the task mentions, and at most a few hits per file.\n" +
-			"Prints one hit per line (path:start-end  name  summary), or JSON with --json.\n" +
+			"task: BM25 over their text and vector similarity, " + fusionText() + ",\n" +
+			"with boosts for symbol definitions and names the task mentions, and at most a few hits per file.\n" +
+			"Saved memories that match come first. Prints one line per memory and per hit\n" +
+			"(path:start-end  name  summary), or with --json one object: hits, memories, memory.\n" +
+			"A task of - is read from standard input.\n" +
 			"The search index is a local cache under .git/konteks/index, brought up to date from\n" +
 			"refs/konteks on the way.",
 		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 10, Usage: "number of hits"},
-			&cli.BoolFlag{Name: "refresh", Usage: "run a `changed` extraction first, so memory describes HEAD"},
+			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 10, Usage: "number of hits (saved memories are not counted)"},
+			&cli.BoolFlag{Name: "refresh", Usage: "run a changed extraction first, so memory describes HEAD"},
 			&cli.StringFlag{Name: "mode", Value: recall.Hybrid, Usage: "`MODE`: hybrid, lexical or vector"},
 			jsonFlag,
 		},
@@ -38,29 +40,60 @@ func recallCommand() *cli.Command {
 	}
 }
 
-// recallHit is one line of `recall --json`: the hit, and the commit memory
-// describes, so that every answer says how current it is.
-type recallHit struct {
-	recall.Hit
-	SourceCommit string `json:"source_commit"`
-	HeadMoved    bool   `json:"head_moved"`
+// recallOutput is `recall --json`, shaped like the MCP recall tool's
+// answer: section hits (each with a path to open), the saved memories that
+// match in a field of their own, and the commit memory describes, so that
+// every answer says how current it is.
+type recallOutput struct {
+	Task     string             `json:"task"`
+	Mode     string             `json:"mode"`
+	Hits     []recall.Hit       `json:"hits"`
+	Memories []recall.MemoryHit `json:"memories"`
+	Notes    []string           `json:"notes,omitempty"`
+	Memory   recall.MemoryState `json:"memory"`
+}
+
+// maxTaskBytes bounds a task read from standard input.
+const maxTaskBytes = 1 << 20
+
+// taskArg is the task of recall and context: the arguments joined, or
+// standard input when the only argument is "-".
+func taskArg(c *cli.Context) (string, error) {
+	args := c.Args().Slice()
+	if len(args) != 1 || args[0] != "-" {
+		return strings.TrimSpace(strings.Join(args, " ")), nil
+	}
+	b, err := io.ReadAll(io.LimitReader(os.Stdin, maxTaskBytes+1))
+	if err != nil {
+		return "", fmt.Errorf("read the task from standard input: %w", err)
+	}
+	if len(b) > maxTaskBytes {
+		return "", cli.Exit(fmt.Sprintf("the task on standard input is over %d bytes", maxTaskBytes), 2)
+	}
+	return strings.TrimSpace(string(b)), nil
 }
 
 func runRecall(c *cli.Context) error {
-	task := strings.TrimSpace(strings.Join(c.Args().Slice(), " "))
+	task, err := taskArg(c)
+	if err != nil {
+		return err
+	}
 	if task == "" {
-		return cli.Exit("recall needs a task or question, e.g. git konteks recall \"where are retries handled\"", 2)
+		return cli.Exit("recall needs a task or question, e.g. git konteks recall \"where are retries handled\" (or - to read it from standard input)", 2)
+	}
+	if n := c.Int("limit"); n < 1 {
+		return cli.Exit(fmt.Sprintf("--limit %d: give at least 1", n), 2)
 	}
 	switch c.String("mode") {
 	case recall.Hybrid, recall.Lexical, recall.Vector:
 	default:
 		return cli.Exit(fmt.Sprintf("unknown --mode %q (want hybrid, lexical or vector)", c.String("mode")), 2)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interruptible()
 	defer stop()
 	s, err := openSearcher(ctx, c.Bool("refresh"))
 	if err != nil {
-		return err
+		return stopped(ctx, err, c.Bool("refresh"))
 	}
 	defer s.Close()
 	res, err := s.Search(ctx, task, recall.Options{Limit: c.Int("limit"), Mode: c.String("mode")})
@@ -74,15 +107,14 @@ func runRecall(c *cli.Context) error {
 		return err
 	}
 	if c.Bool("json") {
-		out := make([]recallHit, 0, len(mems)+len(res.Hits))
-		for _, m := range mems {
-			out = append(out, recallHit{Hit: memoryAsHit(m), SourceCommit: res.Memory.SourceCommit, HeadMoved: res.Memory.HeadMoved})
+		out := recallOutput{Task: task, Mode: c.String("mode"), Hits: res.Hits, Memories: mems, Notes: res.Notes, Memory: res.Memory}
+		if out.Hits == nil {
+			out.Hits = []recall.Hit{}
 		}
-		for _, h := range res.Hits {
-			out = append(out, recallHit{Hit: h, SourceCommit: res.Memory.SourceCommit, HeadMoved: res.Memory.HeadMoved})
+		if out.Memories == nil {
+			out.Memories = []recall.MemoryHit{}
 		}
-		// stderr carries the notes and the memory line for people; the
-		// JSON array stays clean for programs.
+		// stderr carries the notes and the memory line for people too.
 		printNotes(res.Notes, res.Memory, true)
 		return printJSON(c, out)
 	}
@@ -125,12 +157,6 @@ func matchMemories(s *recall.Searcher, task string, hits []recall.Hit) ([]recall
 		paths = append(paths, h.Path)
 	}
 	return recall.MatchMemories(repo, mem, task, paths, 5)
-}
-
-// memoryAsHit shows a durable entry in the shape of a section hit.
-func memoryAsHit(m recall.MemoryHit) recall.Hit {
-	return recall.Hit{Path: "memory:" + m.ID, Kind: m.Type, Symbol: m.Kind, Name: memoryLabel(m), Anchor: m.ID,
-		Score: m.Score, Summary: flatLine(m.Text, 200), Snippet: m.Text}
 }
 
 func memoryLabel(m recall.MemoryHit) string {
@@ -210,4 +236,13 @@ func flatLine(s string, max int) string {
 		s = s[:cut] + "…"
 	}
 	return s
+}
+
+// fusionText names how recall combines its rankings, from the ranking it
+// uses, so the help cannot drift from the code.
+func fusionText() string {
+	if recall.DefaultRanking.Fusion == recall.FuseScores {
+		return "combined by their min-max scaled scores"
+	}
+	return "fused by reciprocal rank"
 }

@@ -35,27 +35,52 @@ func recallRepo(t *testing.T) *testgit.Repo {
 }
 
 type recallJSONHit struct {
-	Path         string  `json:"path"`
-	StartLine    int     `json:"start_line"`
-	EndLine      int     `json:"end_line"`
-	Kind         string  `json:"kind"`
-	Name         string  `json:"name"`
-	Score        float64 `json:"score"`
-	Summary      string  `json:"summary"`
-	Snippet      string  `json:"snippet"`
-	SourceCommit string  `json:"source_commit"`
-	HeadMoved    bool    `json:"head_moved"`
-	Via          string  `json:"via"`
+	Path      string  `json:"path"`
+	StartLine int     `json:"start_line"`
+	EndLine   int     `json:"end_line"`
+	Kind      string  `json:"kind"`
+	Name      string  `json:"name"`
+	Score     float64 `json:"score"`
+	Summary   string  `json:"summary"`
+	Snippet   string  `json:"snippet"`
+	Via       string  `json:"via"`
+	// From the answer's memory state (recallJSON fills them in).
+	SourceCommit string `json:"-"`
+	HeadMoved    bool   `json:"-"`
 }
 
-func recallJSON(t *testing.T, dir string, args ...string) []recallJSONHit {
+// recallJSONOut is the object `recall --json` prints.
+type recallJSONOut struct {
+	Hits     []recallJSONHit `json:"hits"`
+	Memories []struct {
+		ID, Type, Kind, Text string
+		Score                float64
+	} `json:"memories"`
+	Memory struct {
+		SourceCommit string `json:"source_commit"`
+		HeadMoved    bool   `json:"head_moved"`
+	} `json:"memory"`
+}
+
+func recallJSONAll(t *testing.T, dir string, args ...string) recallJSONOut {
 	t.Helper()
 	out := run(t, dir, append([]string{"recall", "--json"}, args...)...)
-	var hits []recallJSONHit
-	if err := json.Unmarshal([]byte(out), &hits); err != nil {
+	var res recallJSONOut
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("decode recall --json: %v\n%s", err, out)
 	}
-	return hits
+	return res
+}
+
+// recallJSON returns the section hits of `recall --json`, each with the
+// commit the answer describes.
+func recallJSON(t *testing.T, dir string, args ...string) []recallJSONHit {
+	t.Helper()
+	res := recallJSONAll(t, dir, args...)
+	for i := range res.Hits {
+		res.Hits[i].SourceCommit, res.Hits[i].HeadMoved = res.Memory.SourceCommit, res.Memory.HeadMoved
+	}
+	return res.Hits
 }
 
 func TestRecallCommand(t *testing.T) {

@@ -17,7 +17,8 @@ func rememberCommand() *cli.Command {
 		ArgsUsage: `"text"`,
 		Description: "Durable memories live under durable/ in refs/konteks, travel with push and fetch,\n" +
 			"and are never removed by extraction. Paths and `symbols` named in the text are linked.\n" +
-			"Near-empty text, credentials and exact duplicates are refused.",
+			"Near-empty text and credentials are refused (exit 1). An exact duplicate is not saved\n" +
+			"again: the command names the entry already saved and exits 0 (--json: \"duplicate\": true).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "kind", Value: "note", Usage: "`KIND`: " + strings.Join(durable.Kinds, ", ")},
 			&cli.StringSliceFlag{Name: "tag", Usage: "a `TAG` (repeatable)"},
@@ -67,7 +68,7 @@ func save(c *cli.Context, e durable.Entry) error {
 	it, isNew, err := durable.Save(repo, e)
 	if err != nil {
 		if errors.Is(err, durable.ErrRejected) {
-			return cli.Exit("git-konteks: "+err.Error(), 1)
+			return err // main prints it, exit 1, error code "rejected"
 		}
 		return err
 	}

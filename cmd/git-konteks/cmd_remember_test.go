@@ -99,23 +99,18 @@ func TestRecallFindsDurableMemories(t *testing.T) {
 	run(t, r.Dir, "remember", "--kind", "constraint", "Never persist the store to disk: the latency budget forbids fsync")
 	run(t, r.Dir, "diary", "--subject", "perf", "Measured fsync latency on the build farm: 40 ms per call")
 	run(t, r.Dir, "remember", "--kind", "note", "Unrelated: the logo is drawn in Inkscape")
-	out := run(t, r.Dir, "recall", "--json", "can we persist the store with fsync")
-	var hits []struct {
-		Path, Kind, Symbol, Summary string
+	res := recallJSONAll(t, r.Dir, "can we persist the store with fsync")
+	mems := res.Memories
+	if len(mems) < 2 || mems[0].Type != "memory" || mems[0].Kind != "constraint" || mems[0].ID == "" {
+		t.Fatalf("the constraint should come first: %+v", mems)
 	}
-	if err := json.Unmarshal([]byte(out), &hits); err != nil {
-		t.Fatal(err)
-	}
-	if len(hits) < 2 || hits[0].Kind != "memory" || hits[0].Symbol != "constraint" || !strings.HasPrefix(hits[0].Path, "memory:") {
-		t.Fatalf("the constraint should come first: %+v", hits)
-	}
-	for _, h := range hits {
-		if strings.Contains(h.Summary, "Inkscape") {
+	for _, m := range mems {
+		if strings.Contains(m.Text, "Inkscape") {
 			t.Fatal("an unrelated memory matched")
 		}
 	}
 	// Forgotten memories are not recalled.
-	id := strings.TrimPrefix(hits[0].Path, "memory:")
+	id := mems[0].ID
 	run(t, r.Dir, "memories", "forget", id, "--reason", "we moved to a WAL")
 	if out := run(t, r.Dir, "recall", "can we persist the store with fsync"); strings.Contains(out, "Never persist") {
 		t.Fatalf("forgotten memory recalled:\n%s", out)

@@ -12,6 +12,7 @@ import (
 	"github.com/konteks/git-konteks/durable"
 	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/memref"
+	"github.com/konteks/git-konteks/share"
 )
 
 func skillCommand() *cli.Command {
@@ -39,7 +40,8 @@ func skillCommand() *cli.Command {
 			{Name: "show", Usage: "print a skill as its SKILL.md document", ArgsUsage: "NAME", Flags: []cli.Flag{jsonFlag}, Action: runSkillShow},
 			{
 				Name: "remove", Usage: "remove a skill (a tombstone that travels to other clones)", ArgsUsage: "NAME",
-				Flags:  []cli.Flag{&cli.StringFlag{Name: "reason", Usage: "why it is removed"}, jsonFlag},
+				Flags: []cli.Flag{&cli.StringFlag{Name: "reason", Usage: "why it is removed"},
+					&cli.BoolFlag{Name: "purge", Usage: "delete every version's text from memory and its history, here and on the remotes"}, jsonFlag},
 				Action: runSkillRemove,
 			},
 		},
@@ -52,7 +54,7 @@ func skillCommand() *cli.Command {
 // remember does, and usage errors into 2.
 func skillError(err error) error {
 	if errors.Is(err, durable.ErrRejected) || errors.Is(err, durable.ErrNoSkill) {
-		return cli.Exit("git-konteks: "+err.Error(), 1)
+		return err // main prints it with exit 1 and its --json code
 	}
 	return err
 }
@@ -188,13 +190,28 @@ func runSkillRemove(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	t, err := durable.RemoveSkill(repo, c.Args().First(), c.String("reason"))
+	remove := durable.RemoveSkill
+	if c.Bool("purge") {
+		remove = durable.RemoveSkillPurge
+	}
+	t, err := remove(repo, c.Args().First(), c.String("reason"))
 	if err != nil {
 		return skillError(err)
 	}
-	if c.Bool("json") {
-		return printJSON(c, t)
+	if !c.Bool("purge") {
+		if c.Bool("json") {
+			return printJSON(c, t)
+		}
+		fmt.Fprintf(c.App.Writer, "removed skill %s\n", t.Name)
+		return nil
 	}
-	fmt.Fprintf(c.App.Writer, "removed skill %s\n", t.Name)
-	return nil
+	res, err := share.Purge(repo)
+	if err != nil {
+		return fmt.Errorf("removed skill %s, but rewriting memory's history failed: %w (run the purge again)", t.Name, err)
+	}
+	if c.Bool("json") {
+		return printJSON(c, map[string]any{"skill": t, "purge": res})
+	}
+	fmt.Fprintf(c.App.Writer, "purged skill %s: %s\n", t.Name, res.Note)
+	return purgeFailures(c, res)
 }

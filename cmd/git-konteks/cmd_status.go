@@ -2,19 +2,29 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/konteks/git-konteks/extract"
+	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/memory"
+	"github.com/konteks/git-konteks/memref"
 )
 
 func statusCommand() *cli.Command {
 	return &cli.Command{
-		Name:   "status",
-		Usage:  "show which commit memory describes and whether HEAD has moved past it",
-		Flags:  []cli.Flag{jsonFlag},
+		Name:  "status",
+		Usage: "show which commit memory describes and whether HEAD has moved past it",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "skipped", Usage: "list every path the gate skipped, with its reason"},
+			&cli.BoolFlag{Name: "size", Usage: "also measure memory's size on disk against the source repository's (walks history)"},
+			jsonFlag,
+		},
 		Action: runStatus,
 	}
 }
@@ -30,8 +40,13 @@ type statusJSON struct {
 	Included     int            `json:"included"`
 	Sections     int            `json:"sections"`
 	Skipped      map[string]int `json:"skipped,omitempty"`
-	Interrupted  string         `json:"interrupted,omitempty"` // target of an unfinished run
-	Hint         string         `json:"hint,omitempty"`
+	Redacted     int            `json:"redacted,omitempty"` // records with credential values replaced by markers
+	Trimmed      int            `json:"trimmed,omitempty"`  // records cut to the record size budget
+	// SkippedPaths lists the gated paths with their reasons (--skipped).
+	SkippedPaths []skippedPath `json:"skipped_paths,omitempty"`
+	Interrupted  string        `json:"interrupted,omitempty"` // target of an unfinished run
+	Size         *memref.Size  `json:"size,omitempty"`
+	Hint         string        `json:"hint,omitempty"`
 }
 
 func runStatus(c *cli.Context) error {
@@ -66,6 +81,12 @@ func runStatus(c *cli.Context) error {
 		f := m.Finished
 		st.Finished = &f
 		st.Included, st.Sections, st.Skipped = m.Totals.Included, m.Totals.Sections, m.Totals.Skipped
+		st.Redacted, st.Trimmed = m.Totals.Redacted, m.Totals.Trimmed
+		if c.Bool("skipped") {
+			if st.SkippedPaths, err = skippedPaths(repo, mem.Tree); err != nil {
+				return err
+			}
+		}
 		if st.Head != "" && st.Head != m.SourceCommit {
 			st.Stale = true
 			if ok, err := repo.IsAncestor(mustHash(m.SourceCommit), mustHash(st.Head)); err == nil && ok {
@@ -76,6 +97,13 @@ func runStatus(c *cli.Context) error {
 	}
 	if st.Interrupted != "" && merr == nil {
 		st.Hint = "an extraction was interrupted: run `git konteks extract --mode resume`"
+	}
+	if c.Bool("size") {
+		sz, err := memref.MeasureSize(repo)
+		if err != nil {
+			return err
+		}
+		st.Size = &sz
 	}
 	if c.Bool("json") {
 		return printJSON(c, st)
@@ -105,12 +133,74 @@ func runStatus(c *cli.Context) error {
 		fmt.Fprintf(w, "head:    %s (stale: HEAD is on another line of history)\n", shortHash(st.Head))
 	}
 	fmt.Fprintf(w, "files:   %d included, %d skipped%s\n", st.Included, sumMap(st.Skipped), formatCounts(st.Skipped))
+	if st.Redacted > 0 || st.Trimmed > 0 {
+		fmt.Fprintf(w, "         %d with credentials redacted, %d cut to the record budget\n", st.Redacted, st.Trimmed)
+	}
 	fmt.Fprintf(w, "sections: %d\n", st.Sections)
+	if c.Bool("skipped") {
+		fmt.Fprintf(w, "skipped paths (%d):\n", len(st.SkippedPaths))
+		for _, s := range st.SkippedPaths {
+			fmt.Fprintf(w, "  %-12s %s\n", s.Reason, displayPath(s.Path))
+		}
+	}
 	if st.Interrupted != "" {
 		fmt.Fprintf(w, "interrupted: extraction of %s\n", shortHash(st.Interrupted))
+	}
+	if st.Size != nil {
+		printSize(w, *st.Size)
 	}
 	if st.Hint != "" {
 		fmt.Fprintf(w, "hint:    %s\n", st.Hint)
 	}
 	return nil
+}
+
+func printSize(w io.Writer, s memref.Size) {
+	fmt.Fprintf(w, "size:    memory %s in %d objects (%d commits; tip alone %s), all memory refs %s; source history %s (memory %.2fx the source)\n",
+		humanBytes(s.Local.Bytes), s.Local.Objects, s.Chain, humanBytes(s.Tip.Bytes), humanBytes(s.Tracked.Bytes), humanBytes(s.Source.Bytes), s.Ratio)
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+type skippedPath struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// skippedPaths reads the gate's skip list of a memory tree, by path.
+func skippedPaths(repo *gitstore.Repo, tree gitstore.Hash) ([]skippedPath, error) {
+	m, err := memref.Skipped(repo, tree)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]skippedPath, 0, len(m))
+	for p, r := range m {
+		out = append(out, skippedPath{Path: p, Reason: r})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// displayPath quotes a path that holds control characters or spaces at
+// its ends, so one line stays one path.
+func displayPath(p string) string {
+	for i := 0; i < len(p); i++ {
+		if p[i] < 0x20 || p[i] == 0x7f {
+			return strconv.Quote(p)
+		}
+	}
+	if strings.TrimSpace(p) != p {
+		return strconv.Quote(p)
+	}
+	return p
 }

@@ -24,10 +24,11 @@ func syncCommand() *cli.Command {
 }
 
 type syncJSON struct {
-	Fetch     share.Outcome `json:"fetch"`
-	Extracted bool          `json:"extracted"`
-	Pushed    bool          `json:"pushed"`
-	Merges    int           `json:"merges"`
+	Fetch     share.Outcome    `json:"fetch"`
+	Extracted bool             `json:"extracted"`
+	Push      share.PushResult `json:"push"`
+	Pushed    bool             `json:"pushed"`
+	Merges    int              `json:"merges"`
 }
 
 func runSync(c *cli.Context) error {
@@ -48,11 +49,11 @@ func runSync(c *cli.Context) error {
 			res.Extracted = !r.UpToDate
 		}
 	}
-	res.Merges, err = share.Push(repo, remote)
+	res.Push, err = share.Push(repo, remote)
 	if err != nil {
 		return err
 	}
-	res.Pushed = true
+	res.Pushed, res.Merges = res.Push.Pushed, res.Push.Merges
 	if res.Extracted || res.Fetch.Result != share.UpToDate && res.Fetch.Result != share.NoRemote {
 		warmInBackground(repo, "sync")
 	}
@@ -63,6 +64,6 @@ func runSync(c *cli.Context) error {
 	if res.Extracted {
 		fmt.Fprintln(c.App.Writer, "brought memory to HEAD with a changed extraction")
 	}
-	fmt.Fprintf(c.App.Writer, "pushed memory to %s\n", remote)
+	printPush(c, res.Push)
 	return nil
 }

@@ -8,7 +8,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -37,15 +36,11 @@ func main() {
 		}
 	}
 	app := newApp()
-	err := app.Run(permuteArgs(app, os.Args))
+	args := permuteArgs(app, os.Args)
+	err := app.Run(args)
 	pprof.StopCPUProfile()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "git-konteks: %v\n", err)
-		var ec cli.ExitCoder
-		if errors.As(err, &ec) {
-			os.Exit(ec.ExitCode())
-		}
-		os.Exit(1)
+		os.Exit(reportError(os.Stderr, err, wantsJSON(args[1:])))
 	}
 }
 
@@ -82,14 +77,13 @@ var gcLimit atomic.Int64
 func init() { gcLimit.Store(math.MaxInt64) }
 
 func newApp() *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:    "git-konteks",
 		Usage:   "repository memory for AI coding agents, kept in git under refs/konteks",
 		Version: version,
 		Description: "git konteks extracts a commit straight from the object database into compact,\n" +
 			"sectioned memory, commits it under refs/konteks, and answers an agent's questions from it.\n" +
 			"Start with `git konteks extract`, then `git konteks status`.",
-		HideHelpCommand: true,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "C", Usage: "run as if started in `DIR`"},
 		},
@@ -124,8 +118,11 @@ func newApp() *cli.App {
 			mcpCommand(),
 			whyCommand(),
 			historyCommand(),
+			gcCommand(),
 		},
 	}
+	wireCLI(app)
+	return app
 }
 
 var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON"}

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/konteks/git-konteks/share"
+)
+
+func gcCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "gc",
+		Usage: "keep memory's history within konteks.history.keep and let git reclaim the rest",
+		Description: "Squashes refs/konteks to its newest konteks.history.keep commits (default 4),\n" +
+			"drops the memory of remotes that no longer exist, runs `git gc` (which prunes\n" +
+			"unreachable objects older than gc.pruneExpire, two weeks by default; --prune=now\n" +
+			"prunes them at once), and reports memory's size before and after. Pushes and\n" +
+			"extractions already keep history short; gc is for memory written before that,\n" +
+			"or after konteks.history.keep was lowered.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "prune", Usage: "passed to git gc --prune (e.g. now)"},
+			jsonFlag,
+		},
+		Action: runGC,
+	}
+}
+
+func runGC(c *cli.Context) error {
+	repo, err := openRepo()
+	if err != nil {
+		return err
+	}
+	res, err := share.GC(repo, c.String("prune"))
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		return printJSON(c, res)
+	}
+	w := c.App.Writer
+	fmt.Fprintf(w, "memory history: %d -> %d commits", res.Before.Chain, res.After.Chain)
+	if len(res.DroppedRemotes) > 0 {
+		fmt.Fprintf(w, "; dropped memory of removed remotes %v", res.DroppedRemotes)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "before:")
+	printSize(w, res.Before)
+	fmt.Fprintln(w, "after:")
+	printSize(w, res.After)
+	return nil
+}

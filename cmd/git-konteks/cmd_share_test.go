@@ -1,0 +1,532 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/konteks/git-konteks/internal/testgit"
+	"github.com/konteks/git-konteks/memory"
+)
+
+// teamRemote makes a bare remote with one commit of source and no memory,
+// and returns it with the seed repository.
+func teamRemote(t *testing.T) (string, *testgit.Repo) {
+	t.Helper()
+	seed := testgit.New(t)
+	seed.Write("README.md", "# team\n\nA service the team works on.\n")
+	seed.Write("main.go", "package main\n\n// Serve answers requests.\nfunc Serve() {}\n")
+	seed.Commit("seed")
+	seed.Git("branch", "-M", "main")
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	seed.Git("clone", "-q", "--bare", seed.Dir, remote)
+	return remote, seed
+}
+
+func cloneOf(t *testing.T, remote, name string) *testgit.Repo {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), name)
+	testgit.At(t, filepath.Dir(dir)).Git("clone", "-q", remote, dir)
+	return testgit.At(t, dir)
+}
+
+// TestPlainGitWorksBeforeAndAfterMemory: init against a remote that has no
+// memory must not break git fetch or git pull (the refspec has a wildcard
+// source), and a teammate's later push arrives with the next plain fetch.
+func TestPlainGitWorksBeforeAndAfterMemory(t *testing.T) {
+	remote, _ := teamRemote(t)
+	a := cloneOf(t, remote, "a")
+	run(t, a.Dir, "init", "--no-hooks")
+	// Each of these fails (exit 128) with a refspec whose source is missing.
+	a.Git("fetch", "origin")
+	a.Git("pull", "--ff-only")
+	a.Git("fetch", "--all")
+	a.Git("remote", "update")
+
+	b := cloneOf(t, remote, "b")
+	run(t, b.Dir, "init", "--no-hooks")
+	run(t, b.Dir, "remember", "--kind", "fact", "Serve lives in main.go")
+	if out := run(t, b.Dir, "push"); !strings.Contains(out, "pushed memory to origin") {
+		t.Fatalf("push: %s", out)
+	}
+	if out := run(t, b.Dir, "push"); !strings.Contains(out, "nothing to push") {
+		t.Fatalf("second push should have nothing to push: %s", out)
+	}
+	a.Git("fetch", "origin")
+	if got, want := a.Git("rev-parse", "refs/konteks-remotes/origin/main"), b.Git("rev-parse", "refs/konteks"); got != want {
+		t.Fatalf("plain git fetch brought %s, want the teammate's memory %s", got, want)
+	}
+	// A read-only upstream without memory next to the team remote: fine too.
+	up, _ := teamRemote(t)
+	a.Git("remote", "add", "upstream", up)
+	run(t, a.Dir, "init", "--no-hooks")
+	a.Git("fetch", "--all")
+}
+
+// TestFormatOneRemoteIsMigrated: a clone set up by the previous format
+// (exact refspec, tracking ref refs/konteks-remotes/origin, memory under
+// refs/konteks-shared/main) is mended by the next konteks command: the
+// old refspec goes, the teammate's memory is merged, and git fetch works
+// against a remote without that ref.
+func TestFormatOneRemoteIsMigrated(t *testing.T) {
+	remote, _ := teamRemote(t)
+	old := cloneOf(t, remote, "old")
+	run(t, old.Dir, "remember", "--kind", "fact", "Memory saved with the old format")
+	// Publish it where format 1 did, and configure the clone as format 1 did.
+	old.Git("push", "-q", "origin", "refs/konteks:refs/konteks-shared/main")
+	c := cloneOf(t, remote, "c")
+	c.Git("config", "--add", "remote.origin.fetch", "refs/konteks-shared/main:refs/konteks-remotes/origin")
+	c.Git("fetch", "-q", "origin")
+	if c.Git("rev-parse", "refs/konteks-remotes/origin") == "" {
+		t.Fatal("setup: no legacy tracking ref")
+	}
+	run(t, c.Dir, "fetch")
+	specs := c.Git("config", "--get-all", "remote.origin.fetch")
+	if strings.Contains(specs, "refs/konteks-shared/main:") || !strings.Contains(specs, "+refs/konteks-shared/v2/*:refs/konteks-remotes/origin/*") {
+		t.Fatalf("refspecs after migration:\n%s", specs)
+	}
+	if got := listMemories(t, c.Dir); len(got) != 1 || !strings.Contains(got[0].Text, "old format") {
+		t.Fatalf("memory of the old format not carried over: %+v", got)
+	}
+	// The old ref is gone from the remote's future: git fetch still works.
+	testgit.At(t, remote).Git("update-ref", "-d", "refs/konteks-shared/main")
+	c.Git("fetch", "origin")
+	// Pushing leaves a signpost on the old ref for clones still on the old
+	// tool (it is gone here, so nothing is written there).
+	run(t, c.Dir, "push")
+	if _, err := testgit.At(t, remote).TryGit("rev-parse", "--verify", "-q", "refs/konteks-shared/main"); err == nil {
+		t.Fatal("push recreated the deleted format 1 ref")
+	}
+}
+
+// TestSyncOnDifferentHeadsSettles: two clones whose HEADs differ sync in
+// turn; after the first round no run makes a merge commit, and the shared
+// memory stays the default branch's.
+func TestSyncOnDifferentHeadsSettles(t *testing.T) {
+	remote, _ := teamRemote(t)
+	a := cloneOf(t, remote, "a")
+	b := cloneOf(t, remote, "b")
+	run(t, a.Dir, "init", "--no-hooks")
+	run(t, a.Dir, "push")
+	run(t, b.Dir, "init", "--no-hooks")
+	// b works on a branch nobody else has.
+	b.Git("checkout", "-q", "-b", "topic")
+	b.Write("topic.go", "package main\n\n// Topic is b's work in progress.\nfunc Topic() {}\n")
+	b.Commit("topic work")
+	bare := testgit.At(t, remote)
+	var tips []string
+	for round := 0; round < 3; round++ {
+		run(t, a.Dir, "sync")
+		run(t, b.Dir, "sync")
+		tips = append(tips, bare.Git("rev-parse", "refs/konteks-shared/v2/main"))
+	}
+	if tips[1] != tips[0] || tips[2] != tips[0] {
+		t.Fatalf("shared memory keeps moving between two clones that changed nothing: %v", tips)
+	}
+	for _, c := range []*testgit.Repo{a, b} {
+		if n := c.Git("rev-list", "--merges", "--count", "refs/konteks"); n != "0" {
+			t.Fatalf("%s made %s merge commits while syncing unchanged memory", c.Dir, n)
+		}
+	}
+	if out := run(t, b.Dir, "sync"); !strings.Contains(out, "nothing to push") {
+		t.Fatalf("b's sync should push nothing:\n%s", out)
+	}
+}
+
+// TestPlainFetchMergesWithHooks: with the hooks installed, a teammate's
+// memory brought by a plain `git fetch` is merged by the
+// reference-transaction hook's runner, with no konteks command and no
+// commit or checkout.
+func TestPlainFetchMergesWithHooks(t *testing.T) {
+	remote, _ := teamRemote(t)
+	a := cloneOf(t, remote, "a")
+	run(t, a.Dir, "init")
+	b := cloneOf(t, remote, "b")
+	run(t, b.Dir, "init", "--no-hooks")
+	run(t, b.Dir, "remember", "--kind", "fact", "Deploys go through the release job")
+	run(t, b.Dir, "push")
+	a.Git("fetch", "-q", "origin")
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if got := listMemories(t, a.Dir); len(got) == 1 && strings.Contains(got[0].Text, "release job") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the teammate's memory was not merged after git fetch; runner log:\n%s", readLog(a))
+		}
+	}
+	// An ordinary ref update (a commit) does not merge anything by itself,
+	// and never fails because of the hook.
+	a.Write("x.go", "package main\n")
+	a.Commit("x")
+}
+
+func readLog(r *testgit.Repo) string {
+	out, _ := r.TryGit("rev-parse", "--git-common-dir")
+	b, _ := os.ReadFile(filepath.Join(r.Dir, out, "konteks", "log"))
+	return string(b)
+}
+
+// memoryRefs lists every memory ref of a repository: local, tracking,
+// checkpoint and (on a bare remote) shared.
+func memoryRefs(t *testing.T, r *testgit.Repo) []string {
+	t.Helper()
+	out := r.Git("for-each-ref", "--format=%(refname)", "refs/konteks", "refs/konteks-wip", "refs/konteks-remotes/", "refs/konteks-shared/")
+	if out == "" {
+		return nil
+	}
+	return strings.Split(out, "\n")
+}
+
+// reachableHolding returns the objects reachable from refs that contain
+// needle, zstd frames decoded.
+func reachableHolding(t *testing.T, r *testgit.Repo, needle string, refs []string) []string {
+	t.Helper()
+	if len(refs) == 0 {
+		return nil
+	}
+	list := r.Git(append([]string{"rev-list", "--objects"}, refs...)...)
+	var ids []string
+	for _, line := range strings.Split(list, "\n") {
+		if id, _, _ := strings.Cut(line, " "); id != "" {
+			ids = append(ids, id)
+		}
+	}
+	cmd := exec.Command("git", "cat-file", "--batch")
+	cmd.Dir, cmd.Env = r.Dir, testgit.Env()
+	cmd.Stdin = strings.NewReader(strings.Join(ids, "\n") + "\n")
+	raw, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hits []string
+	for len(raw) > 0 {
+		nl := bytes.IndexByte(raw, '\n')
+		f := strings.Fields(string(raw[:nl]))
+		size, _ := strconv.Atoi(f[2])
+		body := raw[nl+1 : nl+1+size]
+		raw = raw[nl+1+size+1:]
+		text := body
+		if bytes.HasPrefix(body, []byte{0x28, 0xb5, 0x2f, 0xfd}) {
+			if d, err := memory.Decompress(body); err == nil {
+				text = d
+			}
+		}
+		if bytes.Contains(text, []byte(needle)) {
+			hits = append(hits, f[1]+" "+f[0])
+		}
+	}
+	return hits
+}
+
+// TestPurgeLeavesNoReachableCopy: a purged memory is in no object
+// reachable from any memory ref of the purging clone, of the remote, and
+// (after its next fetch) of a teammate that had fetched it; the commit
+// messages never held it; a plain forget keeps it readable with --all.
+func TestPurgeLeavesNoReachableCopy(t *testing.T) {
+	const needle = "aws_secret_hint purge-needle-7f3a9"
+	remote, _ := teamRemote(t)
+	a := cloneOf(t, remote, "a")
+	b := cloneOf(t, remote, "b")
+	for _, c := range []*testgit.Repo{a, b} {
+		run(t, c.Dir, "init", "--no-hooks")
+	}
+	run(t, a.Dir, "remember", "--kind", "note", "Staging uses "+needle)
+	run(t, a.Dir, "remember", "--kind", "fact", "Deploys go through the release job")
+	for i := 0; i < 3; i++ { // a few pushes: the text is in older commits too
+		a.Write(fmt.Sprintf("f%d.go", i), "package main\n")
+		a.Commit("work")
+		run(t, a.Dir, "extract")
+		run(t, a.Dir, "push")
+	}
+	run(t, b.Dir, "fetch")
+	if got := a.Git("log", "--format=%B", "refs/konteks"); strings.Contains(got, "purge-needle") {
+		t.Fatalf("a memory commit's message holds the memory's text:\n%s", got)
+	}
+	id := ""
+	for _, m := range listMemories(t, a.Dir) {
+		if strings.Contains(m.Text, "purge-needle") {
+			id = m.ID
+		}
+	}
+	if hits := reachableHolding(t, testgit.At(t, remote), "purge-needle", memoryRefs(t, testgit.At(t, remote))); len(hits) == 0 {
+		t.Fatal("setup: the remote does not hold the text before the purge")
+	}
+	run(t, a.Dir, "memories", "forget", id, "--reason", "a credential hint", "--purge")
+	for name, r := range map[string]*testgit.Repo{"a": a, "remote": testgit.At(t, remote)} {
+		if hits := reachableHolding(t, r, "purge-needle", memoryRefs(t, r)); len(hits) > 0 {
+			t.Fatalf("%s: purged text still reachable from memory refs in %v", name, hits)
+		}
+	}
+	run(t, b.Dir, "fetch")
+	if hits := reachableHolding(t, b, "purge-needle", memoryRefs(t, b)); len(hits) > 0 {
+		t.Fatalf("b still reaches the purged text after fetching the purge: %v", hits)
+	}
+	if got := listMemories(t, b.Dir); len(got) != 1 || !strings.Contains(got[0].Text, "release job") {
+		t.Fatalf("b's memories after the purge: %+v", got)
+	}
+	// The other memory survived everywhere, and a's next push is normal.
+	if got := listMemories(t, a.Dir); len(got) != 1 {
+		t.Fatalf("a's memories after the purge: %+v", got)
+	}
+	run(t, b.Dir, "push")
+}
+
+// TestGCBoundsOldHistory: memory written one commit per extraction (as
+// format 1 did) is squashed to konteks.history.keep by gc, and status
+// --size reports it against the source.
+func TestGCBoundsOldHistory(t *testing.T) {
+	remote, _ := teamRemote(t)
+	a := cloneOf(t, remote, "a")
+	run(t, a.Dir, "extract")
+	// Stack 12 commits as the old format did.
+	tip := a.Git("rev-parse", "refs/konteks")
+	tree := a.Git("rev-parse", "refs/konteks^{tree}")
+	for i := 0; i < 12; i++ {
+		tip = a.Git("commit-tree", "-p", tip, "-m", fmt.Sprintf("konteks: old extraction %d", i), tree)
+	}
+	a.Git("update-ref", "refs/konteks", tip)
+	a.Git("config", "konteks.history.keep", "3")
+	var res struct {
+		Before, After struct {
+			Chain int
+			Local struct{ Bytes int64 }
+		}
+	}
+	if err := json.Unmarshal([]byte(run(t, a.Dir, "gc", "--prune=now", "--json")), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Before.Chain != 13 || res.After.Chain != 3 {
+		t.Fatalf("gc chain %d -> %d, want 13 -> 3", res.Before.Chain, res.After.Chain)
+	}
+	if n := a.Git("rev-list", "--count", "refs/konteks"); n != "3" {
+		t.Fatalf("refs/konteks reaches %s commits after gc", n)
+	}
+	var st struct {
+		Size struct {
+			Chain  int
+			Source struct{ Bytes int64 }
+			Ratio  float64
+		}
+	}
+	if err := json.Unmarshal([]byte(run(t, a.Dir, "status", "--size", "--json")), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Size.Chain != 3 || st.Size.Source.Bytes == 0 || st.Size.Ratio <= 0 {
+		t.Fatalf("status --size: %+v", st.Size)
+	}
+	if out := run(t, a.Dir, "status", "--size"); !strings.Contains(out, "source history") {
+		t.Fatalf("status --size text:\n%s", out)
+	}
+	a.Git("config", "konteks.history.keep", "zero")
+	if _, errOut, err := tryRun(a.Dir, nil, "gc"); err == nil || !strings.Contains(errOut, "konteks.history.keep") {
+		t.Fatalf("a bad konteks.history.keep should be named: %v %s", err, errOut)
+	}
+}
+
+// TestFormatOneMemoryIsCarriedOver: memory written by the previous format
+// (testdata/format1) is rebuilt once on the first extraction, keeps its
+// durable memories, tombstones and skills, and loses its long chain.
+func TestFormatOneMemoryIsCarriedOver(t *testing.T) {
+	r := testgit.New(t)
+	bundle, err := filepath.Abs("../../testdata/format1/memory.bundle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Git("fetch", "-q", bundle, "main:refs/heads/old", "refs/konteks:refs/konteks")
+	r.Git("checkout", "-q", "old")
+	if n := r.Git("rev-list", "--count", "refs/konteks"); n == "1" {
+		t.Fatal("setup: the fixture should hold a chain of memory commits")
+	}
+	rep := extractJSON(t, r.Dir)
+	if rep.Manifest.Mode != "rebuild" {
+		t.Fatalf("first extraction over format 1 memory: mode %q, want rebuild", rep.Manifest.Mode)
+	}
+	var m struct{ Schema int }
+	if err := json.Unmarshal([]byte(r.Git("cat-file", "blob", "refs/konteks:manifest.json")), &m); err != nil || m.Schema != 2 {
+		t.Fatalf("manifest schema after the upgrade: %d (%v)", m.Schema, err)
+	}
+	all := listMemories(t, r.Dir, "--all")
+	var live, forgotten int
+	for _, it := range all {
+		switch it.Status {
+		case "live":
+			live++
+		case "forgotten":
+			forgotten++
+		}
+	}
+	if live != 1 || forgotten != 1 {
+		t.Fatalf("durable memories after the upgrade: %d live, %d forgotten, want 1 and 1: %+v", live, forgotten, all)
+	}
+	if out := run(t, r.Dir, "skill", "list"); !strings.Contains(out, "release") {
+		t.Fatalf("skill lost in the upgrade:\n%s", out)
+	}
+	if n := r.Git("rev-list", "--count", "refs/konteks"); n != "1" {
+		t.Fatalf("memory chain after the upgrade: %s commits, want 1", n)
+	}
+	if out := run(t, r.Dir, "recall", "where are notes stored"); !strings.Contains(out, "internal/store") {
+		t.Fatalf("recall after the upgrade:\n%s", out)
+	}
+}
+
+// TestKillDuringSquashedPush: SIGKILL after the squashed chain is written
+// and before it is pushed, or after it is pushed and before local memory
+// takes it, leaves both sides' memory readable and complete; the next
+// push finishes the work.
+func TestKillDuringSquashedPush(t *testing.T) {
+	remote, _ := teamRemote(t)
+	a := cloneOf(t, remote, "a")
+	run(t, a.Dir, "init", "--no-hooks")
+	a.Git("config", "konteks.history.keep", "1")
+	for _, point := range []string{"push-squashed", "push-sent"} {
+		for i := 0; i < 2; i++ {
+			run(t, a.Dir, "remember", "--kind", "fact", fmt.Sprintf("fact %d before a kill at %s", i, point))
+			run(t, a.Dir, "push")
+		}
+		run(t, a.Dir, "remember", "--kind", "fact", "the fact of the push killed at "+point)
+		before := a.Git("rev-parse", "refs/konteks")
+		cmd := exec.Command(binary, "push")
+		cmd.Dir, cmd.Env = a.Dir, append(testgit.Env(), "KONTEKS_TEST_KILL_AT="+point)
+		if err := cmd.Run(); err == nil {
+			t.Fatalf("%s: the push was not killed", point)
+		}
+		if got := a.Git("rev-parse", "refs/konteks"); got != before {
+			t.Fatalf("%s: local memory moved by a killed push", point)
+		}
+		run(t, a.Dir, "push")
+		b := cloneOf(t, remote, "b-"+point)
+		run(t, b.Dir, "fetch")
+		found := false
+		for _, m := range listMemories(t, b.Dir) {
+			found = found || strings.Contains(m.Text, "killed at "+point)
+		}
+		if !found {
+			t.Fatalf("%s: the memory pushed after the kill did not reach a fresh clone", point)
+		}
+	}
+}
+
+// TestLinkedWorktreeNeverAnswersFromAnotherBranch: a commit in a linked
+// worktree does not move memory under the main worktree (the hooks'
+// runner leaves it), and recall in the linked worktree leaves out files
+// its HEAD does not have and says why.
+func TestLinkedWorktreeNeverAnswersFromAnotherBranch(t *testing.T) {
+	r := testgit.New(t)
+	r.Write("billing/invoice.go", "package billing\n\n// Invoice totals a customer's monthly charges.\nfunc Invoice() int { return 0 }\n")
+	r.Write("billing/refund.go", "package billing\n\n// Refund returns a customer's monthly charges.\nfunc Refund() int { return 0 }\n")
+	r.Commit("billing")
+	run(t, r.Dir, "init")
+	source := r.Git("rev-parse", "HEAD")
+	wt := filepath.Join(t.TempDir(), "wt")
+	r.Git("worktree", "add", "-q", "-b", "feature", wt)
+	w := testgit.At(t, wt)
+	w.Remove("billing/invoice.go")
+	w.Commit("drop invoices on the feature branch")
+	logPath := filepath.Join(r.Dir, ".git", "konteks", "log")
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if b, _ := os.ReadFile(logPath); strings.Contains(string(b), "linked worktree") {
+			break
+		}
+		if time.Now().After(deadline) {
+			b, _ := os.ReadFile(logPath)
+			t.Fatalf("the runner did not see the linked worktree's commit; log:\n%s", b)
+		}
+	}
+	var st struct {
+		SourceCommit string `json:"source_commit"`
+	}
+	if err := json.Unmarshal([]byte(run(t, r.Dir, "status", "--json")), &st); err != nil || st.SourceCommit != source {
+		t.Fatalf("memory moved to the linked worktree's commit: %+v %v", st, err)
+	}
+	out, errOut, err := tryRun(wt, nil, "recall", "monthly charges invoice")
+	if err != nil {
+		t.Fatalf("recall in the linked worktree: %v %s", err, errOut)
+	}
+	if strings.Contains(out, "billing/invoice.go") {
+		t.Fatalf("recall in the linked worktree answered with a file its HEAD does not have:\n%s", out)
+	}
+	if !strings.Contains(out+errOut, "not this checkout's HEAD") {
+		t.Fatalf("no note that memory describes another commit:\n%s\n%s", out, errOut)
+	}
+	if out := run(t, r.Dir, "recall", "monthly charges invoice"); !strings.Contains(out, "billing/invoice.go") {
+		t.Fatalf("the main worktree lost the file:\n%s", out)
+	}
+}
+
+// waitUntil polls cond for up to 30 s (the hooks' runner works in the
+// background).
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+	}
+}
+
+// TestTeamWalkthrough is the team set-up as the manual describes it: a
+// bare remote and three clones, init everywhere, commits with the hooks,
+// one clone extracting and pushing, teammates' memory arriving with plain
+// git fetch and pull, recall hybrid throughout, and nothing lost.
+func TestTeamWalkthrough(t *testing.T) {
+	remote, _ := teamRemote(t)
+	ci, b, c := cloneOf(t, remote, "ci"), cloneOf(t, remote, "b"), cloneOf(t, remote, "c")
+	for _, r := range []*testgit.Repo{ci, b, c} {
+		run(t, r.Dir, "init")
+	}
+	// The extracting clone commits; its hook brings memory to HEAD.
+	ci.Write("billing/invoice.go", "package billing\n\n// Invoice totals a customer's monthly charges.\nfunc Invoice() int { return 0 }\n")
+	head := ci.Commit("billing: invoices")
+	ci.Git("push", "-q", "origin", "HEAD:main")
+	waitUntil(t, "the hook extracted the new commit", func() bool {
+		var st struct {
+			SourceCommit string `json:"source_commit"`
+		}
+		return json.Unmarshal([]byte(run(t, ci.Dir, "status", "--json")), &st) == nil && st.SourceCommit == head
+	})
+	run(t, ci.Dir, "push")
+	// b pulls the code; plain git brings the memory along and the hook
+	// merges it.
+	b.Git("pull", "-q", "--ff-only")
+	waitUntil(t, "b merged the memory brought by git pull", func() bool {
+		var st struct {
+			SourceCommit string `json:"source_commit"`
+		}
+		return json.Unmarshal([]byte(run(t, b.Dir, "status", "--json")), &st) == nil && st.SourceCommit == head
+	})
+	run(t, b.Dir, "remember", "--kind", "decision", "Invoices are computed nightly, never on request")
+	run(t, b.Dir, "push")
+	// c only fetches.
+	c.Git("fetch", "-q")
+	waitUntil(t, "c merged its teammates' memory after git fetch", func() bool {
+		got := listMemories(t, c.Dir)
+		return len(got) == 1 && strings.Contains(got[0].Text, "nightly")
+	})
+	c.Git("merge", "-q", "--ff-only", "origin/main")
+	for _, r := range []*testgit.Repo{ci, b, c} {
+		out, errOut, err := tryRun(r.Dir, nil, "recall", "--json", "how are monthly invoices computed")
+		if err != nil {
+			t.Fatalf("%s: recall: %v %s", r.Dir, err, errOut)
+		}
+		if !strings.Contains(out, "billing/invoice.go") {
+			t.Fatalf("%s: recall missed the file:\n%s", r.Dir, out)
+		}
+		if strings.Contains(errOut, "lexical search only") || strings.Contains(errOut, "holds no vectors") {
+			t.Fatalf("%s: recall is not hybrid:\n%s", r.Dir, errOut)
+		}
+	}
+	// Everyone ends with the decision; nobody lost anything.
+	run(t, ci.Dir, "fetch")
+	for _, r := range []*testgit.Repo{ci, b, c} {
+		if got := listMemories(t, r.Dir); len(got) != 1 {
+			t.Fatalf("%s holds %d memories, want 1", r.Dir, len(got))
+		}
+	}
+}

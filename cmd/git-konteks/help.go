@@ -1,0 +1,323 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/konteks/git-konteks/history"
+	"github.com/konteks/git-konteks/index"
+	"github.com/konteks/git-konteks/manifest"
+	"github.com/konteks/git-konteks/memory"
+)
+
+// wireCLI gives the command tree git's manners: `help [COMMAND...]`, an
+// unknown command answered with the nearest one and exit 2, usage errors
+// with exit 2, errors left to main (which prints them as text or, with
+// --json, as a JSON object), and a version that names the memory formats.
+func wireCLI(app *cli.App) {
+	app.Commands = append(app.Commands, helpCommand())
+	app.Action = func(c *cli.Context) error {
+		if c.Args().Present() {
+			return unknownCommand(c.Args().First(), app.Commands, "")
+		}
+		return cli.ShowAppHelp(c)
+	}
+	app.ExitErrHandler = func(*cli.Context, error) {} // main reports errors
+	app.OnUsageError = usageError
+	app.HideHelpCommand = true // `help` is the command below, listed like the others
+	guardSubcommands(app.Commands, "")
+	cli.VersionPrinter = func(c *cli.Context) { printVersion(c.App.Writer) }
+}
+
+// helpCommand is `git konteks help [COMMAND [SUBCOMMAND]]`; `--man` prints
+// the manual page (`make man`), built from the same definitions as -h.
+func helpCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "help",
+		Usage:     "show help for git konteks or for one command",
+		ArgsUsage: "[COMMAND [SUBCOMMAND]]",
+		Flags:     []cli.Flag{&cli.BoolFlag{Name: "man", Usage: "print the manual page (roff), as installed by make install"}},
+		Action: func(c *cli.Context) error {
+			if c.Bool("man") {
+				return writeMan(c.App.Writer, c.App)
+			}
+			args := c.Args().Slice()
+			if len(args) == 0 {
+				return cli.ShowAppHelp(c)
+			}
+			cmds, path := c.App.Commands, []string{}
+			for _, a := range args {
+				cmd := findCommand(cmds, a)
+				if cmd == nil {
+					return unknownCommand(a, cmds, strings.Join(path, " "))
+				}
+				path = append(path, cmd.Name)
+				cmds = cmd.Subcommands
+			}
+			return c.App.Run(append(append([]string{c.App.Name}, path...), "--help"))
+		},
+	}
+}
+
+// guardSubcommands makes a command with subcommands refuse an argument
+// that names none of them (`hooks instal`), instead of running its
+// default action on it; and it sets git's exit status on usage errors.
+func guardSubcommands(cmds []*cli.Command, parent string) {
+	for _, cmd := range cmds {
+		cmd.OnUsageError = usageError
+		path := strings.TrimSpace(parent + " " + cmd.Name)
+		if len(cmd.Subcommands) == 0 {
+			continue
+		}
+		guardSubcommands(cmd.Subcommands, path)
+		action, subs := cmd.Action, cmd.Subcommands
+		cmd.Action = func(c *cli.Context) error {
+			if c.Args().Present() {
+				return unknownCommand(c.Args().First(), subs, path)
+			}
+			if action == nil {
+				return cli.ShowSubcommandHelp(c)
+			}
+			return action(c)
+		}
+	}
+}
+
+// usageError reports a flag the command does not know, or a bad flag
+// value, with exit status 2 and a pointer to the command's help.
+func usageError(c *cli.Context, err error, isSubcommand bool) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return cli.ShowAppHelp(c) // -h before any command
+	}
+	where := "git konteks"
+	if isSubcommand && c.Command != nil {
+		where += " " + strings.TrimPrefix(c.Command.FullName(), c.App.Name+" ")
+	}
+	return codedError{code: "usage", exit: 2, msg: fmt.Sprintf("%v (see `%s -h`)", err, where)}
+}
+
+// unknownCommand answers a mistyped command as git does, naming the
+// nearest command when one is close.
+func unknownCommand(name string, cmds []*cli.Command, parent string) error {
+	what := "command"
+	if parent != "" {
+		what = parent + " command"
+	}
+	msg := fmt.Sprintf("unknown %s '%s'", what, name)
+	if s := suggest(name, cmds); len(s) == 1 {
+		msg += fmt.Sprintf("; did you mean '%s'?", s[0])
+	} else if len(s) > 1 {
+		msg += "; did you mean one of '" + strings.Join(s, "', '") + "'?"
+	} else {
+		msg += fmt.Sprintf(" (see `git konteks %s`)", strings.TrimSpace("help "+parent))
+	}
+	return codedError{code: "unknown_command", exit: 2, msg: msg}
+}
+
+// suggest returns the visible commands nearest to name: those within a
+// small edit distance (a transposition counts as one edit), or that name
+// starts, best first.
+func suggest(name string, cmds []*cli.Command) []string {
+	best, out := 1<<30, []string(nil)
+	for _, c := range cmds {
+		if c.Hidden {
+			continue
+		}
+		for _, n := range c.Names() {
+			d := editDistance(name, n)
+			if len(name) >= 2 && strings.HasPrefix(n, name) {
+				d = min(d, 1)
+			}
+			if d > 2 || d >= len(n) {
+				continue
+			}
+			switch {
+			case d < best:
+				best, out = d, []string{c.Name}
+			case d == best && !slices.Contains(out, c.Name):
+				out = append(out, c.Name)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// editDistance is the optimal string alignment distance between a and b:
+// insertions, deletions, substitutions and adjacent transpositions.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
+}
+
+// printVersion prints the tool's version and the versions of the formats
+// it reads and writes: memory written by a tool with other record or
+// history versions is rebuilt, a newer manifest schema is refused, and the
+// local search index is rebuilt on any other version.
+func printVersion(w io.Writer) {
+	fmt.Fprintf(w, "git-konteks version %s\n", version)
+	fmt.Fprintf(w, "memory format: manifest schema %d, file records v%d, history records v%d\n",
+		manifest.Schema, memory.RecordVersion, history.Version)
+	fmt.Fprintf(w, "local search index: v%d\n", index.FormatVersion)
+}
+
+// writeMan renders the manual page git-konteks(1) from the command
+// definitions: the same usage, descriptions and flags as -h, plus exit
+// status and files.
+func writeMan(w io.Writer, app *cli.App) error {
+	var b strings.Builder
+	date := time.Now()
+	if sec, err := strconv.ParseInt(os.Getenv("SOURCE_DATE_EPOCH"), 10, 64); err == nil {
+		date = time.Unix(sec, 0) // reproducible builds
+	}
+	fmt.Fprintf(&b, ".TH GIT-KONTEKS 1 %q %q \"Git Konteks Manual\"\n", date.UTC().Format("2006-01-02"), "git-konteks "+version)
+	b.WriteString(".SH NAME\ngit-konteks \\- " + roff(app.Usage) + "\n")
+	b.WriteString(".SH SYNOPSIS\n.B git konteks\n[\\fB\\-C\\fR \\fIDIR\\fR] \\fICOMMAND\\fR [\\fIOPTIONS\\fR] [\\fIARGS\\fR]\n")
+	b.WriteString(".SH DESCRIPTION\n" + roffText(app.Description) + "\n")
+	b.WriteString(".SH GLOBAL OPTIONS\n")
+	for _, f := range app.VisibleFlags() {
+		manFlag(&b, f)
+	}
+	b.WriteString(".SH COMMANDS\n")
+	var walk func(cmds []*cli.Command, parent string)
+	walk = func(cmds []*cli.Command, parent string) {
+		for _, c := range cmds {
+			if c.Hidden {
+				continue
+			}
+			name := strings.TrimSpace(parent + " " + c.Name)
+			fmt.Fprintf(&b, ".SS \"git konteks %s", roff(name))
+			if c.ArgsUsage != "" {
+				b.WriteString(" " + strings.ReplaceAll(roff(c.ArgsUsage), `"`, `\(dq`))
+			}
+			b.WriteString("\"\n" + roffText(c.Usage) + "\n")
+			if c.Description != "" {
+				b.WriteString(".PP\n" + roffText(c.Description) + "\n")
+			}
+			for _, f := range c.VisibleFlags() {
+				if f.Names()[0] == "help" {
+					continue
+				}
+				manFlag(&b, f)
+			}
+			walk(c.Subcommands, name)
+		}
+	}
+	walk(app.Commands, "")
+	b.WriteString(".SH EXIT STATUS\n")
+	for _, e := range exitStatuses {
+		fmt.Fprintf(&b, ".TP\n.B %d\n%s\n", e.code, roff(e.meaning))
+	}
+	b.WriteString(".SH FILES\n.TP\n.B refs/konteks\nthe memory: a commit whose tree holds one record per remembered file, directory summaries, the project portrait and durable memories; pushed and fetched like any ref\n" +
+		".TP\n.B $GIT_DIR/konteks/\nlocal state, never pushed: the search index, locks, the hooks' log\n")
+	b.WriteString(".SH SEE ALSO\n.BR git (1),\n.BR githooks (5)\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// exitStatuses are the exit codes every command keeps (docs/cli.md).
+var exitStatuses = []struct {
+	code    int
+	meaning string
+}{
+	{0, "success (a duplicate `remember` included: it names the entry already saved)"},
+	{1, "an error: the message (or, with --json, the JSON object on stderr) says which"},
+	{2, "usage: an unknown command or flag, a missing or invalid argument"},
+	{130, "interrupted by SIGINT or SIGTERM; memory is unchanged"},
+}
+
+// manFlag renders one flag as a tagged paragraph: its -h line, split into
+// names and usage.
+func manFlag(b *strings.Builder, f cli.Flag) {
+	line := f.String()
+	names, usage, _ := strings.Cut(line, "\t")
+	fmt.Fprintf(b, ".TP\n.B %s\n%s\n", roff(strings.TrimSpace(names)), roffText(strings.TrimSpace(usage)))
+}
+
+// roff escapes text for one roff line.
+func roff(s string) string {
+	s = strings.ReplaceAll(s, `\`, `\e`)
+	s = strings.ReplaceAll(s, "-", `\-`)
+	return s
+}
+
+// roffText escapes a paragraph: lines that would start with a roff
+// control character are protected, blank lines start a new paragraph, and
+// indented lines (tables of modes, examples) are kept as written.
+func roffText(s string) string {
+	var out []string
+	verbatim := false
+	for _, l := range strings.Split(roff(s), "\n") {
+		if strings.HasPrefix(l, ".") || strings.HasPrefix(l, "'") {
+			l = `\&` + l
+		}
+		indented := strings.HasPrefix(l, " ")
+		if indented != verbatim {
+			verbatim = indented
+			if indented {
+				out = append(out, ".nf")
+			} else {
+				out = append(out, ".fi")
+			}
+		}
+		if l == "" {
+			l = ".PP"
+		}
+		out = append(out, l)
+	}
+	if verbatim {
+		out = append(out, ".fi")
+	}
+	return strings.Join(out, "\n")
+}
+
+// wrapList joins names with ", ", breaking the line before width.
+func wrapList(names []string, width int) string {
+	var b strings.Builder
+	line := 0
+	for i, n := range names {
+		if i > 0 {
+			b.WriteString(",")
+			if line+len(n)+2 > width {
+				b.WriteString("\n")
+				line = 0
+			} else {
+				b.WriteString(" ")
+				line++
+			}
+		}
+		b.WriteString(n)
+		line += len(n) + 1
+	}
+	return b.String()
+}

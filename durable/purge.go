@@ -1,0 +1,142 @@
+package durable
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/memref"
+)
+
+// Forgetting keeps a forgotten entry's file (it is hidden, and shown by
+// `memories --all`); purging deletes it. A purge is a tombstone with
+// Purge set: the clone that writes it deletes the entry's file, and every
+// clone that merges the tombstone later deletes its own copy too, so a
+// purge travels like any other durable entry. The tombstone itself holds
+// no text of the entry. Removing the text from memory's history as well is
+// share.Purge's work (it rewrites the chain and pushes it).
+
+// PurgePaths lists the files a memory tree still holds that purge
+// tombstones in the same tree ask to delete: a purged memory or diary
+// entry, and every version of a purged skill older than its purge.
+func PurgePaths(repo *gitstore.Repo, tree gitstore.Hash) ([]string, error) {
+	items, _, err := Load(repo, tree)
+	if err != nil {
+		return nil, err
+	}
+	purged := map[string]bool{}
+	for _, it := range items {
+		if it.Type == TypeTombstone && it.Purge {
+			purged[it.Forgets] = true
+		}
+	}
+	var paths []string
+	for _, it := range items {
+		if it.Type != TypeTombstone && purged[it.ID] {
+			paths = append(paths, it.Path)
+		}
+	}
+	vs, _, err := loadSkillVersions(repo, tree)
+	if err != nil {
+		return nil, err
+	}
+	cut := map[string]Skill{} // skill name -> its newest purge
+	for _, v := range vs {
+		if v.Type == TypeTombstone && v.Purge {
+			if c, ok := cut[v.Name]; !ok || newer(v, c) {
+				cut[v.Name] = v
+			}
+		}
+	}
+	for _, v := range vs {
+		if c, ok := cut[v.Name]; ok && v.Type != TypeTombstone && !newer(v, c) {
+			paths = append(paths, v.Path)
+		}
+	}
+	return paths, nil
+}
+
+func newer(a, b Skill) bool {
+	if !a.Created.Equal(b.Created) {
+		return a.Created.After(b.Created)
+	}
+	return a.ID > b.ID
+}
+
+// ApplyPurges returns tree without the files PurgePaths lists (tree
+// itself when there are none). New trees are added to w.
+func ApplyPurges(repo *gitstore.Repo, w *gitstore.Writer, tree gitstore.Hash) (gitstore.Hash, int, error) {
+	paths, err := PurgePaths(repo, tree)
+	if err != nil || len(paths) == 0 {
+		return tree, 0, err
+	}
+	ed := repo.NewTreeEditor(tree)
+	for _, p := range paths {
+		if err := ed.Delete(p); err != nil {
+			return tree, 0, err
+		}
+	}
+	out, err := ed.Write(w)
+	return out, len(paths), err
+}
+
+// ForgetPurge forgets the entry id (live or already forgotten; a prefix is
+// enough) with a purge tombstone and deletes its file from the current
+// memory. It returns the tombstone.
+func ForgetPurge(repo *gitstore.Repo, id, reason string) (Item, error) {
+	if strings.TrimSpace(reason) == "" {
+		return Item{}, fmt.Errorf("%w: say why it is purged (--reason)", ErrRejected)
+	}
+	items, err := LoadRef(repo)
+	if err != nil {
+		return Item{}, err
+	}
+	it, err := Find(items, id)
+	if err != nil {
+		return Item{}, err
+	}
+	t := Entry{Type: TypeTombstone, Kind: it.Type, Forgets: it.ID, Reason: reason, Purge: true}
+	saved, _, err := Save(repo, t)
+	if err != nil {
+		return saved, err
+	}
+	return saved, deletePurged(repo)
+}
+
+// RemoveSkillPurge removes the skill name with a purge version, deleting
+// the files of all its earlier versions.
+func RemoveSkillPurge(repo *gitstore.Repo, name, reason string) (Skill, error) {
+	s := Skill{Type: TypeTombstone, Name: strings.TrimSpace(name), Reason: strings.TrimSpace(reason), Purge: true}
+	if err := ValidSkillName(s.Name); err != nil {
+		return Skill{}, err
+	}
+	saved, _, err := writeSkill(repo, s, func(cur *Skill) (bool, error) {
+		if cur == nil {
+			return false, fmt.Errorf("%w: %s", ErrNoSkill, name)
+		}
+		return true, nil
+	}, "purge skill "+s.Name)
+	if err != nil {
+		return saved, err
+	}
+	return saved, deletePurged(repo)
+}
+
+func deletePurged(repo *gitstore.Repo) error {
+	_, err := memref.Update(repo, "konteks: purge\n", func(ed *gitstore.TreeEditor, w *gitstore.Writer, tip *memref.Memory) error {
+		if tip == nil {
+			return nil
+		}
+		paths, err := PurgePaths(repo, tip.Tree)
+		if err != nil {
+			return err
+		}
+		for _, p := range paths {
+			if err := ed.Delete(p); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return err
+}

@@ -1,0 +1,19 @@
+//go:build unix
+
+package gitstore
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// ownGroup starts cmd in a process group of its own, so a Ctrl-C on the
+// terminal reaches git-konteks alone: it cancels its work and closes the
+// git processes it started, instead of their dying under it and their
+// broken pipes being reported as the error ("git cat-file: unexpected EOF").
+// Only the readers of the object database (cat-file, log, blame) get one:
+// a command that may talk to a remote stays in the terminal's foreground
+// group, where it can ask for a password on /dev/tty.
+func ownGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+}

@@ -1,0 +1,77 @@
+package gitstore
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// RefsWithPrefix lists the direct (non-symbolic) refs whose names start
+// with prefix, sorted by name, with the commits they point at.
+func (r *Repo) RefsWithPrefix(prefix string) (map[string]Hash, []string, error) {
+	it, err := r.storage.IterReferences()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer it.Close()
+	refs := map[string]Hash{}
+	var names []string
+	err = it.ForEach(func(ref *plumbing.Reference) error {
+		n := ref.Name().String()
+		if ref.Type() != plumbing.HashReference || !strings.HasPrefix(n, prefix) {
+			return nil
+		}
+		refs[n] = ref.Hash()
+		names = append(names, n)
+		return nil
+	})
+	sort.Strings(names)
+	return refs, names, err
+}
+
+// DiskUsage reports the objects reachable from revs and the bytes they
+// take on disk (packed where they are packed), as `git rev-list --objects
+// --disk-usage` counts them. Unreachable objects that `git gc` will prune
+// are not counted.
+func (r *Repo) DiskUsage(revs ...string) (objects int, bytes int64, err error) {
+	if len(revs) == 0 {
+		return 0, 0, nil
+	}
+	out, err := r.runGit(nil, append([]string{"rev-list", "--objects", "--disk-usage"}, revs...)...)
+	if err != nil {
+		return 0, 0, fmt.Errorf("disk usage of %v: %w", revs, err)
+	}
+	if bytes, err = strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64); err != nil {
+		return 0, 0, fmt.Errorf("disk usage of %v: %q", revs, out)
+	}
+	out, err = r.runGit(nil, append([]string{"rev-list", "--objects", "--count"}, revs...)...)
+	if err != nil {
+		return 0, 0, err
+	}
+	objects, _ = strconv.Atoi(strings.TrimSpace(string(out)))
+	return objects, bytes, nil
+}
+
+// CountCommits counts the commits reachable from revs.
+func (r *Repo) CountCommits(revs ...string) (int, error) {
+	out, err := r.runGit(nil, append([]string{"rev-list", "--count"}, revs...)...)
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(strings.TrimSpace(string(out)))
+}
+
+// RunGC runs `git gc --quiet`, with --prune=prune when prune is set.
+func (r *Repo) RunGC(prune string) error {
+	args := []string{"gc", "--quiet"}
+	if prune != "" {
+		args = append(args, "--prune="+prune)
+	}
+	if _, err := r.runGit(nil, args...); err != nil {
+		return fmt.Errorf("git gc: %w", err)
+	}
+	return r.Reload()
+}

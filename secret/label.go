@@ -1,0 +1,346 @@
+package secret
+
+import "bytes"
+
+// Labelled secrets: a value assigned to a name that says it is one
+// (password=, DB_PASSWORD: "…", "client_secret": "…", token := "…",
+// <password>…</password>, client-key-data: …). The label is the whole
+// identifier around the keyword; it must end with the keyword or with a
+// suffix that keeps it a credential (secret_key_base, api_key_value), so
+// token_type, tokenizer and secretName are not labels.
+
+// labelKinds maps each label keyword to the kind of its values.
+var labelKinds = map[string]string{
+	"password": "password", "passwd": "password", "passphrase": "password", "pwd": "password",
+	"secret": "secret", "token": "token",
+	"apikey": "api-key", "api_key": "api-key", "api-key": "api-key",
+	"accesskey": "access-key", "access_key": "access-key", "access-key": "access-key",
+	"accountkey": "azure-storage-key", "sharedaccesskey": "azure-storage-key",
+	"privatekey": "private-key-data", "private_key": "private-key-data", "key-data": "private-key-data",
+	"secretaccesskey": "aws-secret-key", "secret_access_key": "aws-secret-key", "credentials": "secret", "credential": "secret", "auth": "secret",
+}
+
+// labelSuffixes may follow the keyword inside a label.
+var labelSuffixes = []string{"key", "value", "data", "base", "b64", "base64", "hash", "str", "text", "s"}
+
+func init() {
+	var kws []string
+	for k := range labelKinds {
+		kws = append(kws, k)
+	}
+	register(&Rule{
+		ID:       "labelled-secret",
+		Keywords: kws,
+		Scan:     scanLabel,
+		True: []string{
+			`DB_PASSWORD=hunter2hunter`,
+			`password: "c0rrect-h0rse"`,
+			`"client_secret": "{a:24}"`,
+			`secret_key_base: {h:64}`,
+			`SECRET_KEY = 'django-insecure-{a:40}'`,
+			`password := "Sup3rS3cret!"`,
+			`<password>Tr0ub4dor&3</password>`,
+			`    token: {a:40}`,
+			`client-key-data: LS0tLS1CRUdJTi{b:60}`,
+			`AccountName=x;AccountKey={b:86}==;EndpointSuffix=core.windows.net`,
+			`"config": "password=\"hunter2hunter\""`,
+			`export API_KEY={a:32}`,
+			`POSTGRES_PASSWORD: postgres`,
+			`"PGPASSWORD": "postgres"`,
+		},
+		False: []string{
+			`password = os.Getenv("DB_PASSWORD")`,
+			`token := p.next()`,
+			`token_type: bearer`,
+			`secretName: my-app-secret`,
+			`tokenizer = load()`,
+			`password: ${DB_PASSWORD}`,
+			`password: <your password>`,
+			`password: "changeme"`,
+			`token: "unexpected token"`,
+			`password: true`,
+			`max_tokens: 4096`,
+			`secret: "secret"`,
+			`password: "********"`,
+			`Password string ` + "`json:\"password\"`",
+			`credentials: "same-origin"`,
+			`SECRET_KEY_BASE = "action_dispatch.secret_key_base"`,
+			`token: 'my-secret-token'`,
+			`password: params[:password]`,
+			`bin/rails generate model user password:digest`,
+			`get "admin/passwords" => "queenbee#passwords"`,
+			`password:  "--password",`,
+			`# Replace with Credentials: https://console.example.com/project/credentials`,
+			`ServiceAccountKey: "mysecret_sa_key",`,
+		},
+	})
+}
+
+// scanLabel judges the keyword hit at at as a label.
+func scanLabel(data []byte, at int, kw string, code bool) (int, int, string, bool) {
+	kind := labelKinds[kw]
+	// The identifier around it.
+	end := at + len(kw)
+	for end < len(data) && end-at < 64 && isLabelByte(data[end]) {
+		end++
+	}
+	if !labelSuffix(data[at+len(kw) : end]) {
+		return 0, 0, "", false
+	}
+	start := at
+	for start > 0 && at-start < 64 && isLabelByte(data[start-1]) {
+		start--
+	}
+	if kw == "pwd" || kw == "auth" {
+		// Short keywords count only as the whole label or its last part
+		// (DB_PWD, http_auth), never inside a word (cwd, author).
+		if at > start && isAlnum(data[at-1]) || end > at+len(kw) {
+			return 0, 0, "", false
+		}
+	}
+	i := end
+	// XML element: <password>value</password>
+	if start > 0 && data[start-1] == '<' && i < len(data) && data[i] == '>' {
+		vs := i + 1
+		ve := vs
+		for ve < len(data) && ve-vs < 256 && data[ve] != '<' && data[ve] != '\n' {
+			ve++
+		}
+		return judgeValue(data, vs, ve, kind, true, code)
+	}
+	// Closing quote of a quoted label ("password": …, 'token' => …, \"token\": …).
+	if i < len(data) && data[i] == '\\' && i+1 < len(data) && (data[i+1] == '"' || data[i+1] == '\'') {
+		i += 2
+	} else if i < len(data) && (data[i] == '"' || data[i] == '\'' || data[i] == '`') {
+		i++
+	}
+	i = skipBlanks(data, i)
+	// The operator.
+	switch {
+	case hasAt(data, i, ":="), hasAt(data, i, "=>"), hasAt(data, i, "?="), hasAt(data, i, "||="), hasAt(data, i, "::="):
+		for i < len(data) && (data[i] == ':' || data[i] == '=' || data[i] == '>' || data[i] == '?' || data[i] == '|') {
+			i++
+		}
+	case hasAt(data, i, "=="), hasAt(data, i, "!="):
+		return 0, 0, "", false
+	case i < len(data) && data[i] == '=':
+		i++
+	case i < len(data) && data[i] == ':':
+		// key: value needs the blank (YAML, JSON, prose); key:value is a
+		// word of its own (password:digest, a URL, a namespace).
+		if i+1 < len(data) && data[i+1] != ' ' && data[i+1] != '\t' && data[i+1] != '"' && data[i+1] != '\'' {
+			return 0, 0, "", false
+		}
+		i++
+	default:
+		return 0, 0, "", false
+	}
+	i = skipBlanks(data, i)
+	if i >= len(data) {
+		return 0, 0, "", false
+	}
+	// Quoted value, also inside an escaped string: \"value\".
+	q := byte(0)
+	if data[i] == '\\' && i+1 < len(data) && (data[i+1] == '"' || data[i+1] == '\'') {
+		q = data[i+1]
+		i += 2
+		vs := i
+		for i < len(data) && i-vs < 512 && data[i] != '\n' {
+			if data[i] == '\\' && i+1 < len(data) && data[i+1] == q {
+				return judgeValue(data, vs, i, kind, true, code)
+			}
+			i++
+		}
+		return 0, 0, "", false
+	}
+	if data[i] == '"' || data[i] == '\'' || data[i] == '`' {
+		q = data[i]
+		i++
+		vs := i
+		for i < len(data) && i-vs < 512 && data[i] != '\n' {
+			if data[i] == '\\' {
+				if i+1 < len(data) && data[i+1] != q {
+					// an escape ends what could be a value (\n in a literal)
+					break
+				}
+				i += 2
+				continue
+			}
+			if data[i] == q {
+				return judgeValue(data, vs, i, kind, true, code)
+			}
+			i++
+		}
+		return 0, 0, "", false
+	}
+	vs := i
+	for i < len(data) && i-vs < 512 && !endsUnquoted(data[i]) {
+		i++
+	}
+	return judgeValue(data, vs, i, kind, false, code)
+}
+
+func isLabelByte(c byte) bool { return isWord(c) || c == '-' || c == '.' }
+
+func isAlnum(c byte) bool { return isWord(c) && c != '_' }
+
+func labelSuffix(s []byte) bool {
+	for len(s) > 0 {
+		for len(s) > 0 && (s[0] == '_' || s[0] == '-' || s[0] == '.') {
+			s = s[1:]
+		}
+		if len(s) == 0 {
+			return true
+		}
+		ok := false
+		for _, suf := range labelSuffixes {
+			if len(s) >= len(suf) && bytes.EqualFold(s[:len(suf)], []byte(suf)) &&
+				(len(s) == len(suf) || !isAlnum(s[len(suf)]) || isUpper(s[len(suf)]) && !isUpper(s[len(suf)-1])) {
+				s = s[len(suf):]
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
+
+func hasAt(data []byte, i int, s string) bool {
+	return i+len(s) <= len(data) && string(data[i:i+len(s)]) == s
+}
+
+func skipBlanks(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// endsUnquoted reports the bytes that end an unquoted value.
+func endsUnquoted(c byte) bool {
+	switch c {
+	case ' ', '\t', '\r', '\n', '"', '\'', '`', ',', ';', ')', ']', '}', '<', '>', '&', '\\':
+		return true
+	}
+	return false
+}
+
+// notValues are words that stand where a value would, in code and docs.
+var notValues = map[string]bool{
+	"true": true, "false": true, "null": true, "nil": true, "none": true, "undefined": true,
+	"required": true, "optional": true, "string": true, "str": true, "bytes": true, "empty": true,
+	"password": true, "passwd": true, "secret": true, "token": true, "changeme": true, "change_me": true,
+	"change-me": true, "your-password": true, "yourpassword": true, "mypassword": true, "pass": true,
+	"todo": true, "fixme": true, "hidden": true, "masked": true, "default": true, "bearer": true,
+	"secretkey": true, "apikey": true, "api_key": true, "notasecret": true,
+}
+
+// judgeValue decides whether data[vs:ve] is a credential value.
+func judgeValue(data []byte, vs, ve int, kind string, quoted, code bool) (int, int, string, bool) {
+	v := data[vs:ve]
+	min := 8
+	if kind == "password" {
+		min = 6
+	}
+	if len(v) < min || len(v) > 400 {
+		return 0, 0, "", false
+	}
+	lv := string(bytes.ToLower(v))
+	if notValues[lv] || placeholder(v) || bytes.ContainsAny(v, " \t") {
+		return 0, 0, "", false
+	}
+	switch v[0] {
+	case '$', '%', '{', '[', '(', '!', '&', '*', '@', '<', '#', ':', '.', '-', '_':
+		return 0, 0, "", false // a reference, template, YAML tag or anchor, type
+	case '/':
+		if kind != "azure-storage-key" && kind != "private-key-data" {
+			return 0, 0, "", false // a path
+		}
+	}
+	for _, p := range []string{"{{", "}}", "${", "$(", "%s", "%v", "%(", "#{", "your_", "your-", "xxx", "***", "...", "env.", "env(", "environ", "getenv", "secrets.", "vault:", "<", ">"} {
+		if bytes.Contains(bytes.ToLower(v), []byte(p)) {
+			return 0, 0, "", false
+		}
+	}
+	if bytes.ContainsAny(v, "([]") || bytes.Contains(v, []byte("://")) {
+		return 0, 0, "", false // a call, an index, a URL (credential URLs have their own rule)
+	}
+	if kind == "azure-storage-key" && len(v) < 40 {
+		kind = "secret" // ServiceAccountKey: and the like, judged as any secret
+	}
+	if nameLike(v) {
+		// Lower-case words joined by separators name things (same-origin,
+		// action_dispatch.secret_key_base, my-secret-token); a password
+		// that spells its own label is a documentation value.
+		if kind != "password" || bytes.Contains(v, []byte("pass")) {
+			return 0, 0, "", false
+		}
+	}
+	if !quoted && code && !randomLooking(v) {
+		return 0, 0, "", false // an expression in code: a variable, a field
+	}
+	if kind != "password" && !randomLooking(v) && entropy(v) < 3.0 {
+		return 0, 0, "", false
+	}
+	if kind == "password" && onlyLetters(v) && quoted && code && len(v) < 10 {
+		// "Password" strings in code are mostly field names and labels.
+		return 0, 0, "", false
+	}
+	return vs, ve, kind, true
+}
+
+// randomLooking reports a value that mixes letters and digits or symbols
+// with enough entropy to be machine-made.
+func randomLooking(v []byte) bool {
+	if len(v) < 12 {
+		return false
+	}
+	var lower, upper, digit bool
+	for _, c := range v {
+		switch {
+		case 'a' <= c && c <= 'z':
+			lower = true
+		case 'A' <= c && c <= 'Z':
+			upper = true
+		case '0' <= c && c <= '9':
+			digit = true
+		}
+	}
+	classes := 0
+	for _, b := range []bool{lower, upper, digit} {
+		if b {
+			classes++
+		}
+	}
+	return classes >= 2 && digit && entropy(v) >= 3.2
+}
+
+// nameLike reports lower-case letters joined by at least one separator,
+// with no digit or capital: a name, a key, a path, not a secret.
+func nameLike(v []byte) bool {
+	sep := false
+	for _, c := range v {
+		switch {
+		case 'a' <= c && c <= 'z':
+		case c == '-' || c == '_' || c == '.' || c == '/' || c == '#' || c == ':':
+			sep = true
+		default:
+			return false
+		}
+	}
+	return sep
+}
+
+func onlyLetters(v []byte) bool {
+	for _, c := range v {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
