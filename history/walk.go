@@ -227,8 +227,18 @@ func renamable(mode uint32) bool { return mode&0o170000 == 0o100000 || mode&0o17
 func isLink(mode uint32) bool    { return mode&0o170000 == 0o120000 }
 
 // formatCandidate reports whether classification may need the commit's
-// line counts (isFormatting): its subject says it formats.
+// line counts (isFormatting): its subject says it formats and it only
+// modifies files (isFormatting refuses any other change whatever its
+// counts).
 func formatCandidate(lc *gitstore.LogCommit) bool {
+	if len(lc.Changes) == 0 {
+		return false
+	}
+	for _, ch := range lc.Changes {
+		if ch.Kind != 'M' && validPath(ch.Path) {
+			return false
+		}
+	}
 	first, _, _ := strings.Cut(lc.Message, "\n")
-	return len(lc.Changes) > 0 && saysFormat(first)
+	return saysFormat(first)
 }
