@@ -126,6 +126,7 @@ func Run(ctx context.Context, repo *gitstore.Repo, opt Options) (*Result, error)
 
 // run is the state of one extraction.
 type run struct {
+	ctx     context.Context
 	repo    *gitstore.Repo
 	opt     Options
 	started time.Time
@@ -198,7 +199,8 @@ func (r *run) stage(name string, t0 time.Time) {
 }
 
 func (r *run) do(ctx context.Context) (*Result, error) {
-	t0 := time.Now()
+	r.ctx = ctx
+	t0 := r.begin("plan")
 	prev, err := ReadMemory(r.repo, memory.Ref)
 	corrupt := err != nil && errors.Is(err, ErrCorruptMemory)
 	if err != nil && !corrupt {
@@ -845,6 +847,13 @@ func recordDelta(t *manifest.Totals, f *memory.File, d int) {
 		bump(t.SectionsByKind, s.Kind, d)
 		bump(t.SectionsByParser, s.Parser, d)
 	}
+}
+
+// begin tells Progress that a stage starts, so that a terminal shows
+// every stage that takes a while, and returns its start time.
+func (r *run) begin(stage string) time.Time {
+	r.progress(stage, 0, 0)
+	return time.Now()
 }
 
 func (r *run) progress(stage string, done, total int) {

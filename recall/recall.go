@@ -16,6 +16,7 @@ import (
 
 	"github.com/konteks/git-konteks/embed"
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/history"
 	"github.com/konteks/git-konteks/index"
 	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/memref"
@@ -188,6 +189,9 @@ func Open(ctx context.Context, repo *gitstore.Repo, opt OpenOptions) (*Searcher,
 		s.notes = append(s.notes, fmt.Sprintf("memory holds no vectors of %s (run `git konteks extract` with it configured); lexical search only", model))
 	case ix.Vectors() == 0 && ix.Len() > 0:
 		s.notes = append(s.notes, fmt.Sprintf("no section has a vector of %s; lexical search only", model))
+	}
+	if n := history.ReachNote(s.mem); n != "" {
+		s.notes = append(s.notes, n)
 	}
 	return s, nil
 }

@@ -16,6 +16,7 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"strings"
+	"sync/atomic"
 
 	"github.com/urfave/cli/v2"
 
@@ -65,9 +66,15 @@ func tuneGC() {
 	s := new([16]byte)
 	runtime.SetFinalizer(s, func(*[16]byte) {
 		debug.SetGCPercent(100)
-		debug.SetMemoryLimit(math.MaxInt64)
+		debug.SetMemoryLimit(gcLimit.Load())
 	})
 }
+
+// gcLimit is the soft memory limit once collection is on: none, or an
+// extraction's (boundMemory).
+var gcLimit atomic.Int64
+
+func init() { gcLimit.Store(math.MaxInt64) }
 
 func newApp() *cli.App {
 	app := &cli.App{
