@@ -394,8 +394,19 @@ func LoadRef(repo *gitstore.Repo) ([]Item, error) {
 
 // Forget writes a tombstone for the live entry id (a prefix is enough).
 func Forget(repo *gitstore.Repo, id, reason string) (Item, error) {
+	return forget(repo, id, reason, false)
+}
+
+// forget writes a tombstone (a purge when purge is set) for the entry id,
+// which only its author may forget: other clones would not apply a
+// tombstone by anyone else.
+func forget(repo *gitstore.Repo, id, reason string, purge bool) (Item, error) {
+	verb := "forgotten"
+	if purge {
+		verb = "purged"
+	}
 	if strings.TrimSpace(reason) == "" {
-		return Item{}, fmt.Errorf("%w: say why it is forgotten (--reason)", ErrRejected)
+		return Item{}, fmt.Errorf("%w: say why it is %s (--reason)", ErrRejected, verb)
 	}
 	items, err := LoadRef(repo)
 	if err != nil {
@@ -408,7 +419,7 @@ func Forget(repo *gitstore.Repo, id, reason string) (Item, error) {
 	if me := LocalAuthor(repo); !SameAuthor(it.Author, me) {
 		return Item{}, fmt.Errorf("%w: %s was saved by %s, and only its author can forget it (other clones would not apply a tombstone by %s); to correct it, save a memory that supersedes it (remember --supersedes %s)", ErrRejected, it.ID[:10], it.Author, me, it.ID[:10])
 	}
-	t := Entry{Type: TypeTombstone, Kind: it.Type, Forgets: it.ID, Reason: reason}
+	t := Entry{Type: TypeTombstone, Kind: it.Type, Forgets: it.ID, Reason: reason, Purge: purge}
 	saved, _, err := Save(repo, t)
 	return saved, err
 }

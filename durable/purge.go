@@ -84,24 +84,7 @@ func ApplyPurges(repo *gitstore.Repo, w *gitstore.Writer, tree gitstore.Hash) (g
 // enough) with a purge tombstone and deletes its file from the current
 // memory. It returns the tombstone.
 func ForgetPurge(repo *gitstore.Repo, id, reason string) (Item, error) {
-	if strings.TrimSpace(reason) == "" {
-		return Item{}, fmt.Errorf("%w: say why it is purged (--reason)", ErrRejected)
-	}
-	items, err := LoadRef(repo)
-	if err != nil {
-		return Item{}, err
-	}
-	it, err := Find(items, id)
-	if err != nil {
-		return Item{}, err
-	}
-	if me := LocalAuthor(repo); !SameAuthor(it.Author, me) {
-		// Other clones apply a tombstone only from the entry's author, so
-		// a purge by anyone else would be undone by the next merge.
-		return Item{}, fmt.Errorf("%w: %s was saved by %s, and only its author can purge it (other clones would not apply a purge by %s); ask them to run `git konteks memories forget %s --purge`", ErrRejected, it.ID[:10], it.Author, me, it.ID[:10])
-	}
-	t := Entry{Type: TypeTombstone, Kind: it.Type, Forgets: it.ID, Reason: reason, Purge: true}
-	saved, _, err := Save(repo, t)
+	saved, err := forget(repo, id, reason, true)
 	if err != nil {
 		return saved, err
 	}
