@@ -16,7 +16,7 @@ MANDIR    := $(PREFIX)/share/man
 BENCH_SRC ?= $(shell $(GO) env GOROOT)/src
 FUZZTIME  ?= 30s
 
-.PHONY: all build man install run test vet fmt-check bench bench-go bench-extract bench-recall bench-mcp bench-history bench-growth bench-report eval fuzz clean
+.PHONY: all build man install run test vet fmt-check bench bench-go bench-extract bench-recall bench-mcp bench-history bench-growth bench-report bench-peers eval fuzz clean
 
 all: build
 
@@ -74,6 +74,11 @@ bench-growth: build
 # docs/performance.md from one run of the benchmarks (BENCH_REPORT="targets" to choose).
 bench-report:
 	scripts/bench-report.sh $(BENCH_REPORT)
+
+# Side by side with zoekt-index and git's own history walk, on prometheus,
+# rails and $GOROOT/src (not part of `make bench`: it builds zoekt).
+bench-peers: build
+	scripts/bench-peers.sh $(CURDIR)/bin/git-konteks
 
 eval:
 	scripts/eval.sh

@@ -8,6 +8,7 @@ package durable
 import (
 	"bytes"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -84,7 +85,11 @@ type Item struct {
 	ForgottenBy  string `json:"forgotten_by,omitempty"`
 	ForgetReason string `json:"forget_reason,omitempty"`
 	SupersededBy string `json:"superseded_by,omitempty"`
-	Path         string `json:"-"` // tree path in the memory ref
+	// Legacy marks an entry saved by a version whose ids were random, not
+	// bound to the entry's content and author (see BoundID): it is loaded
+	// and shown as before, but nothing proves its author wrote it.
+	Legacy bool   `json:"legacy_id,omitempty"`
+	Path   string `json:"-"` // tree path in the memory ref
 }
 
 // newID makes a unique id: 8 random hex digits, then 12 hex digits of
@@ -99,8 +104,27 @@ func newID(now time.Time) string {
 	return fmt.Sprintf("%s%012x", hex.EncodeToString(b[:]), now.UnixMilli())
 }
 
+// BoundIDLen is the length of an id bound to its entry (BoundID); older
+// entries have 20-digit random ids (newID).
+const BoundIDLen = 24
+
+// BoundID is the id of an entry bound to its content and author: the
+// first 24 hex digits of the SHA-256 of the entry (without its id) as
+// stored. Changing any field (text, author, created, target) changes the
+// id, and so the shard directory the entry lives in: a peer cannot send
+// an entry with our id and other content (a twin), or move ours.
+func BoundID(e Entry) string {
+	e.ID = ""
+	b, err := json.Marshal(e)
+	if err != nil {
+		panic(err) // an Entry always marshals
+	}
+	sum := sha256.Sum256(append([]byte("konteks durable entry\x00"), b...))
+	return hex.EncodeToString(sum[:])[:BoundIDLen]
+}
+
 func validID(id string) bool {
-	if len(id) != 20 {
+	if len(id) != 20 && len(id) != BoundIDLen {
 		return false
 	}
 	for _, c := range id {
@@ -145,6 +169,9 @@ func Decode(b []byte) (Entry, error) {
 	if e.Type == TypeTombstone && !validID(e.Forgets) {
 		return e, fmt.Errorf("durable entry %s: tombstone without a valid target", e.ID)
 	}
+	if len(e.ID) == BoundIDLen && BoundID(e) != e.ID {
+		return e, fmt.Errorf("durable entry %s: its id does not match its content (altered or forged)", e.ID)
+	}
 	return e, nil
 }
 
@@ -185,6 +212,12 @@ func Load(repo *gitstore.Repo, tree gitstore.Hash) (items []Item, bad []string, 
 			bad = append(bad, p+": "+err.Error())
 			return nil
 		}
+		if want := treePath(en); p != want {
+			// The shard derives from the id: an entry elsewhere is a twin
+			// meant to shadow the one at its real place.
+			bad = append(bad, p+": entry "+en.ID+" belongs at "+want)
+			return nil
+		}
 		entries = append(entries, en)
 		paths = append(paths, p)
 		return nil
@@ -195,24 +228,34 @@ func Load(repo *gitstore.Repo, tree gitstore.Hash) (items []Item, bad []string, 
 	return resolve(entries, paths), bad, nil
 }
 
-// resolve applies tombstones and supersessions and sorts by creation.
+// resolve applies tombstones and supersessions and sorts by creation. A
+// tombstone forgets only an entry of its own author (SameAuthor): one
+// whose author differs is not applied.
 func resolve(entries []Entry, paths []string) []Item {
-	forgot := map[string]Entry{}
+	tombs := map[string][]Entry{}
 	superseded := map[string]string{}
 	for _, e := range entries {
 		switch {
 		case e.Type == TypeTombstone:
-			if old, ok := forgot[e.Forgets]; !ok || e.Created.Before(old.Created) {
-				forgot[e.Forgets] = e
-			}
+			tombs[e.Forgets] = append(tombs[e.Forgets], e)
 		case e.Supersedes != "":
 			superseded[e.Supersedes] = e.ID
 		}
 	}
+	forgotBy := func(e Entry) (Entry, bool) {
+		var first Entry
+		found := false
+		for _, t := range tombs[e.ID] {
+			if SameAuthor(t.Author, e.Author) && (!found || t.Created.Before(first.Created)) {
+				first, found = t, true
+			}
+		}
+		return first, found
+	}
 	items := make([]Item, 0, len(entries))
 	for i, e := range entries {
-		it := Item{Entry: e, Status: StatusLive, Path: paths[i]}
-		if t, ok := forgot[e.ID]; ok && e.Type != TypeTombstone {
+		it := Item{Entry: e, Status: StatusLive, Path: paths[i], Legacy: len(e.ID) != BoundIDLen}
+		if t, ok := forgotBy(e); ok && e.Type != TypeTombstone {
 			it.Status, it.ForgottenBy, it.ForgetReason = StatusForgotten, t.ID, t.Reason
 		} else if by, ok := superseded[e.ID]; ok && e.Type != TypeTombstone {
 			it.Status, it.SupersededBy = StatusSuperseded, by
@@ -276,12 +319,8 @@ func Save(repo *gitstore.Repo, e Entry) (saved Item, isNew bool, err error) {
 	if e.Created.IsZero() {
 		e.Created = time.Now().UTC().Truncate(time.Millisecond)
 	}
-	if e.ID == "" {
-		e.ID = newID(e.Created)
-	}
 	if e.Author == "" {
-		id := repo.Identity()
-		e.Author = id.Name + " <" + id.Email + ">"
+		e.Author = LocalAuthor(repo)
 	}
 	if e.SourceCommit == "" {
 		if head, err := repo.Resolve("HEAD"); err == nil {
@@ -289,6 +328,9 @@ func Save(repo *gitstore.Repo, e Entry) (saved Item, isNew bool, err error) {
 		}
 	}
 	e.Tags, e.Paths, e.Symbols = dedupe(e.Tags), dedupe(e.Paths), dedupe(e.Symbols)
+	if e.ID == "" {
+		e.ID = BoundID(e) // last: every field it covers is final
+	}
 	data, err := json.MarshalIndent(e, "", "  ")
 	if err != nil {
 		return Item{}, false, err
@@ -352,8 +394,19 @@ func LoadRef(repo *gitstore.Repo) ([]Item, error) {
 
 // Forget writes a tombstone for the live entry id (a prefix is enough).
 func Forget(repo *gitstore.Repo, id, reason string) (Item, error) {
+	return forget(repo, id, reason, false)
+}
+
+// forget writes a tombstone (a purge when purge is set) for the entry id,
+// which only its author may forget: other clones would not apply a
+// tombstone by anyone else.
+func forget(repo *gitstore.Repo, id, reason string, purge bool) (Item, error) {
+	verb := "forgotten"
+	if purge {
+		verb = "purged"
+	}
 	if strings.TrimSpace(reason) == "" {
-		return Item{}, fmt.Errorf("%w: say why it is forgotten (--reason)", ErrRejected)
+		return Item{}, fmt.Errorf("%w: say why it is %s (--reason)", ErrRejected, verb)
 	}
 	items, err := LoadRef(repo)
 	if err != nil {
@@ -363,7 +416,10 @@ func Forget(repo *gitstore.Repo, id, reason string) (Item, error) {
 	if err != nil {
 		return Item{}, err
 	}
-	t := Entry{Type: TypeTombstone, Kind: it.Type, Forgets: it.ID, Reason: reason}
+	if me := LocalAuthor(repo); !SameAuthor(it.Author, me) {
+		return Item{}, fmt.Errorf("%w: %s was saved by %s, and only its author can forget it (other clones would not apply a tombstone by %s); to correct it, save a memory that supersedes it (remember --supersedes %s)", ErrRejected, it.ID[:10], it.Author, me, it.ID[:10])
+	}
+	t := Entry{Type: TypeTombstone, Kind: it.Type, Forgets: it.ID, Reason: reason, Purge: purge}
 	saved, _, err := Save(repo, t)
 	return saved, err
 }
@@ -466,4 +522,30 @@ func refuseCredentials(what string, texts ...string) error {
 		return nil
 	}
 	return fmt.Errorf("%w: %s holds a credential (%s); memory is shared with every clone, so save the fact without the value", ErrRejected, what, strings.Join(kinds, ", "))
+}
+
+// LocalAuthor is the author this clone writes entries as: "Name <email>"
+// of the git identity.
+func LocalAuthor(repo *gitstore.Repo) string {
+	id := repo.Identity()
+	return id.Name + " <" + id.Email + ">"
+}
+
+// SameAuthor reports whether two entry authors are one person: the same
+// email (case-insensitive) when both have one, else the same text.
+func SameAuthor(a, b string) bool {
+	ea, eb := authorEmail(a), authorEmail(b)
+	if ea != "" && eb != "" {
+		return strings.EqualFold(ea, eb)
+	}
+	return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b))
+}
+
+// authorEmail is the email of an author "Name <email>" ("" without one).
+func authorEmail(a string) string {
+	i, j := strings.LastIndexByte(a, '<'), strings.LastIndexByte(a, '>')
+	if i < 0 || j < i {
+		return ""
+	}
+	return strings.TrimSpace(a[i+1 : j])
 }

@@ -84,19 +84,7 @@ func ApplyPurges(repo *gitstore.Repo, w *gitstore.Writer, tree gitstore.Hash) (g
 // enough) with a purge tombstone and deletes its file from the current
 // memory. It returns the tombstone.
 func ForgetPurge(repo *gitstore.Repo, id, reason string) (Item, error) {
-	if strings.TrimSpace(reason) == "" {
-		return Item{}, fmt.Errorf("%w: say why it is purged (--reason)", ErrRejected)
-	}
-	items, err := LoadRef(repo)
-	if err != nil {
-		return Item{}, err
-	}
-	it, err := Find(items, id)
-	if err != nil {
-		return Item{}, err
-	}
-	t := Entry{Type: TypeTombstone, Kind: it.Type, Forgets: it.ID, Reason: reason, Purge: true}
-	saved, _, err := Save(repo, t)
+	saved, err := forget(repo, id, reason, true)
 	if err != nil {
 		return saved, err
 	}

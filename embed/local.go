@@ -561,3 +561,21 @@ var codeWords = set("func", "return", "else", "var", "const", "type", "struct", 
 	"use", "match", "some", "ok", "args", "arg", "param", "params", "get", "set", "val", "data",
 	"code", "lines", "line", "file", "test", "tests", "method", "markdown", "heading", "json",
 	"yaml", "toml", "text", "block", "key", "declaration")
+
+// StoredInRef reports whether the vectors of a model are kept in the
+// memory ref. The built-in model's are not: a clone computes them (about
+// 60 MB of text a second per core) faster than it could fetch them, and
+// they would more than double what memory weighs. Vectors of a provider
+// (a paid or slow HTTP model) are stored, where reuse by text hash saves
+// every teammate the cost of computing them again.
+func StoredInRef(model string) bool { return model != "" && model != LocalModel }
+
+// ComputedFor returns the in-process embedder that computes the vectors of
+// model where the index is built, or nil when model's vectors come from
+// the memory ref (or model is "").
+func ComputedFor(model string) InProcess {
+	if model == LocalModel {
+		return NewLocal()
+	}
+	return nil
+}

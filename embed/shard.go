@@ -6,15 +6,16 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/konteks/git-konteks/memory"
 )
 
-// VectorsDir is the memory tree directory holding vectors:
-// vectors/<model dir>/<xxx>, xxx being the first ShardDigits hex digits of
-// the embedding-text hash.
+// VectorsDir is the memory tree directory holding the vectors of models
+// memory stores (see StoredInRef): vectors/<model dir>/, laid out as a hex
+// trie of small shards (see LayOut).
 const VectorsDir = "vectors"
 
 // IncompleteName is a marker file in a model's vector directory: the run
@@ -45,34 +46,93 @@ func ModelDir(model string) string {
 // ModelPath is the memory tree path of a model's vector directory.
 func ModelPath(model string) string { return VectorsDir + "/" + ModelDir(model) }
 
-// ShardDigits is how many leading hex digits of a text's hash name its
-// shard: 4,096 shards, so a repository of 100,000 sections keeps about 25
-// vectors per shard, and a one-file change rewrites a few kilobytes per
-// touched shard instead of re-encoding most of the vectors (with 256
-// shards, a 300-section file touched nearly all of them: 150 ms).
-const ShardDigits = 3
+// The layout of a model's directory is a trie over the hex digits of the
+// embedding-text hashes: every entry is named by one hex digit and is
+// either a shard (a blob holding every vector whose hash starts with the
+// digits of its path) or a directory of the same form one digit deeper.
+// A node is a directory exactly when more than ShardMax vectors fall in it
+// (the model's directory itself always is), so the layout is a function of
+// the set of vectors, wherever and in whatever order they were added.
+//
+// Why: adding a vector rewrites one shard of at most ShardBytes and the
+// 16-entry trees above it (about 0.5 KB each), so a one-file change
+// writes a few kilobytes per new vector whatever the repository's size;
+// the single 4,096-entry directory of the older layout made every run
+// rewrite a 127 KB tree and shards of ~25 vectors each (40 KB at 1,536
+// dimensions). Shard names of two or three hex digits under the model's
+// directory are that older layout, still read.
+//
+// ShardBytes bounds a shard's encoded size before compression.
+const ShardBytes = 4096
 
-// ShardName is the shard file name of an embedding-text hash.
-func ShardName(hash string) string {
-	if len(hash) < ShardDigits {
-		return strings.Repeat("0", ShardDigits)
-	}
-	return strings.ToLower(hash[:ShardDigits])
-}
+// ShardMax is how many vectors of dimension dim a shard holds at most.
+func ShardMax(dim int) int { return max(1, ShardBytes/(20+dim)) }
 
-// IsShardName reports whether a file name under a model's directory is a
-// shard (anything else there, such as the incomplete marker or shards of
-// an older layout, is not read as vectors).
-func IsShardName(name string) bool {
-	if len(name) != ShardDigits {
-		return false
-	}
-	for _, c := range name {
+// IsNodeName reports whether a name under a model's directory is an entry
+// of the trie layout (one lowercase hex digit).
+func IsNodeName(name string) bool { return len(name) == 1 && isHex(name) }
+
+// IsLegacyShardName reports whether a name under a model's directory is a
+// shard of the older flat layout (two or three hex digits).
+func IsLegacyShardName(name string) bool { return len(name) >= 2 && len(name) <= 3 && isHex(name) }
+
+func isHex(s string) bool {
+	for _, c := range s {
 		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
 			return false
 		}
 	}
-	return true
+	return s != ""
+}
+
+// Digit is the i-th hex digit (0-31) of a key, as a lowercase character.
+func (k Key) Digit(i int) byte {
+	b := k[i/2]
+	if i%2 == 0 {
+		b >>= 4
+	}
+	return "0123456789abcdef"[b&0xf]
+}
+
+// LayOut places entries (one dimension; every key sharing the first depth
+// hex digits, the path of the node they go in) in the trie layout: put is
+// called with each shard's path relative to the node ("" when the node
+// itself is the shard, "a/3" for a shard two levels below) and its
+// encoding. A node at depth 0 (a model's directory) is always a directory.
+func LayOut(dim, depth int, entries []Entry, put func(rel string, shard []byte) error) error {
+	es := append([]Entry(nil), entries...)
+	sort.Slice(es, func(i, j int) bool { return bytes.Compare(es[i].Key[:], es[j].Key[:]) < 0 })
+	es = slices.CompactFunc(es, func(a, b Entry) bool { return a.Key == b.Key })
+	return layOut(dim, depth, "", es, put)
+}
+
+func layOut(dim, depth int, rel string, es []Entry, put func(string, []byte) error) error {
+	if len(es) == 0 {
+		return nil
+	}
+	if depth > 0 && len(es) <= ShardMax(dim) || depth >= 2*len(Key{}) {
+		b, err := EncodeShard(dim, es)
+		if err != nil {
+			return err
+		}
+		return put(rel, b)
+	}
+	for lo := 0; lo < len(es); {
+		d := es[lo].Key.Digit(depth)
+		hi := lo + 1
+		for hi < len(es) && es[hi].Key.Digit(depth) == d {
+			hi++
+		}
+		sub := string(d)
+		if rel != "" {
+			sub = rel + "/" + sub
+		}
+		if err := layOut(dim, depth+1, sub, es[lo:hi], put); err != nil {
+			return err
+		}
+		lo = hi
+	}
+	return nil
 }
 
 // Key is an embedding-text hash in binary form.
@@ -105,7 +165,7 @@ type Entry struct {
 //	count × ( key [16]byte | scale float32 LE | q [dim]int8 )
 //
 // entries sorted by key, keys unique. Shards are rewritten whole when one of
-// their entries changes; 256 shards keep that small.
+// their entries changes; the layout keeps them small (see ShardBytes).
 const shardMagic = "KVS1"
 
 // MaxShardDim bounds the dimension accepted from a (possibly hostile) shard.

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -90,12 +91,16 @@ func abstractOf(f *memory.File, p string) string {
 				s = lang + " file " + path.Base(p)
 			}
 		}
-	case "markdown":
+	case "markdown", "rst", "asciidoc", "org":
 		for _, sec := range f.Sections {
 			if sec.Symbol == "frontmatter" {
 				continue
 			}
-			if t := proseOf(sec.Content); t != "" {
+			if sec.Symbol == "directive" && sec.Doc != "" {
+				s = sec.Doc
+				break
+			}
+			if t := proseOf(untitled(f.Kind, sec)); t != "" {
 				s = t
 				break
 			}
@@ -189,6 +194,53 @@ func isLicense(s string) bool {
 		strings.Contains(l, "licensed under") || strings.Contains(l, "all rights reserved")
 }
 
+// reAttrLine matches an AsciiDoc attribute entry or an reStructuredText
+// field (":toc:", ":members:"), which is no prose.
+var reAttrLine = regexp.MustCompile(`^:[\w-]+:(\s|$)`)
+
+// untitled returns a document section's content without its title lines
+// (a reStructuredText title and its adornments, an AsciiDoc or Org title
+// line), which proseOf would take for prose; Markdown titles proseOf
+// knows.
+func untitled(kind string, sec memory.Section) string {
+	c := sec.Content
+	if kind == "markdown" || sec.Symbol != "heading" {
+		return c
+	}
+	if kind == "asciidoc" && strings.HasPrefix(c, "= ") {
+		// The document header: title, author and revision lines and
+		// attribute entries, up to the first blank line.
+		if i := strings.Index(c, "\n\n"); i >= 0 {
+			return c[i+2:]
+		}
+		return ""
+	}
+	drop := 1
+	if kind == "rst" || kind == "asciidoc" {
+		ls := strings.SplitN(c, "\n", 4)
+		switch {
+		case kind == "rst" && len(ls) >= 3 && isAdornment(ls[0]):
+			drop = 3
+		case len(ls) >= 2 && isAdornment(ls[1]):
+			drop = 2
+		}
+	}
+	for ; drop > 0 && c != ""; drop-- {
+		_, c, _ = strings.Cut(c, "\n")
+	}
+	return c
+}
+
+// isAdornment reports whether a line is a run of one punctuation
+// character: a title's underline or overline.
+func isAdornment(l string) bool {
+	l = strings.TrimSpace(l)
+	if l == "" || unicode.IsLetter(rune(l[0])) || unicode.IsDigit(rune(l[0])) || l[0] >= 0x80 {
+		return false
+	}
+	return strings.Count(l, l[:1]) == len(l)
+}
+
 // proseOf returns the first paragraph of prose in Markdown or text,
 // skipping headings, front matter, badges, HTML and code fences.
 func proseOf(s string) string {
@@ -201,6 +253,7 @@ func proseOf(s string) string {
 			continue
 		}
 		if fence || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "<") || strings.HasPrefix(t, "[![") || strings.HasPrefix(t, "!") ||
+			t == ".." || strings.HasPrefix(t, ".. ") || reAttrLine.MatchString(t) ||
 			strings.HasPrefix(t, "---") || strings.HasPrefix(t, "===") || strings.HasPrefix(t, "|") {
 			if b.Len() > 0 {
 				break

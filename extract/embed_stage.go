@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -16,38 +17,38 @@ import (
 )
 
 // embedStage runs after every record of a run is decided and before the
-// final tree is written: it computes vectors for embedding texts that have
-// none yet and stores them under vectors/<model>/<xxx> (the first
-// embed.ShardDigits hex digits of the text's hash), quantized to int8.
+// final tree is written: for a model whose vectors memory stores (a paid
+// or slow provider, see embed.StoredInRef) it computes vectors for the
+// embedding texts that have none yet and stores them under
+// vectors/<model>/, quantized to int8, in the trie of small shards that
+// embed.LayOut describes. The built-in model's vectors are not stored:
+// the index computes them where it is built (index/localvec.go), so this
+// stage does nothing for it.
 //
 // Cost follows the change: a `changed` run looks only at the records it
-// rewrote, embeds only the texts whose hash no shard holds, and rewrites
-// only the shards those hashes fall in. A full or rebuild run (or one after
-// a run that could not embed everything, marked by vectors/<model>/
-// incomplete, or the first run with a new model) visits every record, and
-// it also drops vectors no record references any more; changed runs never
-// delete, so a vector stays until the next full run (unreferenced vectors
-// cost space, not correctness, and may serve a revert).
+// rewrote, embeds only the texts no shard holds, and rewrites only the
+// shards the new vectors fall in (and the small trees above them). A full
+// or rebuild run (or one after a run that could not embed everything,
+// marked by vectors/<model>/incomplete, or the first run with a new
+// model, or one over memory in the older flat layout) visits every record
+// and lays the model's directory out again from exactly the vectors some
+// record references; changed runs never delete, so a vector stays until
+// the next full run (unreferenced vectors cost space, not correctness,
+// and may serve a revert).
 //
 // Vectors are reused from the previous memory by hash in every mode,
 // rebuild included: an unchanged text is never embedded again.
-//
-// With an in-process embedder and enough files to section, the workers
-// have already computed the vectors of the records they made (see
-// workerEmbedMin): those records are not read back, their vectors are
-// placed as they are (a stored vector still wins).
 //
 // When the provider fails, the run still commits its records with the
 // vectors it has and marks the model incomplete; recall falls back to
 // lexical search for sections without vectors.
 func (r *run) embedStage() error {
-	defer func() { r.fresh = nil }()
 	e, err := r.emb.get(r.repo.GitDir)
 	if err != nil {
 		return err
 	}
-	if e == nil {
-		return nil // konteks.embed.provider = none
+	if e == nil || !embed.StoredInRef(e.Model()) {
+		return nil // konteks.embed.provider = none, or the built-in model
 	}
 	model := e.Model()
 	mpath := embed.ModelPath(model)
@@ -62,31 +63,27 @@ func (r *run) embedStage() error {
 	if err := r.writer.Flush(); err != nil {
 		return err
 	}
-	var prevModel gitstore.Hash // the previous memory's vectors of this model
-	incomplete := false
+	var prevTree gitstore.Hash
 	if r.prev != nil {
-		if h, isTree, ok, err := r.repo.Lookup(r.prev.Tree, mpath); err != nil {
-			return err
-		} else if ok && isTree {
-			prevModel = h
-			if _, _, ok, _ := r.repo.Lookup(h, embed.IncompleteName); ok {
-				incomplete = true
-			}
+		prevTree = r.prev.Tree
+	}
+	vr, err := memref.NewVectorReader(r.repo, prevTree, model)
+	if err != nil {
+		return err
+	}
+	names, err := vr.Names()
+	if err != nil {
+		return err
+	}
+	incomplete, legacy := false, false
+	for _, n := range names {
+		if n == embed.IncompleteName {
+			incomplete = true
+		} else if !embed.IsNodeName(n) {
+			legacy = true // rewritten in the trie layout by a full visit
 		}
 	}
-	full := r.mode == ModeFull || r.mode == ModeRebuild || prevModel.IsZero() || incomplete
-	if !full {
-		// Shards of an older layout are rewritten in the new one by a
-		// full visit (their vectors are reused, nothing is re-embedded).
-		if t, err := r.repo.Tree(prevModel); err == nil {
-			for _, e := range t.Entries {
-				if e.Name != embed.IncompleteName && !embed.IsShardName(e.Name) {
-					full = true
-					break
-				}
-			}
-		}
-	}
+	full := r.mode == ModeFull || r.mode == ModeRebuild || vr.Root().IsZero() || incomplete || legacy
 
 	// Records to visit.
 	var refs []memref.RecordRef
@@ -106,71 +103,37 @@ func (r *run) embedStage() error {
 		}
 	}
 
-	es := &embedState{run: r, emb: e, prevModel: prevModel, shards: map[string]*shard{}, wanted: map[embed.Key]bool{}}
-	if err := es.visit(refs); err != nil {
+	es := &embedState{run: r, emb: e, texts: map[embed.Key]string{}}
+	if err := es.collect(refs); err != nil {
 		return err
 	}
-	if err := es.flushTexts(); err != nil {
+	// What memory has already: every stored vector for a full run (the
+	// directory is laid out again), only the wanted keys' shards for a
+	// changed one.
+	var have map[embed.Key]embed.Quantized
+	if full {
+		have, _, err = vr.Vectors(nil)
+	} else {
+		want := make(map[embed.Key]bool, len(es.order))
+		for _, k := range es.order {
+			want[k] = true
+		}
+		have, _, err = vr.Vectors(want)
+	}
+	if err != nil {
 		return err
 	}
-
-	// Write the shards.
-	names := make([]string, 0, len(es.shards))
-	for n := range es.shards {
-		names = append(names, n)
+	fresh, err := es.embedMissing(have)
+	if err != nil {
+		return err
 	}
-	if full && !prevModel.IsZero() {
-		// Every shard of the previous memory is rewritten or dropped.
-		t, err := r.repo.Tree(prevModel)
-		if err != nil {
-			return err
-		}
-		for _, en := range t.Entries {
-			// Drop shards no record needs, and any of an older layout.
-			if _, ok := es.shards[en.Name]; !ok && en.Name != embed.IncompleteName {
-				if err := r.editor.Delete(mpath + "/" + en.Name); err != nil {
-					return err
-				}
-			}
-		}
+	if full {
+		err = es.writeAll(mpath, have, fresh)
+	} else {
+		err = es.insert(vr, mpath, fresh)
 	}
-	sort.Strings(names)
-	for _, n := range names {
-		sh := es.shards[n]
-		if full {
-			// Keep exactly the vectors some record references.
-			kept := sh.entries[:0]
-			for _, en := range sh.entries {
-				if es.wanted[en.Key] {
-					kept = append(kept, en)
-				}
-			}
-			if len(kept) != len(sh.entries) {
-				sh.dirty = true
-			}
-			sh.entries = kept
-		}
-		p := mpath + "/" + n
-		switch {
-		case len(sh.entries) == 0:
-			if err := r.editor.Delete(p); err != nil {
-				return err
-			}
-		case sh.dirty || !sh.blob.IsZero():
-			h := sh.blob
-			if sh.dirty || h.IsZero() {
-				b, err := embed.EncodeShard(sh.dim, sh.entries)
-				if err != nil {
-					return err
-				}
-				if h, err = r.writer.Blob(b); err != nil {
-					return err
-				}
-			}
-			if err := r.editor.Set(p, filemode.Regular, h); err != nil {
-				return err
-			}
-		}
+	if err != nil {
+		return err
 	}
 	if es.failed != nil {
 		h, err := r.writer.Blob([]byte(fmt.Sprintf("%v\n", es.failed)))
@@ -185,146 +148,34 @@ func (r *run) embedStage() error {
 			return err
 		}
 	}
-	r.stats.Embedded += es.embedded
+	r.stats.Embedded += len(fresh)
 	r.stats.EmbedReused += es.reused
 	return nil
 }
 
-// shard is one vectors/<model>/<xxx> file being updated.
-type shard struct {
-	blob    gitstore.Hash // as read from the previous memory (zero: new)
-	dim     int
-	entries []embed.Entry
-	have    map[embed.Key]bool
-	dirty   bool
-}
-
-type pending struct {
-	key  embed.Key
-	text string
-}
-
+// embedState is one run's embedding work.
 type embedState struct {
-	run       *run
-	emb       embed.Embedder
-	prevModel gitstore.Hash
-	// prevShards maps the previous memory's shard names to their blobs.
-	prevShards map[string]gitstore.Hash
-	legacy     map[string][]embed.Entry // decoded shards of an older layout
-	shards     map[string]*shard
-	wanted     map[embed.Key]bool // every key the visited records reference
-	queue      []pending
-	buf        []byte // embedding texts are built here
-	queued     map[embed.Key]bool
-	embedded   int
-	reused     int
-	failed     error // the provider's error, once it failed
+	run *run
+	emb embed.Embedder
+	// order lists every key the visited records reference, once; texts
+	// holds the text of those whose text hashes to the key (the others
+	// were made by a version whose texts differ from this one's: a
+	// vector stored under their hash would describe another text, so
+	// they wait for the next rebuild).
+	order  []embed.Key
+	seen   map[embed.Key]bool
+	texts  map[embed.Key]string
+	buf    []byte
+	reused int
+	failed error // the provider's error, once it failed
 }
 
 // embedBatch is how many texts go to the embedder at once.
 const embedBatch = 1024
 
-// shardOf returns the shard a key falls in, reading it from the previous
-// memory the first time.
-func (es *embedState) shardOf(k embed.Key) (*shard, error) {
-	name := embed.ShardName(k.String())
-	if sh, ok := es.shards[name]; ok {
-		return sh, nil
-	}
-	sh := &shard{have: map[embed.Key]bool{}}
-	es.shards[name] = sh
-	if es.prevModel.IsZero() {
-		return sh, nil
-	}
-	if es.prevShards == nil {
-		// Decode the model's directory once, not once per shard.
-		t, err := es.run.repo.Tree(es.prevModel)
-		if err != nil {
-			return nil, err
-		}
-		es.prevShards = make(map[string]gitstore.Hash, len(t.Entries))
-		for _, e := range t.Entries {
-			es.prevShards[e.Name] = e.Hash
-		}
-	}
-	h, ok := es.prevShards[name]
-	if !ok {
-		// Memory written with an older layout (shards named by fewer hex
-		// digits): take this shard's vectors from there, so a layout
-		// change re-embeds nothing.
-		for _, e := range es.legacyEntries(name) {
-			sh.dim = len(e.Q)
-			sh.entries = append(sh.entries, e)
-			sh.have[e.Key] = true
-			sh.dirty = true
-		}
-		return sh, nil
-	}
-	b, err := es.run.repo.BlobBytes(h, memory.MaxCompressedSize)
-	if err != nil {
-		return nil, err
-	}
-	dim, entries, err := embed.DecodeShard(b)
-	if err != nil {
-		// A damaged shard is dropped and its vectors computed again.
-		sh.dirty = true
-		return sh, nil
-	}
-	sh.blob, sh.dim, sh.entries = h, dim, entries
-	for _, en := range entries {
-		sh.have[en.Key] = true
-	}
-	return sh, nil
-}
-
-// legacyEntries returns the vectors of shard name held by a shard of an
-// older, shorter-named layout in the previous memory.
-func (es *embedState) legacyEntries(name string) []embed.Entry {
-	for n := len(name) - 1; n >= 2; n-- {
-		h, ok := es.prevShards[name[:n]]
-		if !ok {
-			continue
-		}
-		if es.legacy == nil {
-			es.legacy = map[string][]embed.Entry{}
-		}
-		entries, ok := es.legacy[name[:n]]
-		if !ok {
-			if b, err := es.run.repo.BlobBytes(h, memory.MaxCompressedSize); err == nil {
-				_, entries, _ = embed.DecodeShard(b)
-			}
-			es.legacy[name[:n]] = entries
-		}
-		var out []embed.Entry
-		for _, e := range entries {
-			if embed.ShardName(e.Key.String()) == name {
-				out = append(out, e)
-			}
-		}
-		return out
-	}
-	return nil
-}
-
-// visit reads records and queues the texts whose vectors are missing.
-// Records made in this run whose vectors the workers computed are not read
-// again: their vectors are taken as they are.
-func (es *embedState) visit(refs []memref.RecordRef) error {
-	es.queued = map[embed.Key]bool{}
-	rest := refs[:0:0]
-	for _, rf := range refs {
-		fv, ok := es.run.fresh[rf.Path]
-		if !ok || fv.record != rf.Blob {
-			rest = append(rest, rf)
-			continue
-		}
-		for _, v := range fv.vecs {
-			if err := es.wantVec(v); err != nil {
-				return err
-			}
-		}
-	}
-	refs = rest
+// collect reads records and notes every embedding text they reference.
+func (es *embedState) collect(refs []memref.RecordRef) error {
+	es.seen = map[embed.Key]bool{}
 	if len(refs) == 0 {
 		return nil
 	}
@@ -346,119 +197,159 @@ func (es *embedState) visit(refs []memref.RecordRef) error {
 			return fmt.Errorf("%w: record of %s: %v", memref.ErrCorrupt, p, err)
 		}
 		for si := range f.Sections {
-			s := &f.Sections[si]
 			// A chunked section is covered by its chunks.
-			var werr error
-			es.buf = section.EachEmbeddingText(es.buf, p, s, func(hash string, text []byte) {
-				if werr == nil {
-					werr = es.want(hash, text)
+			es.buf = section.EachEmbeddingText(es.buf, p, &f.Sections[si], func(hash string, text []byte) {
+				k, ok := embed.ParseKey(hash)
+				if !ok || es.seen[k] {
+					return
+				}
+				es.seen[k] = true
+				es.order = append(es.order, k)
+				if section.HashBytes(text) == hash {
+					es.texts[k] = string(text)
 				}
 			})
-			if werr != nil {
-				return werr
-			}
-		}
-		if len(es.queue) >= embedBatch {
-			return es.flushTexts()
 		}
 		return nil
 	})
 }
 
-// want notes that a text's vector is needed, and queues the text when no
-// shard has it.
-func (es *embedState) want(hash string, text []byte) error {
-	k, ok := embed.ParseKey(hash)
-	if !ok || es.wanted[k] {
-		return nil
+// embedMissing embeds, in batches, the texts whose vectors memory lacks.
+// A provider failure stops embedding (the run goes on with what it has).
+func (es *embedState) embedMissing(have map[embed.Key]embed.Quantized) ([]embed.Entry, error) {
+	var todo []embed.Key
+	for _, k := range es.order {
+		if _, ok := have[k]; ok {
+			es.reused++
+		} else if _, ok := es.texts[k]; ok {
+			todo = append(todo, k)
+		}
 	}
-	es.wanted[k] = true
-	sh, err := es.shardOf(k)
-	if err != nil {
+	var out []embed.Entry
+	for lo := 0; lo < len(todo); lo += embedBatch {
+		batch := todo[lo:min(lo+embedBatch, len(todo))]
+		texts := make([]string, len(batch))
+		for i, k := range batch {
+			texts[i] = es.texts[k]
+		}
+		vs, err := es.emb.Embed(context.Background(), texts)
+		if err != nil {
+			es.failed = err
+			break
+		}
+		if len(vs) != len(batch) {
+			es.failed = fmt.Errorf("provider returned %d vectors for %d texts", len(vs), len(batch))
+			break
+		}
+		for i, k := range batch {
+			out = append(out, embed.Entry{Key: k, Quantized: embed.Quantize(vs[i])})
+		}
+	}
+	return out, nil
+}
+
+// dimOf is the dimension the model's vectors are written with: the new
+// vectors' (a model that changed its dimension under the same id
+// replaces the old ones), else the stored ones'.
+func dimOf(fresh []embed.Entry, have map[embed.Key]embed.Quantized) int {
+	if len(fresh) > 0 {
+		return len(fresh[0].Q)
+	}
+	for _, q := range have {
+		return len(q.Q)
+	}
+	return 0
+}
+
+// writeAll lays the model's directory out again from exactly the vectors
+// the visited records reference (a full visit).
+func (es *embedState) writeAll(mpath string, have map[embed.Key]embed.Quantized, fresh []embed.Entry) error {
+	dim := dimOf(fresh, have)
+	var keep []embed.Entry
+	for _, k := range es.order {
+		if q, ok := have[k]; ok && len(q.Q) == dim {
+			keep = append(keep, embed.Entry{Key: k, Quantized: q})
+		}
+	}
+	for _, e := range fresh {
+		if len(e.Q) == dim {
+			keep = append(keep, e)
+		}
+	}
+	r := es.run
+	if err := r.editor.Delete(mpath); err != nil {
 		return err
 	}
-	if sh.have[k] {
-		es.reused++
+	if dim == 0 {
 		return nil
 	}
-	if es.failed != nil || es.queued[k] {
-		return nil
-	}
-	if section.HashBytes(text) != hash {
-		// The record was made by a version whose texts differ from this
-		// one's: a vector stored under its hash would describe another
-		// text. Leave it to the next rebuild.
-		return nil
-	}
-	es.queued[k] = true
-	es.queue = append(es.queue, pending{key: k, text: string(text)})
-	return nil
+	return embed.LayOut(dim, 0, keep, func(rel string, b []byte) error {
+		return es.put(mpath+"/"+rel, b)
+	})
 }
 
-// wantVec is want for a text whose vector a worker computed (v.ok false:
-// its hash did not match, as want would have found).
-func (es *embedState) wantVec(v preVec) error {
-	k := v.key
-	if es.wanted[k] {
-		return nil
+// insert adds new vectors to the shards they fall in (a changed run):
+// each touched shard is rewritten, and split into a directory when it
+// outgrows embed.ShardMax.
+func (es *embedState) insert(vr *memref.VectorReader, mpath string, fresh []embed.Entry) error {
+	type leaf struct {
+		blob  gitstore.Hash
+		added []embed.Entry
 	}
-	es.wanted[k] = true
-	sh, err := es.shardOf(k)
-	if err != nil {
-		return err
-	}
-	if sh.have[k] {
-		es.reused++
-		return nil
-	}
-	if es.failed != nil || es.queued[k] || !v.ok {
-		return nil
-	}
-	es.add(sh, k, v.q)
-	return nil
-}
-
-// add stores a new vector in its shard.
-func (es *embedState) add(sh *shard, k embed.Key, q embed.Quantized) {
-	if sh.dim == 0 {
-		sh.dim = len(q.Q)
-	}
-	if len(q.Q) != sh.dim {
-		// The model changed its dimension under the same id: the old
-		// shard cannot be kept.
-		sh.entries, sh.have, sh.dim = nil, map[embed.Key]bool{}, len(q.Q)
-	}
-	sh.entries = append(sh.entries, embed.Entry{Key: k, Quantized: q})
-	sh.have[k] = true
-	sh.dirty = true
-	es.embedded++
-}
-
-// flushTexts embeds the queued texts and adds their vectors to shards.
-func (es *embedState) flushTexts() error {
-	if len(es.queue) == 0 || es.failed != nil {
-		es.queue = es.queue[:0]
-		return nil
-	}
-	texts := make([]string, len(es.queue))
-	for i, p := range es.queue {
-		texts[i] = p.text
-	}
-	vs, err := es.emb.Embed(context.Background(), texts)
-	if err != nil {
-		es.failed = err
-		es.queue = es.queue[:0]
-		return nil
-	}
-	for i, p := range es.queue {
-		sh, err := es.shardOf(p.key)
+	leaves := map[string]*leaf{}
+	for _, e := range fresh {
+		p, h, err := vr.Leaf(e.Key)
 		if err != nil {
 			return err
 		}
-		es.add(sh, p.key, embed.Quantize(vs[i]))
+		l := leaves[p]
+		if l == nil {
+			l = &leaf{blob: h}
+			leaves[p] = l
+		}
+		l.added = append(l.added, e)
 	}
-	es.queue = es.queue[:0]
+	paths := make([]string, 0, len(leaves))
+	for p := range leaves {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		l := leaves[p]
+		dim := len(l.added[0].Q)
+		entries := l.added
+		if !l.blob.IsZero() {
+			d, old, err := vr.Shard(l.blob)
+			// A damaged shard is dropped and its vectors computed again
+			// by the next full run; one of another dimension is replaced.
+			if err == nil && d == dim {
+				entries = append(old, entries...)
+			}
+		}
+		depth := strings.Count(p, "/") + 1
+		if err := es.run.editor.Delete(mpath + "/" + p); err != nil {
+			return err
+		}
+		err := embed.LayOut(dim, depth, entries, func(rel string, b []byte) error {
+			if rel != "" {
+				rel = "/" + rel
+			}
+			return es.put(mpath+"/"+p+rel, b)
+		})
+		if err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// put writes one shard at path.
+func (es *embedState) put(path string, b []byte) error {
+	h, err := es.run.writer.Blob(b)
+	if err != nil {
+		return err
+	}
+	return es.run.editor.Set(path, filemode.Regular, h)
 }
 
 // embedder is the run's configured embedder, read from git config once.
@@ -471,73 +362,4 @@ type embedder struct {
 func (m *embedder) get(gitDir string) (embed.Embedder, error) {
 	m.once.Do(func() { m.e, m.err = embed.Configured(gitDir) })
 	return m.e, m.err
-}
-
-// workerEmbedMin is how many files a run must section before its workers
-// embed each file as they section it. Below it the stage embeds only the
-// texts no stored vector covers (a small changed run reuses most of an
-// edited file's vectors); above it, computing every vector of the new
-// records on the workers, overlapped with parsing, is cheaper than reading
-// the records back, rebuilding their texts and embedding them serially
-// after the last parse. Vectors are the same either way: the embedder is
-// deterministic and stored vectors win over recomputed ones.
-var workerEmbedMin = 32
-
-// workerEmbedder returns the in-process embedder workers should embed
-// with, or nil when the stage does it (a remote provider, few files,
-// embeddings turned off).
-func (r *run) workerEmbedder(files int) embed.InProcess {
-	if files < workerEmbedMin {
-		return nil
-	}
-	e, err := r.emb.get(r.repo.GitDir)
-	if err != nil || e == nil {
-		return nil // the stage reports the error
-	}
-	ip, ok := e.(embed.InProcess)
-	if !ok {
-		return nil
-	}
-	if r.fresh == nil {
-		r.fresh = map[string]freshVecs{}
-	}
-	return ip
-}
-
-// preVec is one vector a worker computed for a record's text; ok is false
-// when the text does not hash to the record's key (the stage would not
-// embed it either).
-type preVec struct {
-	key embed.Key
-	q   embed.Quantized
-	ok  bool
-}
-
-// freshVecs are the vectors of the record written for a path in this run.
-type freshVecs struct {
-	record gitstore.Hash
-	vecs   []preVec
-}
-
-// embedRecord computes the vectors of every embedding text of f, once per
-// distinct text.
-func embedRecord(vz embed.Vectorizer, p string, f *memory.File) []preVec {
-	var out []preVec
-	var buf []byte
-	seen := map[embed.Key]bool{}
-	for i := range f.Sections {
-		buf = section.EachEmbeddingText(buf, p, &f.Sections[i], func(hash string, text []byte) {
-			k, ok := embed.ParseKey(hash)
-			if !ok || seen[k] {
-				return
-			}
-			seen[k] = true
-			v := preVec{key: k}
-			if section.HashBytes(text) == hash {
-				v.q, v.ok = embed.QuantizeOwned(vz.Vector(string(text))), true
-			}
-			out = append(out, v)
-		})
-	}
-	return out
 }

@@ -19,7 +19,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
-	"github.com/konteks/git-konteks/embed"
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/manifest"
 	"github.com/konteks/git-konteks/memory"
@@ -127,6 +126,7 @@ func Run(ctx context.Context, repo *gitstore.Repo, opt Options) (*Result, error)
 
 // run is the state of one extraction.
 type run struct {
+	ctx     context.Context
 	repo    *gitstore.Repo
 	opt     Options
 	started time.Time
@@ -176,10 +176,8 @@ type run struct {
 	llm               *llmSummarizer
 	modDelta          map[string]*moduleDelta
 
-	// emb is the configured embedder, read once; fresh holds the vectors
-	// workers computed for the records they made (embed_stage.go).
-	emb   embedder
-	fresh map[string]freshVecs
+	// emb is the configured embedder, read once (embed_stage.go).
+	emb embedder
 }
 
 type reusable struct {
@@ -201,7 +199,8 @@ func (r *run) stage(name string, t0 time.Time) {
 }
 
 func (r *run) do(ctx context.Context) (*Result, error) {
-	t0 := time.Now()
+	r.ctx = ctx
+	t0 := r.begin("plan")
 	prev, err := ReadMemory(r.repo, memory.Ref)
 	corrupt := err != nil && errors.Is(err, ErrCorruptMemory)
 	if err != nil && !corrupt {
@@ -480,7 +479,6 @@ type outcome struct {
 	data   []byte        // encoded record, when new
 	file   *memory.File  // decoded record (for counts), when known
 	parse  time.Duration // time spent sectioning, when extracted anew
-	vecs   []preVec      // the record's vectors, when workers embed (embed_stage.go)
 	err    error
 }
 
@@ -558,18 +556,13 @@ func (r *run) execute(ctx context.Context, items []item) error {
 			}
 		})
 	}()
-	inproc := r.workerEmbedder(len(toRead))
 	var wg sync.WaitGroup
 	for w := 0; w < r.opt.Workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var vz embed.Vectorizer
-			if inproc != nil {
-				vz = inproc.NewVectorizer()
-			}
 			for j := range jobs {
-				results <- r.extractOne(j.it, j.blob, vz)
+				results <- r.extractOne(j.it, j.blob)
 			}
 		}()
 	}
@@ -628,9 +621,8 @@ func (r *run) repath(it item, rec gitstore.Hash) (outcome, error) {
 	return outcome{it: it, file: f, data: data}, nil
 }
 
-// extractOne gates a blob's content and sections it, and embeds its
-// sections when vz is set. It runs on workers.
-func (r *run) extractOne(it item, b gitstore.Blob, vz embed.Vectorizer) outcome {
+// extractOne gates a blob's content and sections it. It runs on workers.
+func (r *run) extractOne(it item, b gitstore.Blob) outcome {
 	o := outcome{it: it}
 	switch {
 	case b.Missing:
@@ -673,9 +665,6 @@ func (r *run) extractOne(it item, b gitstore.Blob, vz embed.Vectorizer) outcome 
 		return o
 	}
 	o.file, o.data = f, data
-	if vz != nil {
-		o.vecs = embedRecord(vz, it.path, f)
-	}
 	return o
 }
 
@@ -705,9 +694,6 @@ func (r *run) apply(o outcome) error {
 			return err
 		}
 		o.record = h
-		if o.vecs != nil {
-			r.fresh[p] = freshVecs{record: h, vecs: o.vecs}
-		}
 	}
 	// Unchanged: same record, or same skip reason.
 	if hadRec && !o.record.IsZero() && oldRec == o.record {
@@ -861,6 +847,13 @@ func recordDelta(t *manifest.Totals, f *memory.File, d int) {
 		bump(t.SectionsByKind, s.Kind, d)
 		bump(t.SectionsByParser, s.Parser, d)
 	}
+}
+
+// begin tells Progress that a stage starts, so that a terminal shows
+// every stage that takes a while, and returns its start time.
+func (r *run) begin(stage string) time.Time {
+	r.progress(stage, 0, 0)
+	return time.Now()
 }
 
 func (r *run) progress(stage string, done, total int) {

@@ -78,6 +78,9 @@ func TestDetectLanguageAndKind(t *testing.T) {
 		{"bin/tool", "#!/usr/bin/env python3\nprint(1)", "Python", "code"},
 		{"Makefile", "all:\n\techo", "Makefile", "code"},
 		{"notes.txt", "hello", "Text", "text"},
+		{"docs/api.rst", "API\n===", "reStructuredText", "rst"},
+		{"docs/guide.adoc", "= Guide", "AsciiDoc", "asciidoc"},
+		{"notes.org", "* Notes", "Org", "org"},
 		{"LICENSE", "MIT", "Text", "text"},
 	}
 	for _, c := range cases {
@@ -95,5 +98,25 @@ func TestAbstractSkipsLicenceHeaders(t *testing.T) {
 	}
 	if got := leadingDoc("/*\n * SPDX-License-Identifier: MIT\n */\npackage x\n"); got != "" {
 		t.Fatalf("a licence alone is no doc: %q", got)
+	}
+}
+
+// TestDocAbstractSkipsTitles: a document's abstract is its first prose,
+// not its title, an adornment, explicit markup or an attribute line.
+func TestDocAbstractSkipsTitles(t *testing.T) {
+	for p, content := range map[string]string{
+		"docs/quickstart.rst": ".. currentmodule:: flask\n\nQuickstart\n==========\n\nEager to get started? This page helps.\n",
+		"docs/over.rst":       "=====\n API\n=====\n\n.. module:: flask\n\nEager to get started? This page helps.\n",
+		"docs/guide.adoc":     "= Guide\nJane Doe\n:toc:\n\nEager to get started? This page helps.\n",
+		"docs/old.adoc":       "Guide\n=====\n\nEager to get started? This page helps.\n",
+		"notes.org":           "#+TITLE: Notes\n\n* Notes\nEager to get started? This page helps.\n",
+	} {
+		if f := buildRecord(p, "", []byte(content)); f.Abstract != "Eager to get started?" {
+			t.Errorf("%s: kind %s abstract %q", p, f.Kind, f.Abstract)
+		}
+	}
+	f := buildRecord("docs/api.rst", "", []byte("API\n===\n\n.. data:: request\n\n   A proxy to the request.\n"))
+	if f.Abstract != "A proxy to the request." {
+		t.Errorf("directive doc abstract %q", f.Abstract)
 	}
 }

@@ -57,13 +57,16 @@ func role(p string, f *memory.File) string {
 		return "examples"
 	case strings.Contains(lp, "test") || strings.HasSuffix(base, "_spec.rb") || strings.Contains(base, ".spec."):
 		return "test"
-	case f.Kind == "markdown" || strings.HasPrefix(lp, "docs/") || strings.Contains(lp, "/docs/") || strings.HasPrefix(base, "readme"):
+	case docKinds[f.Kind] || strings.HasPrefix(lp, "docs/") || strings.Contains(lp, "/docs/") || strings.HasPrefix(base, "readme"):
 		return "docs"
 	case f.Kind == "json" || f.Kind == "yaml" || f.Kind == "toml" || strings.HasPrefix(base, ".") || base == "makefile" || base == "dockerfile":
 		return "config"
 	}
 	return "source"
 }
+
+// docKinds are the record kinds of documentation formats.
+var docKinds = map[string]bool{"markdown": true, "rst": true, "asciidoc": true, "org": true}
 
 // isEntryPoint spots conventional program entry points.
 func isEntryPoint(p string) bool {

@@ -7,11 +7,14 @@ import (
 	"github.com/go-enry/go-enry/v2"
 
 	"github.com/konteks/git-konteks/extract/section"
+	"github.com/konteks/git-konteks/extract/section/asciidoc"
 	"github.com/konteks/git-konteks/extract/section/code"
 	"github.com/konteks/git-konteks/extract/section/data"
 	"github.com/konteks/git-konteks/extract/section/fallback"
 	"github.com/konteks/git-konteks/extract/section/markdown"
 	"github.com/konteks/git-konteks/extract/section/media"
+	"github.com/konteks/git-konteks/extract/section/org"
+	"github.com/konteks/git-konteks/extract/section/rst"
 	"github.com/konteks/git-konteks/extract/section/text"
 	"github.com/konteks/git-konteks/memory"
 )
@@ -62,6 +65,12 @@ func fileKind(lang string) string {
 		return "yaml"
 	case "TOML":
 		return "toml"
+	case "reStructuredText":
+		return rst.Kind
+	case "AsciiDoc":
+		return asciidoc.Kind
+	case "Org":
+		return org.Kind
 	}
 	if lang != "" && enry.GetLanguageType(lang) == enry.Programming {
 		return "code"
@@ -109,7 +118,8 @@ const (
 
 // splitSections picks the sectioner for a file by its shape: tree-sitter
 // where a grammar fits the language, declaration lines for other code (or
-// when the parse fails), structure for Markdown and JSON/YAML/TOML, and one
+// when the parse fails), titles for Markdown, reStructuredText, AsciiDoc
+// and Org, structure for JSON/YAML/TOML, and one
 // file-level section for everything else. Every result goes through
 // section.Finish.
 func splitSections(in section.Input) section.Result {
@@ -129,6 +139,12 @@ func splitSections(in section.Input) section.Result {
 		res = fallback.Split(in, code.ReasonNoGrammar)
 	case kind == "markdown":
 		res = markdown.Split(in)
+	case kind == rst.Kind:
+		res = rst.Split(in)
+	case kind == asciidoc.Kind:
+		res = asciidoc.Split(in)
+	case kind == org.Kind:
+		res = org.Split(in)
 	case kind == "json":
 		res = structured(in, data.SplitJSON, reasonBadJSON)
 	case kind == "yaml":

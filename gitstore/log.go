@@ -37,89 +37,53 @@ type LogChange struct {
 	Kind    byte   // 'A', 'M', 'D', 'R' (renamed: OldPath is set), 'T' (type change), 'C' (copied)
 	Path    string // the path after the commit
 	OldPath string // the path before a rename or copy
-	Added   int    // lines added; -1 for a binary file
-	Deleted int    // lines deleted; -1 for a binary file
+	Added   int    // lines added; LinesBinary for a binary file, LinesUnknown when not counted
+	Deleted int    // lines deleted; as Added
+	// The entry's modes and blob ids before and after (zero when absent),
+	// from the raw diff.
+	OldMode, NewMode uint32
+	OldID, NewID     Hash
 }
+
+// Line counts that are not counts.
+const (
+	LinesBinary  = -1 // a binary file: git counts no lines
+	LinesUnknown = -2 // not counted: a walk of trees only, or the blobs are absent
+)
 
 // LogOptions bound a history walk.
 type LogOptions struct {
 	Include  []Hash // tips to walk from
 	Exclude  []Hash // tips whose history is left out (absent ones are ignored)
 	MaxCount int    // most commits to list (0: all)
-	// NoBlobs lists changes from trees alone: no rename detection and no
-	// line counts (Added and Deleted are -1), for repositories that lack
-	// blobs (a partial clone, a damaged object store). Set by Log itself
-	// for a partial clone.
-	NoBlobs bool
-	// ExcludePaths leaves these paths out of every commit's changes (a
-	// path whose blob is missing).
-	ExcludePaths []string
+	// TreesOnly lists changes from trees alone: paths, modes, blob ids and
+	// status, without rename detection or line counts (Added and Deleted
+	// are LinesUnknown). No blob is read, so the walk runs at the speed of
+	// `git log --raw --no-renames`. Set by Log itself for a partial clone.
+	TreesOnly bool
+	// NoWalk lists exactly the Include commits, in the order given,
+	// instead of walking their history (Exclude and MaxCount unused).
+	NoWalk bool
+	// Counts asks for line counts and rename detection even in a partial
+	// clone, whose absent blobs then fail the walk (ErrMissingObjects)
+	// instead of being fetched.
+	Counts bool
+	// RenamesOnly detects renames (-M) without counting lines (Added and
+	// Deleted are LinesUnknown): git reads only the blobs of added and
+	// deleted paths.
+	RenamesOnly bool
+	// Paths limits the diffs to these paths (literal, from the top);
+	// commits that change none of them are listed with no changes.
+	Paths []string
 	// Skip leaves out the first Skip commits of the walk (their diffs are
-	// not computed): a walk resumed after a failure.
+	// not computed): a walk resumed where an earlier one stopped.
 	Skip int
 }
 
 // ErrMissingObjects is returned by Log when git could not read a blob it
-// needed for line counts or rename detection (as a *MissingObjectError
-// when git named it); LogOptions.ExcludePaths or NoBlobs walk around it.
+// needed for line counts or rename detection; a walk of TreesOnly needs
+// none.
 var ErrMissingObjects = errors.New("objects needed for line counts are missing")
-
-// MissingObjectError names the object a walk could not read.
-type MissingObjectError struct {
-	ID  Hash
-	Msg string
-}
-
-func (e *MissingObjectError) Error() string {
-	return fmt.Sprintf("git log: %v: %s", ErrMissingObjects, e.Msg)
-}
-
-// Is makes errors.Is(err, ErrMissingObjects) hold.
-func (e *MissingObjectError) Is(t error) bool { return t == ErrMissingObjects }
-
-var unableRe = regexp.MustCompile(`unable to read ([0-9a-f]{40})`)
-
-// PathsOfObject finds where a walk failed on a missing object: the
-// commit at position n of the walk opt describes (its revisions only;
-// MaxCount and paths do not change the order), and the paths at which
-// that commit's tree diff names the object. No blob is read.
-func (r *Repo) PathsOfObject(ctx context.Context, opt LogOptions, n int, id Hash) ([]string, error) {
-	var stdin bytes.Buffer
-	for _, h := range opt.Include {
-		fmt.Fprintf(&stdin, "%s\n", h)
-	}
-	for _, h := range opt.Exclude {
-		if r.HasObject(h) {
-			fmt.Fprintf(&stdin, "^%s\n", h)
-		}
-	}
-	out, err := r.runGit(stdin.Bytes(), "log", "--stdin", "--skip="+strconv.Itoa(n), "--max-count=1", "--format=%H")
-	if err != nil {
-		return nil, err
-	}
-	c := ParseHash(strings.TrimSpace(string(out)))
-	if c.IsZero() {
-		return nil, nil
-	}
-	out, err = r.runGit(nil, "diff-tree", "-r", "-z", "--root", "--raw", "--no-renames", "--no-abbrev", "--no-commit-id", c.String())
-	if err != nil {
-		return nil, err
-	}
-	seen := map[string]bool{}
-	var paths []string
-	toks := strings.Split(string(out), "\x00")
-	for i := 0; i+1 < len(toks); i++ {
-		t := strings.TrimLeft(toks[i], "\n")
-		if strings.HasPrefix(t, ":") {
-			if p := toks[i+1]; strings.Contains(t, id.String()) && !seen[p] {
-				seen[p] = true
-				paths = append(paths, p)
-			}
-			i++
-		}
-	}
-	return paths, nil
-}
 
 // ErrNoCLI is returned by operations that need the git command.
 var ErrNoCLI = errors.New("the git command is not available")
@@ -127,8 +91,9 @@ var ErrNoCLI = errors.New("the git command is not available")
 // Log lists the commits reachable from opt.Include and not from
 // opt.Exclude, newest first (git's default order), with the paths each
 // changed, calling fn for each as it is read. One `git log` process does
-// the whole walk with rename detection and line counts: go-git's per-commit
-// tree diffs are two orders of magnitude slower on long histories.
+// the whole walk, with rename detection and line counts unless
+// opt.TreesOnly: go-git's per-commit tree diffs are two orders of
+// magnitude slower on long histories.
 func (r *Repo) Log(ctx context.Context, opt LogOptions, fn func(*LogCommit) error) error {
 	if r.gitCLI == "" {
 		return ErrNoCLI
@@ -140,9 +105,11 @@ func (r *Repo) Log(ctx context.Context, opt LogOptions, fn func(*LogCommit) erro
 	if stdin.Len() == 0 {
 		return nil
 	}
-	for _, h := range opt.Exclude {
-		if r.HasObject(h) {
-			fmt.Fprintf(&stdin, "^%s\n", h)
+	if !opt.NoWalk {
+		for _, h := range opt.Exclude {
+			if r.HasObject(h) {
+				fmt.Fprintf(&stdin, "^%s\n", h)
+			}
 		}
 	}
 	args := []string{
@@ -153,27 +120,33 @@ func (r *Repo) Log(ctx context.Context, opt LogOptions, fn func(*LogCommit) erro
 		"--root", "--diff-merges=off", "--raw",
 		"--format=%x1e%H%x00%P%x00%an%x00%ae%x00%at%x00%B%x00",
 	}
-	noBlobs := opt.NoBlobs || r.IsPartialClone()
-	if noBlobs {
+	noBlobs := opt.TreesOnly || (r.IsPartialClone() && !opt.Counts)
+	switch {
+	case noBlobs:
 		args = append(args, "--no-renames")
-	} else {
+	case opt.RenamesOnly:
+		args = append(args, "-M")
+	default:
 		args = append(args, "-M", "--numstat")
 	}
-	if opt.MaxCount > 0 {
+	if opt.NoWalk {
+		args = append(args, "--no-walk=unsorted")
+	} else if opt.MaxCount > 0 {
 		if opt.MaxCount <= opt.Skip {
 			return nil
 		}
 		args = append(args, "--max-count="+strconv.Itoa(opt.MaxCount-opt.Skip))
 	}
-	if opt.Skip > 0 {
+	if opt.Skip > 0 && !opt.NoWalk {
 		args = append(args, "--skip="+strconv.Itoa(opt.Skip))
 	}
-	if len(opt.ExcludePaths) > 0 {
-		// Every commit still listed (--full-history --sparse), only the
-		// excluded paths' changes left out.
-		args = append(args, "--full-history", "--sparse", "--", ":(top)")
-		for _, p := range opt.ExcludePaths {
-			args = append(args, ":(top,exclude,literal)"+p)
+	if len(opt.Paths) > 0 {
+		// Every commit listed (--full-history --sparse), its diff limited.
+		args = append(args, "--full-history", "--sparse", "--")
+		for _, p := range opt.Paths {
+			if p != "" {
+				args = append(args, ":(top,literal)"+p)
+			}
 		}
 	}
 	cmd := exec.CommandContext(ctx, r.gitCLI, args...)
@@ -193,7 +166,7 @@ func (r *Repo) Log(ctx context.Context, opt LogOptions, fn func(*LogCommit) erro
 	// The last commit is held back until git exits cleanly: when git dies
 	// in a commit's diff, what it printed of that commit is incomplete.
 	var last *LogCommit
-	perr := parseLog(bufio.NewReaderSize(out, 256<<10), shallow, noBlobs, func(c *LogCommit) error {
+	perr := parseLog(bufio.NewReaderSize(out, 256<<10), shallow, noBlobs || opt.RenamesOnly, func(c *LogCommit) error {
 		if last != nil {
 			if err := fn(last); err != nil {
 				return err
@@ -217,11 +190,7 @@ func (r *Repo) Log(ctx context.Context, opt LogOptions, fn func(*LogCommit) erro
 		}
 		msg := strings.TrimSpace(errb.String())
 		if !noBlobs && (strings.Contains(msg, "unable to read") || strings.Contains(msg, "could not read") || strings.Contains(msg, "promisor")) {
-			e := &MissingObjectError{Msg: msg}
-			if m := unableRe.FindStringSubmatch(msg); m != nil {
-				e.ID = ParseHash(m[1])
-			}
-			return e
+			return fmt.Errorf("git log: %w: %s", ErrMissingObjects, msg)
 		}
 		return fmt.Errorf("git log: %w: %s", werr, msg)
 	}
@@ -248,6 +217,49 @@ func (r *Repo) shallowCommits() map[Hash]bool {
 
 // IsShallow reports whether the repository is a shallow clone.
 func (r *Repo) IsShallow() bool { return len(r.shallowCommits()) > 0 }
+
+// ShallowCommits lists the boundary commits of a shallow clone (none for
+// a complete one), in no particular order.
+func (r *Repo) ShallowCommits() []Hash {
+	m := r.shallowCommits()
+	out := make([]Hash, 0, len(m))
+	for h := range m {
+		out = append(out, h)
+	}
+	return out
+}
+
+// CountLog counts the commits a walk of opt would list (Skip and
+// MaxCount bound it), reading commits only: `git rev-list --count`.
+func (r *Repo) CountLog(ctx context.Context, opt LogOptions) (int, error) {
+	if r.gitCLI == "" {
+		return 0, ErrNoCLI
+	}
+	var stdin bytes.Buffer
+	for _, h := range opt.Include {
+		fmt.Fprintf(&stdin, "%s\n", h)
+	}
+	for _, h := range opt.Exclude {
+		if r.HasObject(h) {
+			fmt.Fprintf(&stdin, "^%s\n", h)
+		}
+	}
+	args := []string{"rev-list", "--stdin", "--count"}
+	if opt.MaxCount > 0 {
+		args = append(args, "--max-count="+strconv.Itoa(opt.MaxCount))
+	}
+	if opt.Skip > 0 {
+		args = append(args, "--skip="+strconv.Itoa(opt.Skip))
+	}
+	cmd := exec.CommandContext(ctx, r.gitCLI, args...)
+	cmd.Env = append(os.Environ(), "GIT_DIR="+r.GitDir, "GIT_NO_LAZY_FETCH=1", "GIT_NO_REPLACE_OBJECTS=1")
+	cmd.Stdin = &stdin
+	out, err := cmd.Output()
+	if err != nil {
+		return 0, fmt.Errorf("git rev-list --count: %w", err)
+	}
+	return strconv.Atoi(strings.TrimSpace(string(out)))
+}
 
 // parseLog reads the output of Log's `git log -z` command: per commit a
 // header of six NUL-terminated fields introduced by \x1e, an empty field,
@@ -311,7 +323,13 @@ func parseLog(br *bufio.Reader, shallow map[Hash]bool, noCounts bool, fn func(*L
 				}
 				ch := LogChange{Kind: t[sp+1]}
 				if noCounts {
-					ch.Added, ch.Deleted = -1, -1
+					ch.Added, ch.Deleted = LinesUnknown, LinesUnknown
+				}
+				if f := strings.Fields(t[1:sp]); len(f) == 4 {
+					om, _ := strconv.ParseUint(f[0], 8, 32)
+					nm, _ := strconv.ParseUint(f[1], 8, 32)
+					ch.OldMode, ch.NewMode = uint32(om), uint32(nm)
+					ch.OldID, ch.NewID = ParseHash(f[2]), ParseHash(f[3])
 				}
 				p, err2 := next()
 				if err2 != nil {

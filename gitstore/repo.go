@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -64,6 +65,9 @@ type Repo struct {
 	mu       sync.Mutex
 	partial  *bool
 	identity *Signature
+
+	signerRead bool    // commitSigner has read the signing config
+	signer     *signer // nil: memory commits are not signed (sign.go)
 }
 
 // Open finds the repository containing dir (or named by $GIT_DIR) and opens it.
@@ -123,12 +127,16 @@ type extStorage struct {
 	// alts are the object stores this repository borrows from
 	// (objects/info/alternates), searched in order after its own.
 	alts  []*filesystem.Storage
+	cat   *objCat      // reads through git where it is installed (objcat.go)
 	mu    sync.RWMutex // write-held while the pack list is reloaded
 	stamp time.Time    // packDir's modification time when the list was (re)loaded
 }
 
 // EncodedObject reads an object, reloading the pack list once on a miss.
 func (s *extStorage) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	if obj, err, ok := s.cat.object(t, h); ok {
+		return obj, err
+	}
 	s.mu.RLock()
 	obj, err := s.Storage.EncodedObject(t, h)
 	s.mu.RUnlock()
@@ -150,6 +158,12 @@ func (s *extStorage) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plum
 
 // HasEncodedObject reports whether an object exists, with the same retry.
 func (s *extStorage) HasEncodedObject(h plumbing.Hash) error {
+	if found, ok := s.cat.has(h); ok {
+		if !found {
+			return plumbing.ErrObjectNotFound
+		}
+		return nil
+	}
 	s.mu.RLock()
 	err := s.Storage.HasEncodedObject(h)
 	s.mu.RUnlock()
@@ -228,7 +242,8 @@ func (s *extStorage) Config() (*config.Config, error) {
 func (r *Repo) openStorage() error {
 	fs := dotgit.NewRepositoryFilesystem(osfs.New(r.GitDir), osfs.New(r.CommonDir))
 	st := filesystem.NewStorageWithOptions(fs, cache.NewObjectLRU(64<<20), filesystem.Options{})
-	es := &extStorage{Storage: st, packDir: filepath.Join(r.CommonDir, "objects", "pack")}
+	es := &extStorage{Storage: st, packDir: filepath.Join(r.CommonDir, "objects", "pack"), cat: newObjCat(r.GitDir)}
+	runtime.AddCleanup(es, func(c *objCat) { c.close() }, es.cat)
 	if fi, err := os.Stat(es.packDir); err == nil {
 		es.stamp = fi.ModTime()
 	}
@@ -580,7 +595,10 @@ func (r *Repo) runGit(stdin []byte, args ...string) ([]byte, error) {
 		return nil, errors.New("git command not found")
 	}
 	cmd := exec.Command(r.gitCLI, args...)
-	cmd.Env = append(os.Environ(), "GIT_DIR="+r.GitDir, "GIT_NO_LAZY_FETCH=1")
+	// KONTEKS_INTERNAL tells our hooks that git konteks itself moved a ref
+	// (a fetch, a push, a ref update): the command handles what follows,
+	// so the hooks start no background runner to race with it.
+	cmd.Env = append(os.Environ(), "GIT_DIR="+r.GitDir, "GIT_NO_LAZY_FETCH=1", "KONTEKS_INTERNAL=1")
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}

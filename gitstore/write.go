@@ -117,13 +117,30 @@ func (w *Writer) Commit(c CommitSpec) (Hash, error) {
 	}
 	sig := object.Signature{Name: c.Author.Name, Email: c.Author.Email, When: when}
 	oc := &object.Commit{Author: sig, Committer: sig, Message: c.Message, TreeHash: c.Tree, ParentHashes: c.Parents}
-	o := &plumbing.MemoryObject{}
-	if err := oc.Encode(o); err != nil {
+	data, err := encodeCommit(oc)
+	if err != nil {
 		return ZeroHash, err
 	}
-	rd, _ := o.Reader()
-	data, _ := io.ReadAll(rd)
+	if s := w.repo.commitSigner(); s != nil {
+		// Signed when signing is configured (sign.go): peers adopt derived
+		// memory only from trusted signers.
+		if oc.PGPSignature, err = s.sign(data); err != nil {
+			return ZeroHash, err
+		}
+		if data, err = encodeCommit(oc); err != nil {
+			return ZeroHash, err
+		}
+	}
 	return w.put(plumbing.CommitObject, data)
+}
+
+func encodeCommit(oc *object.Commit) ([]byte, error) {
+	o := &plumbing.MemoryObject{}
+	if err := oc.Encode(o); err != nil {
+		return nil, err
+	}
+	rd, _ := o.Reader()
+	return io.ReadAll(rd)
 }
 
 // Flush writes every pending object to the repository: loose objects for a

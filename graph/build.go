@@ -311,6 +311,8 @@ func computeGraph(es []entry) (*fileGraph, error) {
 	idx := make(map[string]int32, n)
 	dirFiles := map[string][]int32{}
 	code := make([]bool, n)
+	test := make([]bool, n)
+	lang := make([]string, n)
 	var d decodedBlock
 	for i, e := range es {
 		idx[e.path] = int32(i)
@@ -364,6 +366,7 @@ func computeGraph(es []entry) (*fileGraph, error) {
 	var keys []int32
 	var row []wedge
 	var heap []float32
+	var reach []int32
 	add := func(j int32, w float32) {
 		if acc[j] == 0 {
 			keys = append(keys, j)
@@ -375,6 +378,8 @@ func computeGraph(es []entry) (*fileGraph, error) {
 			return nil, fmt.Errorf("%s: %w", e.path, err)
 		}
 		code[i] = d.head.code
+		test[i] = IsTestPath(e.path)
+		lang[i] = d.head.lang
 		if d.head.code && !strings.HasSuffix(e.path, "_test.go") {
 			// An import of a directory (a Go package) reaches its code
 			// files, not its tests.
@@ -417,21 +422,28 @@ func computeGraph(es []entry) (*fileGraph, error) {
 				}
 				ds := d.files[:d.n]
 				own := false
+				reach = reach[:0]
 				for _, j := range ds {
 					if j == int32(i) {
 						own = true
 						break
 					}
+					// Code does not call its tests, nor a language it
+					// cannot call by name (see reach.go).
+					if test[j] && !test[i] || !mayReference(lang[i], lang[j]) {
+						continue
+					}
+					reach = append(reach, j)
 				}
-				if own {
+				if own || len(reach) == 0 {
 					continue
 				}
 				idf := d.idf
 				if idf <= 0 {
 					continue
 				}
-				w := float32(math.Sqrt(float64(e.cnts[r])) * idf / float64(len(ds)))
-				for _, j := range ds {
+				w := float32(math.Sqrt(float64(e.cnts[r])) * idf / float64(len(reach)))
+				for _, j := range reach {
 					add(j, w)
 				}
 			}

@@ -42,7 +42,7 @@ const (
 	cacheMagic = "KGRAPH2\n"
 	// CacheVersion changes with what the cache holds or how edges are
 	// weighed; a file of another version is rebuilt.
-	CacheVersion = 2
+	CacheVersion = 3
 )
 
 // Section ids.

@@ -54,6 +54,11 @@ func Find(repo *gitstore.Repo, mem *memref.Memory, name string, limit int) ([]No
 			nodes, err := g.Find(name, limit)
 			if err == nil {
 				g.link(nodes)
+				var es []entry
+				if es, err = g.c.entries(); err == nil {
+					cg := &callGraph{es: es, read: recordReader(repo, mem.Tree)}
+					cg.link(nodes)
+				}
 			}
 			g.Close()
 			if err == nil {
@@ -91,11 +96,13 @@ func findScan(repo *gitstore.Repo, mem *memref.Memory, name string, limit int) (
 	type imp struct{ from, to, raw string }
 	var imports []imp
 	var dirNode *Node
+	es := make([]entry, 0, len(refs))
 	for _, ref := range refs {
 		f, err := memref.DecodeRecord(repo, ref.Blob, ref.Path)
 		if err != nil {
 			return nil, err
 		}
+		es = append(es, entryOf(ref.Path, f, nil))
 		for _, e := range f.Entities {
 			if matches(e, name, want) {
 				add(e, ref.Path)
@@ -143,6 +150,9 @@ func findScan(repo *gitstore.Repo, mem *memref.Memory, name string, limit int) (
 	if limit > 0 && len(out) > limit {
 		out = out[:limit]
 	}
+	sort.Slice(es, func(i, j int) bool { return es[i].path < es[j].path })
+	cg := &callGraph{es: es, read: recordReader(repo, mem.Tree)}
+	cg.link(out)
 	return out, nil
 }
 

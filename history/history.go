@@ -13,6 +13,7 @@ package history
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/konteks/git-konteks/gitstore"
@@ -20,8 +21,10 @@ import (
 )
 
 // Version is the format version of history records and state. A change
-// rewalks history (the next run records it anew).
-const Version = 1
+// rewalks history (the next run records it anew). Version 2: line counts
+// may be unknown (LinesUnknown) in records, counted when shown; older
+// history recorded after the first walk (State.Back).
+const Version = 2
 
 // Flags of a commit.
 const (
@@ -67,9 +70,15 @@ type Change struct {
 	Path string `json:"p"`
 	Old  string `json:"o,omitempty"` // the path before a rename
 	Kind string `json:"k"`           // A, M, D, R, T, C
-	Add  int    `json:"add"`         // lines added, -1 for binary
-	Del  int    `json:"del"`         // lines deleted, -1 for binary
+	Add  int    `json:"add"`         // lines added, LinesBinary for binary, LinesUnknown when not counted
+	Del  int    `json:"del"`         // lines deleted, as Add
 }
+
+// Line counts that are not counts (Change.Add and Del).
+const (
+	LinesBinary  = gitstore.LinesBinary  // a binary file
+	LinesUnknown = gitstore.LinesUnknown // not counted yet, or the blobs are absent
+)
 
 // Has reports whether c carries flag f.
 func (c *Commit) Has(f string) bool {
@@ -142,7 +151,7 @@ func classify(c *Commit, msg string, merge, shallow bool) {
 	if shallow {
 		c.Flags = append(c.Flags, FlagShallow)
 	}
-	if botRe.MatchString(c.Author) || botRe.MatchString(c.Email) {
+	if isBot(c.Author, c.Email) {
 		c.Flags = append(c.Flags, FlagBot)
 		w *= 0.2
 	}
@@ -154,11 +163,52 @@ func classify(c *Commit, msg string, merge, shallow bool) {
 		c.Flags = append(c.Flags, FlagFormat)
 		w *= 0.1
 	}
-	if revertRe.MatchString(msg) {
+	if (strings.Contains(msg, "Revert \"") || strings.Contains(msg, "This reverts commit ")) && revertRe.MatchString(msg) {
 		c.Flags = append(c.Flags, FlagRevert)
 		w *= 0.5
 	}
 	c.Weight = float64(int(w*1000+0.5)) / 1000
+}
+
+// formatWords are substrings of every word formatRe matches: a subject
+// without any of them is not asked the regular expression (most are not).
+var formatWords = []string{"format", "fmt", "gofumpt", "goimports", "prettier", "black", "isort", "autopep8",
+	"yapf", "eslint", "whitespace", "indent", "trailing space", "code style", "lint fix"}
+
+// saysFormat reports whether a subject says it formats (formatRe).
+func saysFormat(subj string) bool {
+	l := strings.ToLower(subj)
+	for _, w := range formatWords {
+		if strings.Contains(l, w) {
+			return formatRe.MatchString(subj)
+		}
+	}
+	return false
+}
+
+var (
+	botMu    sync.Mutex
+	botCache = map[string]bool{}
+)
+
+// isBot reports whether an author is a bot (botRe), remembering the
+// answer: a history has far fewer authors than commits.
+func isBot(name, email string) bool {
+	k := name + "\x00" + email
+	botMu.Lock()
+	b, ok := botCache[k]
+	botMu.Unlock()
+	if ok {
+		return b
+	}
+	b = botRe.MatchString(name) || botRe.MatchString(email)
+	botMu.Lock()
+	if len(botCache) > 1<<14 {
+		clear(botCache)
+	}
+	botCache[k] = b
+	botMu.Unlock()
+	return b
 }
 
 // isFormatting recognises a formatting-only commit cheaply: its subject
@@ -166,7 +216,7 @@ func classify(c *Commit, msg string, merge, shallow bool) {
 // counts are close (a reflow moves lines, it does not grow the file).
 func isFormatting(c *Commit, msg string) bool {
 	subj, _, _ := strings.Cut(msg, "\n")
-	if !formatRe.MatchString(subj) || len(c.Changes) == 0 {
+	if len(c.Changes) == 0 || !saysFormat(subj) {
 		return false
 	}
 	for _, ch := range c.Changes {

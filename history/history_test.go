@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,7 +75,7 @@ func update(t *testing.T, repo *gitstore.Repo, tree gitstore.Hash, rev string, c
 	}
 	ed := repo.NewTreeEditor(tree)
 	w := repo.NewWriter()
-	res, err := Update(context.Background(), repo, ed, w, c.Hash, cfg)
+	res, err := Update(context.Background(), repo, ed, w, c.Hash, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,6 +90,26 @@ func update(t *testing.T, repo *gitstore.Repo, tree gitstore.Hash, rev string, c
 }
 
 var defaults = Config{Enabled: true, Max: DefaultMax}
+
+// withLines returns the commits of h with their line counts, as answers
+// show them (lineCounts).
+func withLines(t *testing.T, repo *gitstore.Repo, h *History) []Commit {
+	t.Helper()
+	ptrs := make([]*Commit, len(h.Commits))
+	for i := range h.Commits {
+		ptrs[i] = &h.Commits[i]
+	}
+	m := lineCounts(context.Background(), repo, ptrs, nil)
+	out := make([]Commit, len(h.Commits))
+	for i, c := range h.Commits {
+		c.Changes = slices.Clone(c.Changes)
+		for j := range c.Changes {
+			c.Changes[j] = withCounts(c.Changes[j], m[c.Hash])
+		}
+		out[i] = c
+	}
+	return out
+}
 
 func open(t *testing.T, r *testgit.Repo) *gitstore.Repo {
 	repo, err := gitstore.Open(r.Dir)
@@ -111,8 +132,9 @@ func TestRecords(t *testing.T) {
 		t.Fatalf("load: %v", err)
 	}
 	by := map[string]*Commit{}
-	for i := range h.Commits {
-		by[h.Commits[i].Subject] = &h.Commits[i]
+	cs := withLines(t, repo, h)
+	for i := range cs {
+		by[cs[i].Subject] = &cs[i]
 	}
 	first := by["Add the parser"]
 	if first == nil || first.Body != "It reads the config file." || first.Author != "Test Author" || len(first.Changes) != 2 || first.Changes[0].Kind != "A" || first.Changes[0].Add != 3 {
@@ -287,8 +309,10 @@ func TestCorruptHistory(t *testing.T) {
 	}{
 		{SegmentPath(0), "not zstd"},
 		{SegmentPath(0), ""},
-		{StatePath, `{"version":1,"commits":-5}`},
-		{StatePath, `{"version":1,"tips":["../../x"],"commits":0}`},
+		{StatePath, `{"version":2,"commits":-5}`},
+		{StatePath, `{"version":2,"tips":["../../x"],"commits":0}`},
+		{StatePath, `{"version":2,"commits":0,"pending":{"from":"x","next":5}}`},
+		{StatePath, `{"version":1,"commits":0}`},
 	} {
 		ed := repo.NewTreeEditor(root)
 		w := repo.NewWriter()
@@ -403,17 +427,19 @@ func TestMissingBlobs(t *testing.T) {
 		t.Fatalf("recorded %d of %d commits", res.Total, want)
 	}
 	h, _ := Load(repo, root)
-	// The path whose blob is missing is left out; the others keep their
-	// counts and renames.
-	for _, c := range h.Commits {
+	// Every path is recorded (the walk reads trees only); the commits that
+	// need the missing blob keep their line counts unknown, the others
+	// are counted, renames included.
+	for _, c := range withLines(t, repo, h) {
 		for _, ch := range c.Changes {
-			if ch.Path == "util.go" && c.Subject != "Parse calls the helper for retries" && c.Subject != "Add the parser" {
-				t.Fatalf("util.go's missing blob was diffed: %+v", c)
+			needsBlob := c.Subject == "gofmt: reformat util.go" || c.Subject == "Print twice in helper" || strings.HasPrefix(c.Subject, "Revert")
+			if ch.Path == "util.go" && needsBlob != (ch.Add == LinesUnknown) {
+				t.Fatalf("util.go in %q: %+v", c.Subject, ch)
 			}
 		}
 	}
 	ren, _ := h.ByHash(r.Git("rev-parse", ":/Rename a.go"))
-	if ren == nil || len(ren.Changes) != 1 || ren.Changes[0].Kind != "R" || ren.Changes[0].Add != 2 {
+	if ren == nil || len(ren.Changes) != 1 || ren.Changes[0].Kind != "R" {
 		t.Fatalf("rename lost: %+v", ren)
 	}
 }
@@ -437,7 +463,7 @@ func TestOddPaths(t *testing.T) {
 	// Paths with control characters are left out (memory refuses them
 	// everywhere); the others keep their line counts.
 	var got []string
-	for _, ch := range h.Commits[0].Changes {
+	for _, ch := range withLines(t, repo, h)[0].Changes {
 		got = append(got, fmt.Sprintf("%s+%d", ch.Path, ch.Add))
 	}
 	if strings.Join(got, ",") != ":colon.go+1,sp ace.go+1,ünï.go+1" || h.Commits[0].Files != len(names) {
@@ -518,8 +544,30 @@ func TestPartialClone(t *testing.T) {
 	}
 	h, _ := Load(repo, root)
 	c, _ := h.ByHash(r.Git("rev-parse", ":/Parse calls"))
-	if c == nil || len(c.Changes) != 2 || c.Changes[0].Add != -1 {
+	if c == nil || len(c.Changes) != 2 || c.Changes[0].Add != LinesUnknown {
 		t.Fatalf("partial clone commit: %+v", c)
+	}
+	// Answers say the lines are unknown: not binary, not -1.
+	m := &memref.Memory{Tree: root, Manifest: &manifest.Manifest{SourceCommit: clone.Git("rev-parse", "HEAD")}}
+	why, err := Why(context.Background(), repo, m, Target{Path: "util.go"}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ask, err := Ask(repo, m, "helper retries", 3, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{why.Text(), ask.Text()} {
+		if !strings.Contains(text, "(lines unknown)") || strings.Contains(text, "-1") || strings.Contains(text, "binary") {
+			t.Fatalf("partial clone answer:\n%s", text)
+		}
+	}
+	// With the blobs fetched (a checkout brings HEAD's), those commits
+	// are counted.
+	clone.Git("checkout", "-q", "main")
+	why, err = Why(context.Background(), repo, m, Target{Path: "README.md"}, 10)
+	if err != nil || len(why.Commits) != 1 || why.Commits[0].Added != 1 {
+		t.Fatalf("README.md after checkout: %+v %v", why, err)
 	}
 }
 

@@ -29,7 +29,7 @@ func (r *WhyResult) Text() string {
 			facts = append(facts, fmt.Sprintf("%d line(s) of the range", c.Lines))
 		}
 		if c.Kind != "" {
-			facts = append(facts, fmt.Sprintf("%s %s +%d -%d", kindWord(c.Kind), c.Path, c.Added, c.Del))
+			facts = append(facts, fmt.Sprintf("%s %s %s", kindWord(c.Kind), c.Path, lineWords(c.Added, c.Del)))
 		}
 		if c.Files > 1 {
 			facts = append(facts, fmt.Sprintf("%d files in the commit", c.Files))
@@ -58,7 +58,6 @@ func (r *SearchResult) Text() string {
 	var b strings.Builder
 	if len(r.Hits) == 0 {
 		fmt.Fprintf(&b, "no recorded commit matches %q (%d commits recorded)\n", r.Query, r.Commits)
-		return b.String()
 	}
 	for i, h := range r.Hits {
 		if i > 0 {
@@ -73,17 +72,29 @@ func (r *SearchResult) Text() string {
 			if ch.Old != "" {
 				p = ch.Old + " -> " + ch.Path
 			}
-			if ch.Add < 0 {
-				fmt.Fprintf(&b, "    %s %s (binary)\n", ch.Kind, p)
-			} else {
-				fmt.Fprintf(&b, "    %s %s +%d -%d\n", ch.Kind, p, ch.Add, ch.Del)
-			}
+			fmt.Fprintf(&b, "    %s %s %s\n", ch.Kind, p, lineWords(ch.Add, ch.Del))
 		}
 		if more := h.Files - len(h.Changes); more > 0 {
 			fmt.Fprintf(&b, "    ... and %d more file(s)\n", more)
 		}
 	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
 	return b.String()
+}
+
+// lineWords renders a change's line counts: "+3 -1", "(binary)", or
+// "(lines unknown)" when git could not count them (a partial clone
+// without the blobs).
+func lineWords(add, del int) string {
+	switch {
+	case add == LinesUnknown || del == LinesUnknown:
+		return "(lines unknown)"
+	case add < 0 || del < 0:
+		return "(binary)"
+	}
+	return fmt.Sprintf("+%d -%d", add, del)
 }
 
 func day(t int64) string {

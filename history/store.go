@@ -3,14 +3,18 @@ package history
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
@@ -24,6 +28,7 @@ const (
 	StatePath   = Dir + "/state"    // plain JSON: State
 	TailPath    = Dir + "/tail"     // zstd JSON: the most recent commits, not yet in a segment
 	SegmentsDir = Dir + "/segments" // zstd JSON: segments/<seq>, immutable once written
+	BackDir     = Dir + "/back"     // zstd JSON: back/<n>, older history recorded after the first walk
 )
 
 // Storage limits. The tail is rewritten by every run that records a
@@ -53,9 +58,14 @@ type Config struct {
 	Depth int `json:"depth,omitempty"`
 	// Max caps the commits kept: past it, the oldest segments are dropped.
 	Max int `json:"max"`
+	// Recent is how many commits a first walk records before it leaves
+	// the rest to Backfill (0: RecentCommits, or all of the last
+	// RecentAge, whichever is more). It does not change what is recorded
+	// in the end, only when.
+	Recent int `json:"-"`
 }
 
-// ReadConfig reads konteks.history.enabled, .depth and .max.
+// ReadConfig reads konteks.history.enabled, .depth, .max and .recent.
 func ReadConfig(repo *gitstore.Repo) (Config, error) {
 	cfg := Config{Enabled: true, Max: DefaultMax}
 	vals := repo.ConfigValues("konteks.history.")
@@ -71,7 +81,7 @@ func ReadConfig(repo *gitstore.Repo) (Config, error) {
 	for _, k := range []struct {
 		key string
 		dst *int
-	}{{"konteks.history.depth", &cfg.Depth}, {"konteks.history.max", &cfg.Max}} {
+	}{{"konteks.history.depth", &cfg.Depth}, {"konteks.history.max", &cfg.Max}, {"konteks.history.recent", &cfg.Recent}} {
 		if v, ok := vals[k.key]; ok && v != "" {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {
@@ -92,12 +102,31 @@ type State struct {
 	// Tips are source commits whose history is recorded (up to the
 	// bounds): the next walk excludes them.
 	Tips     []string  `json:"tips"`
-	Commits  int       `json:"commits"` // commits recorded (segments + tail)
+	Commits  int       `json:"commits"` // commits recorded (segments + tail + back)
 	Segments []Segment `json:"segments,omitempty"`
 	Tail     int       `json:"tail"`     // commits in the tail
 	NextSeq  int       `json:"next_seq"` // sequence number of the next segment
 	Dropped  int       `json:"dropped,omitempty"`
 	Config   Config    `json:"config"`
+	// Shallow identifies the shallow boundary the history was walked
+	// with ("" for a complete clone): when a fetch deepens the clone, the
+	// next run walks anew and records what the deeper history holds.
+	Shallow string `json:"shallow,omitempty"`
+	// Back holds the older part of the first walk, recorded after it in
+	// segments of SegmentMax commits (back/<n> is the n-th of them, in
+	// walk order); Pending says where the walk continues.
+	Back    []Segment `json:"back,omitempty"`
+	Pending *BackWalk `json:"pending,omitempty"`
+	// Oldest is the author date of the oldest commit recorded.
+	Oldest int64 `json:"oldest,omitempty"`
+}
+
+// BackWalk is the part of the first walk left for later.
+type BackWalk struct {
+	From  string `json:"from"`  // the first walk's source commit
+	Next  int    `json:"next"`  // position in that walk of the next commit to record
+	Start int    `json:"start"` // position where the back segments begin
+	Limit int    `json:"limit"` // position where the walk stops (its bound)
 }
 
 // Segment describes one segment.
@@ -109,21 +138,51 @@ type Segment struct {
 // SegmentPath is the memory tree path of segment seq.
 func SegmentPath(seq int) string { return fmt.Sprintf("%s/%06d", SegmentsDir, seq) }
 
-// Result is what Update did.
+// BackPath is the memory tree path of back segment n.
+func BackPath(n int) string { return fmt.Sprintf("%s/%06d", BackDir, n) }
+
+// Result is what Update or Backfill did.
 type Result struct {
 	New      int // commits recorded by this run
 	Total    int // commits recorded in all
 	Segments int
-	Written  int // objects written (segments, tail, state)
-	Enabled  bool
+	Written  int  // objects written (segments, tail, state)
+	Enabled  bool //
+	// Pending reports that older history is still to be recorded
+	// (Backfill continues it); Oldest is the author date of the oldest
+	// commit recorded.
+	Pending bool
+	Oldest  int64
 }
+
+// The first walk records recent history only: the newest RecentCommits
+// commits, and beyond them those at most RecentAge older than the source
+// commit. The rest is recorded by Backfill, BackChunk commits at a time
+// (a multiple of SegmentMax, so that segment boundaries do not depend on
+// where a run was interrupted).
+const (
+	RecentCommits = 10000
+	RecentAge     = 2 * 365 * 24 * 3600
+	BackChunk     = 4 * SegmentMax
+)
+
+// recentCommits, recentAge and backChunk are the constants; tests lower them.
+var recentCommits, recentAge, backChunk = RecentCommits, int64(RecentAge), BackChunk
+
+// Progress is told how many commits a walk has read of how many (total
+// 0 while unknown).
+type Progress func(done, total int)
+
+// errCut stops a walk at the end of recent history.
+var errCut = errors.New("recent history recorded")
 
 // Update brings the history in the tree being edited up to source: it
 // walks the commits reachable from source that no recorded tip reaches,
 // appends them to the tail, turns a full tail into segments, and drops the
 // oldest segments past cfg.Max. Only the tail, the state and new segments
-// are written; a run after one commit writes two small blobs.
-func Update(ctx context.Context, repo *gitstore.Repo, ed *gitstore.TreeEditor, w *gitstore.Writer, source gitstore.Hash, cfg Config) (*Result, error) {
+// are written; a run after one commit writes two small blobs. A first walk
+// records recent history only and leaves the rest to Backfill.
+func Update(ctx context.Context, repo *gitstore.Repo, ed *gitstore.TreeEditor, w *gitstore.Writer, source gitstore.Hash, cfg Config, prog Progress) (*Result, error) {
 	if !cfg.Enabled || !repo.HasCLI() {
 		// Without the git command a walk would take go-git's per-commit
 		// diffs: far too slow; history is left out.
@@ -136,71 +195,85 @@ func Update(ctx context.Context, repo *gitstore.Repo, ed *gitstore.TreeEditor, w
 	if err != nil {
 		return nil, err
 	}
-	if st == nil || st.Version != Version || st.Config.Depth != cfg.Depth || st.Config.Max != cfg.Max {
-		// Nothing yet, an older format or other bounds: walk anew.
+	shallow := shallowKey(repo)
+	if st == nil || st.Version != Version || st.Config.Depth != cfg.Depth || st.Config.Max != cfg.Max || st.Shallow != shallow {
+		// Nothing yet, an older format, other bounds, or a clone deepened
+		// or made shallow since: walk anew.
 		if err := ed.Delete(Dir); err != nil {
 			return nil, err
 		}
-		st = &State{Version: Version, Config: cfg}
+		st = &State{Version: Version, Config: cfg, Shallow: shallow}
 	}
-	res := &Result{Enabled: true, Total: st.Commits, Segments: len(st.Segments)}
+	res := st.result()
 	src := source.String()
 	for _, t := range st.Tips {
 		if t == src {
 			return res, nil
 		}
 	}
-	opt := gitstore.LogOptions{Include: []gitstore.Hash{source}, MaxCount: cfg.Max}
-	if cfg.Depth > 0 && cfg.Depth < opt.MaxCount {
-		opt.MaxCount = cfg.Depth
-	}
+	first := st.Commits == 0 && len(st.Tips) == 0
+	opt := gitstore.LogOptions{Include: []gitstore.Hash{source}, MaxCount: cfg.limit()}
 	for _, t := range st.Tips {
 		opt.Exclude = append(opt.Exclude, gitstore.ParseHash(t))
 	}
-	var fresh []Commit
-	parentOfNew := map[string]bool{}
-	// Blobs may be missing (a damaged object store, a mirror): git names
-	// the one it could not read; the walk resumes at the commit that needed
-	// it with that commit's paths for the blob left out (commits already
-	// read keep their counts). Past 32 such blobs, the rest of the walk
-	// records paths without line counts or renames.
-	for tries := 0; ; tries++ {
-		opt.Skip = len(fresh)
-		err = repo.Log(ctx, opt, func(lc *gitstore.LogCommit) error {
-			c := FromLog(lc)
-			for _, p := range c.Parents {
-				parentOfNew[p] = true
-			}
-			fresh = append(fresh, c)
-			return nil
-		})
-		if !errors.Is(err, gitstore.ErrMissingObjects) || opt.NoBlobs {
-			break
-		}
-		var me *gitstore.MissingObjectError
-		var paths []string
-		if tries < 32 && errors.As(err, &me) && !me.ID.IsZero() {
-			if paths, err = repo.PathsOfObject(ctx, opt, len(fresh), me.ID); err != nil {
-				return nil, err
-			}
-		}
-		if len(paths) == 0 {
-			opt.NoBlobs = true
-		}
-		opt.ExcludePaths = append(opt.ExcludePaths, paths...)
+	recent, age := recentCommits, recentAge
+	if cfg.Recent > 0 {
+		recent, age = cfg.Recent, 0
 	}
-	if err != nil {
+	var total atomic.Int64
+	if prog != nil {
+		prog(0, 0)
+		// The total, counted by git while the walk runs (a first walk
+		// stops at recent history: at least recentCommits of it).
+		go func() {
+			n, err := repo.CountLog(ctx, opt)
+			if err == nil && first {
+				n = min(n, recent)
+			}
+			total.Store(int64(n))
+		}()
+	}
+	parentOfNew := map[string]bool{}
+	var cutoff int64
+	n := 0
+	fresh, err := walk(ctx, repo, opt, func(c *gitstore.LogCommit) error {
+		if first {
+			if n == 0 {
+				cutoff = c.AuthorTime - age
+			} else if n >= recent && (age == 0 || c.AuthorTime < cutoff) {
+				return errCut
+			}
+		}
+		for _, p := range c.Parents {
+			parentOfNew[p.String()] = true
+		}
+		n++
+		if prog != nil && n%512 == 0 {
+			if t := int(total.Load()); t > 0 {
+				prog(n, max(t, n))
+			} else {
+				prog(n, 0)
+			}
+		}
+		return nil
+	})
+	cut := errors.Is(err, errCut)
+	if err != nil && !cut {
 		return nil, err
+	}
+	if prog != nil {
+		prog(len(fresh), len(fresh))
 	}
 	if len(fresh) == 0 {
 		// source is in recorded history already (an older commit).
 		return res, nil
 	}
+	if cut {
+		st.Pending = &BackWalk{From: src, Next: len(fresh), Start: len(fresh), Limit: opt.MaxCount}
+	}
 	// Oldest first, so that segments are in recording order and the
 	// oldest can be dropped whole.
-	for i, j := 0, len(fresh)-1; i < j; i, j = i+1, j-1 {
-		fresh[i], fresh[j] = fresh[j], fresh[i]
-	}
+	slices.Reverse(fresh)
 	var tail []Commit
 	if st.Tail > 0 {
 		if tail, err = readTailFromEditor(repo, ed, st.Tail); err != nil {
@@ -245,14 +318,9 @@ func Update(ctx context.Context, repo *gitstore.Repo, ed *gitstore.TreeEditor, w
 		res.Written++
 	}
 	st.Commits += len(fresh)
-	for st.Commits > cfg.Max && len(st.Segments) > 0 {
-		s := st.Segments[0]
-		if err := ed.Delete(SegmentPath(s.Seq)); err != nil {
-			return nil, err
-		}
-		st.Segments = st.Segments[1:]
-		st.Commits -= s.Commits
-		st.Dropped += s.Commits
+	st.noteOldest(fresh)
+	if err := st.drop(ed, cfg); err != nil {
+		return nil, err
 	}
 	// Tips: the source joins; a tip reached by this walk is now covered
 	// by the source and leaves.
@@ -267,16 +335,153 @@ func Update(ctx context.Context, repo *gitstore.Repo, ed *gitstore.TreeEditor, w
 		tips = tips[len(tips)-maxTips:]
 	}
 	st.Tips = tips
-	sb, err := json.Marshal(st)
-	if err != nil {
-		return nil, err
-	}
-	if err := setBlob(ed, w, StatePath, append(sb, '\n')); err != nil {
+	if err := writeState(ed, w, st); err != nil {
 		return nil, err
 	}
 	res.Written++
-	res.New, res.Total, res.Segments = len(fresh), st.Commits, len(st.Segments)
+	written := res.Written
+	res = st.result()
+	res.New, res.Written = len(fresh), written
 	return res, nil
+}
+
+// Backfill records the next BackChunk commits of the older history the
+// first walk left for later (State.Pending), as whole back segments. Its
+// result is the same however often it is interrupted: each call starts at
+// a segment boundary of one fixed walk, and an interrupted call writes
+// nothing the memory ref names.
+func Backfill(ctx context.Context, repo *gitstore.Repo, ed *gitstore.TreeEditor, w *gitstore.Writer, cfg Config, prog Progress) (*Result, error) {
+	st, err := readStateFromEditor(repo, ed)
+	if err != nil {
+		return nil, err
+	}
+	if st == nil || st.Version != Version || st.Pending == nil || !cfg.Enabled ||
+		st.Config.Depth != cfg.Depth || st.Config.Max != cfg.Max || st.Shallow != shallowKey(repo) {
+		// Nothing to continue, or the next Update walks anew.
+		if st == nil {
+			return &Result{}, nil
+		}
+		return st.result(), nil
+	}
+	pd := st.Pending
+	n := min(backChunk, pd.Limit-pd.Next)
+	if pd.Limit <= 0 {
+		n = backChunk
+	}
+	opt := gitstore.LogOptions{Include: []gitstore.Hash{gitstore.ParseHash(pd.From)}, Skip: pd.Next, MaxCount: pd.Next + n}
+	if prog != nil {
+		prog(0, n)
+	}
+	seen := 0
+	got, err := walk(ctx, repo, opt, func(*gitstore.LogCommit) error {
+		if seen++; prog != nil && seen%512 == 0 {
+			prog(seen, n)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Enabled: true, New: len(got)}
+	for off := 0; off < len(got); off += segmentMax {
+		seg := slices.Clone(got[off:min(off+segmentMax, len(got))])
+		slices.Reverse(seg) // oldest first, like every segment
+		b, err := encodeCommits(seg)
+		if err != nil {
+			return nil, err
+		}
+		idx := (pd.Next + off - pd.Start) / segmentMax
+		if err := setBlob(ed, w, BackPath(idx), b); err != nil {
+			return nil, err
+		}
+		res.Written++
+		st.Back = append(st.Back, Segment{Seq: idx, Commits: len(seg)})
+	}
+	st.Commits += len(got)
+	st.noteOldest(got)
+	pd.Next += len(got)
+	if len(got) < n || (pd.Limit > 0 && pd.Next >= pd.Limit) {
+		st.Pending = nil // the walk reached its end or its bound
+	}
+	if err := st.drop(ed, cfg); err != nil {
+		return nil, err
+	}
+	if err := writeState(ed, w, st); err != nil {
+		return nil, err
+	}
+	written := res.Written + 1
+	res = st.result()
+	res.New, res.Written = len(got), written
+	return res, nil
+}
+
+// limit is how many commits one walk lists at most.
+func (cfg Config) limit() int {
+	n := cfg.Max
+	if cfg.Depth > 0 && cfg.Depth < n {
+		n = cfg.Depth
+	}
+	return n
+}
+
+func (st *State) result() *Result {
+	return &Result{Enabled: true, Total: st.Commits, Segments: len(st.Segments) + len(st.Back), Pending: st.Pending != nil, Oldest: st.Oldest}
+}
+
+func (st *State) noteOldest(cs []Commit) {
+	for i := range cs {
+		if t := cs[i].Time; t > 0 && (st.Oldest == 0 || t < st.Oldest) {
+			st.Oldest = t
+		}
+	}
+}
+
+// drop removes the oldest segments past cfg.Max: back segments first
+// (the oldest history), then the first segments. A pending backfill
+// ends: it would only record more of what is dropped.
+func (st *State) drop(ed *gitstore.TreeEditor, cfg Config) error {
+	for st.Commits > cfg.Max && len(st.Segments)+len(st.Back) > 0 {
+		var s Segment
+		var p string
+		if k := len(st.Back); k > 0 {
+			s, p = st.Back[k-1], BackPath(st.Back[k-1].Seq)
+			st.Back = st.Back[:k-1]
+		} else {
+			s, p = st.Segments[0], SegmentPath(st.Segments[0].Seq)
+			st.Segments = st.Segments[1:]
+		}
+		if err := ed.Delete(p); err != nil {
+			return err
+		}
+		st.Commits -= s.Commits
+		st.Dropped += s.Commits
+		st.Pending = nil
+	}
+	return nil
+}
+
+func writeState(ed *gitstore.TreeEditor, w *gitstore.Writer, st *State) error {
+	sb, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	return setBlob(ed, w, StatePath, append(sb, '\n'))
+}
+
+// shallowKey identifies the shallow boundary of the repository ("" when
+// it is not a shallow clone).
+func shallowKey(repo *gitstore.Repo) string {
+	hs := repo.ShallowCommits()
+	if len(hs) == 0 {
+		return ""
+	}
+	ss := make([]string, len(hs))
+	for i, h := range hs {
+		ss[i] = h.String()
+	}
+	sort.Strings(ss)
+	sum := sha256.Sum256([]byte(strings.Join(ss, "\n")))
+	return hex.EncodeToString(sum[:16])
 }
 
 func setBlob(ed *gitstore.TreeEditor, w *gitstore.Writer, p string, b []byte) error {
@@ -348,6 +553,18 @@ func readState(repo *gitstore.Repo, h gitstore.Hash) (*State, error) {
 		}
 		last = s.Seq
 		n += s.Commits
+	}
+	if len(st.Back) > maxSegments {
+		return nil, corrupt("%s: %d back segments", StatePath, len(st.Back))
+	}
+	for i, s := range st.Back {
+		if s.Seq != i || s.Commits <= 0 || s.Commits > maxPerSegment {
+			return nil, corrupt("%s: bad back segment %d", StatePath, s.Seq)
+		}
+		n += s.Commits
+	}
+	if pd := st.Pending; pd != nil && (!validHash(pd.From) || pd.Next < pd.Start || pd.Start < 0 || pd.Limit < 0) {
+		return nil, corrupt("%s: bad pending walk", StatePath)
 	}
 	if n != st.Commits {
 		return nil, corrupt("%s: %d commits counted, %d in segments and tail", StatePath, st.Commits, n)
@@ -528,6 +745,18 @@ func Load(repo *gitstore.Repo, memTree gitstore.Hash) (*History, error) {
 	hs := &History{Key: h, State: *st, Commits: make([]Commit, 0, st.Commits)}
 	for _, s := range st.Segments {
 		p := SegmentPath(s.Seq)
+		bh, _, ok, err := repo.Lookup(memTree, p)
+		if err != nil || !ok {
+			return nil, corrupt("%s is missing", p)
+		}
+		cs, err := cachedSegment(repo, bh, p, s.Commits)
+		if err != nil {
+			return nil, err
+		}
+		hs.Commits = append(hs.Commits, cs...)
+	}
+	for _, s := range st.Back {
+		p := BackPath(s.Seq)
 		bh, _, ok, err := repo.Lookup(memTree, p)
 		if err != nil || !ok {
 			return nil, corrupt("%s is missing", p)

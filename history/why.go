@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -94,6 +95,17 @@ type WhyResult struct {
 	Notes   []string `json:"notes,omitempty"`
 }
 
+// ReachNote says how far back the history of a memory reaches while older
+// history is still being recorded (the first extraction records recent
+// history; the background runner the rest), or "" once it is complete.
+func ReachNote(mem *memref.Memory) string {
+	if mem == nil || mem.Manifest == nil || mem.Manifest.History == nil || !mem.Manifest.History.Pending {
+		return ""
+	}
+	h := mem.Manifest.History
+	return fmt.Sprintf("history covers the newest %d commits, back to %s; older history is still being recorded", h.Commits, day(h.Oldest))
+}
+
 // ErrNoHistory is returned when memory holds no history.
 var ErrNoHistory = errors.New("memory holds no history yet: run `git konteks extract` (history is on unless konteks.history.enabled is false)")
 
@@ -137,6 +149,9 @@ func Why(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, t Target,
 			return nil, fmt.Errorf("%s has no section %q (see `git konteks show %s`)", t.Path, t.Anchor, t.Path)
 		}
 	}
+	if n := ReachNote(mem); n != "" {
+		res.Notes = append(res.Notes, n)
+	}
 	res.Names = h.Names(t.Path)
 	if res.Start > 0 && repo.HasCLI() {
 		if err := h.whyLines(ctx, repo, res, limit); err != nil {
@@ -149,6 +164,13 @@ func Why(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, t Target,
 	if len(touches) == 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("no recorded commit changed %s", t.Path))
 	}
+	var ranked []*Commit
+	for _, tc := range touches {
+		if c := tc.Commit; !c.Has(FlagFormat) && !c.Has(FlagMass) {
+			ranked = append(ranked, c)
+		}
+	}
+	counts := lineCounts(ctx, repo, ranked, res.Names)
 	n := len(touches)
 	for k, tc := range touches {
 		c := tc.Commit
@@ -156,6 +178,7 @@ func Why(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, t Target,
 			res.Skipped++
 			continue
 		}
+		tc.Change = withCounts(tc.Change, counts[c.Hash])
 		lines := max(tc.Change.Add, 0) + max(tc.Change.Del, 0)
 		// Relevance: how much of the file it changed, how focused the
 		// commit was, its weight, and recency (the newest count most).
@@ -201,6 +224,19 @@ func (h *History) whyLines(ctx context.Context, repo *gitstore.Repo, res *WhyRes
 		}
 		a.n++
 	}
+	var blamed []*Commit
+	paths := slices.Clone(res.Names)
+	for hash, a := range by {
+		if c, ok := h.ByHash(hash.String()); ok {
+			blamed = append(blamed, c)
+			for _, ch := range c.Changes {
+				if ch.Path == a.path {
+					paths = append(paths, ch.Path, ch.Old)
+				}
+			}
+		}
+	}
+	counts := lineCounts(ctx, repo, blamed, paths)
 	missing := 0
 	for hash, a := range by {
 		c, ok := h.ByHash(hash.String())
@@ -212,6 +248,7 @@ func (h *History) whyLines(ctx context.Context, repo *gitstore.Repo, res *WhyRes
 		wc := WhyCommit{Brief: BriefOf(c), Path: a.path, Lines: a.n, Score: round(float64(a.n) * math.Max(c.Weight, 0.1))}
 		for _, ch := range c.Changes {
 			if ch.Path == a.path {
+				ch = withCounts(ch, counts[c.Hash])
 				wc.Kind, wc.Added, wc.Del = ch.Kind, ch.Add, ch.Del
 			}
 		}
@@ -253,6 +290,9 @@ type SearchResult struct {
 	Query   string `json:"query"`
 	Commits int    `json:"commits_recorded"`
 	Hits    []Hit  `json:"hits"`
+	// Notes are caveats: how far back history reaches while older
+	// history is still being recorded.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Ask finds the commits whose messages match a question, with the files
@@ -272,12 +312,25 @@ func Ask(repo *gitstore.Repo, mem *memref.Memory, q string, limit, maxFiles int)
 		limit = 10
 	}
 	res := &SearchResult{Query: q, Commits: len(h.Commits), Hits: []Hit{}}
-	for _, m := range h.Search(q, limit) {
+	if n := ReachNote(mem); n != "" {
+		res.Notes = append(res.Notes, n)
+	}
+	ms := h.Search(q, limit)
+	hits := make([]*Commit, len(ms))
+	for i, m := range ms {
+		hits[i] = m.Commit
+	}
+	counts := lineCounts(context.Background(), repo, hits, nil)
+	for _, m := range ms {
 		chs := m.Commit.Changes
 		if maxFiles > 0 && len(chs) > maxFiles {
 			chs = chs[:maxFiles]
 		}
-		res.Hits = append(res.Hits, Hit{Brief: BriefOf(m.Commit), Score: round(m.Score), Changes: chs})
+		shown := make([]Change, len(chs))
+		for i, ch := range chs {
+			shown[i] = withCounts(ch, counts[m.Commit.Hash])
+		}
+		res.Hits = append(res.Hits, Hit{Brief: BriefOf(m.Commit), Score: round(m.Score), Changes: shown})
 	}
 	return res, nil
 }

@@ -204,7 +204,9 @@ exit $status
 // refTxScript is the reference-transaction hook. git runs it for every
 // ref update, three times a transaction (prepared, committed, aborted),
 // so it costs one small shell and does nothing unless remote memory was
-// committed. A chained user hook gets the same arguments and input, and
+// committed by plain git (git konteks's own fetches and pushes set
+// KONTEKS_INTERNAL and merge themselves). A chained user hook gets the
+// same arguments and input, and
 // its status is returned (in the prepared state it can veto, as before).
 func refTxScript(find string) string {
 	return `#!/bin/sh
@@ -216,7 +218,7 @@ input=$(cat)
 if [ -x "$0` + chainedSuffix + `" ]; then
 	printf '%s\n' "$input" | "$0` + chainedSuffix + `" "$@" || status=$?
 fi
-if [ "$1" = committed ]; then
+if [ "$1" = committed ] && [ -z "$KONTEKS_INTERNAL" ]; then
 	case "$input" in
 	*" refs/konteks-remotes/"*)
 		` + find + `		[ -x "$bin" ] || bin=git-konteks

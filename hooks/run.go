@@ -11,6 +11,7 @@ import (
 
 	"github.com/konteks/git-konteks/extract"
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/recall"
 	"github.com/konteks/git-konteks/share"
 )
@@ -71,6 +72,7 @@ func Serve(repo *gitstore.Repo, toolVersion string) {
 			}
 			os.Remove(pending)
 			pass(repo, toolVersion, logw)
+			continueHistory(repo, pending, logw)
 		}
 		lock.Unlock()
 		// A request may have landed between the last check and the unlock.
@@ -82,13 +84,16 @@ func Serve(repo *gitstore.Repo, toolVersion string) {
 
 func pass(repo *gitstore.Repo, toolVersion string, logw io.Writer) {
 	t0 := time.Now()
-	if outs, err := share.MergeTracking(repo); err != nil {
+	outs, err := share.MergeTracking(repo)
+	if err != nil {
 		fmt.Fprintf(logw, "%s merge remote memory: %v\n", stamp(), err)
-	} else {
-		for _, o := range outs {
-			if o.Result != share.UpToDate {
-				fmt.Fprintf(logw, "%s merged memory from %s: %s\n", stamp(), o.Remote, o.Result)
-			}
+	}
+	for _, o := range outs {
+		if o.Result != share.UpToDate {
+			fmt.Fprintf(logw, "%s merged memory from %s: %s\n", stamp(), o.Remote, o.Result)
+		}
+		for _, n := range o.Notes {
+			fmt.Fprintf(logw, "%s note: %s\n", stamp(), n)
 		}
 	}
 	if _, err := repo.Resolve("HEAD"); err != nil {
@@ -118,7 +123,33 @@ func pass(repo *gitstore.Repo, toolVersion string, logw io.Writer) {
 	if w, err := recall.Warm(context.Background(), repo); err != nil {
 		fmt.Fprintf(logw, "%s warm caches: %v\n", stamp(), err)
 	} else {
-		fmt.Fprintf(logw, "%s caches warmed (index %s, history %v, graph %v) in %s\n", stamp(), w.Index, w.History, w.Graph, w.Took.Round(time.Millisecond))
+		fmt.Fprintf(logw, "%s caches warmed (index %s, %d vectors of %q, history %v, graph %v) in %s\n", stamp(), w.Index, w.Vectors, w.Model, w.History, w.Graph, w.Took.Round(time.Millisecond))
+	}
+}
+
+// continueHistory records the older history the first extraction left
+// for later, one part per memory commit, until it is all recorded or a new
+// request arrives (served first; the next pass continues).
+func continueHistory(repo *gitstore.Repo, pending string, logw io.Writer) {
+	if m, err := extract.ReadMemory(repo, memory.Ref); err != nil || !extract.HistoryPending(m) {
+		return
+	}
+	t0 := time.Now()
+	for {
+		if _, err := os.Stat(pending); err == nil {
+			return
+		}
+		more, err := extract.ContinueHistory(context.Background(), repo, extract.Options{})
+		if err != nil {
+			fmt.Fprintf(logw, "%s history: %v\n", stamp(), err)
+			return
+		}
+		if !more {
+			break
+		}
+	}
+	if m, err := extract.ReadMemory(repo, memory.Ref); err == nil && m != nil && m.Manifest.History != nil {
+		fmt.Fprintf(logw, "%s older history recorded: %d commits in all, in %.2fs\n", stamp(), m.Manifest.History.Commits, time.Since(t0).Seconds())
 	}
 }
 

@@ -52,6 +52,12 @@ type meta struct {
 	// Languages counts sections by language (see Index.Languages); nil
 	// in generations written before it was kept.
 	Languages map[string]int `json:"languages,omitempty"`
+	// Computed and Cached count the vectors this generation computed and
+	// took from the local cache (a model memory does not store, see
+	// localVectors); the rest came from the previous generation or the
+	// memory ref.
+	Computed int `json:"computed,omitempty"`
+	Cached   int `json:"cached,omitempty"`
 }
 
 // sectionDoc is a section on its way into a generation.
@@ -59,6 +65,9 @@ type sectionDoc struct {
 	doc  Doc
 	bdoc *document.Document
 	keys []embed.Key // embedding-text hashes of its vectors
+	// vecs are the vectors of keys, in order, when the index computes
+	// them (see localVectors); nil when they come from the memory ref.
+	vecs []embed.Quantized
 }
 
 // recordDocs are the documents of one record: its sections', and the
@@ -202,8 +211,9 @@ func capText(s string, n int) string {
 }
 
 // readRecords reads and decodes records in parallel, calling fn (from one
-// goroutine at a time) with each record's documents.
-func readRecords(ctx context.Context, repo *gitstore.Repo, refs []memref.RecordRef, withBleve bool, fn func(recordDocs) error) error {
+// goroutine at a time) with each record's documents. With lv set, the
+// workers also give each section its vectors.
+func readRecords(ctx context.Context, repo *gitstore.Repo, refs []memref.RecordRef, withBleve bool, lv *localVectors, fn func(recordDocs) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type job struct {
@@ -252,14 +262,23 @@ func readRecords(ctx context.Context, repo *gitstore.Repo, refs []memref.RecordR
 		go func() {
 			defer wg.Done()
 			a := newAnalyzer()
+			var vz embed.Vectorizer
+			var buf []byte
+			if lv != nil {
+				vz = lv.emb.NewVectorizer()
+			}
 			for j := range jobs {
 				f, err := decodeRecord(j.data)
 				if err != nil {
 					fail(fmt.Errorf("%w: record of %s: %v", memref.ErrCorrupt, j.path, err))
 					return
 				}
+				rd := makeDocs(a, j.path, f, withBleve)
+				if lv != nil {
+					buf = lv.fill(vz, buf, f, &rd)
+				}
 				select {
-				case results <- makeDocs(a, j.path, f, withBleve):
+				case results <- rd:
 				case <-ctx.Done():
 					return
 				}
@@ -287,71 +306,11 @@ func readRecords(ctx context.Context, repo *gitstore.Repo, refs []memref.RecordR
 // of the model's vectors when keys is nil), reading only the shards the
 // keys fall in.
 func loadVectors(repo *gitstore.Repo, tree gitstore.Hash, model string, keys map[embed.Key]bool) (map[embed.Key]embed.Quantized, int, error) {
-	out := map[embed.Key]embed.Quantized{}
-	if model == "" {
-		return out, 0, nil
-	}
-	dirH, isTree, ok, err := repo.Lookup(tree, embed.ModelPath(model))
-	if err != nil || !ok || !isTree {
-		return out, 0, err
-	}
-	// The shards the keys fall in, under the current layout and any
-	// older, shorter-named one (memory written by an older version).
-	var shards map[string]bool
-	if keys != nil {
-		shards = map[string]bool{}
-		for k := range keys {
-			name := embed.ShardName(k.String())
-			for n := 2; n <= len(name); n++ {
-				shards[name[:n]] = true
-			}
-		}
-	}
-	t, err := repo.Tree(dirH)
+	vr, err := memref.NewVectorReader(repo, tree, model)
 	if err != nil {
 		return nil, 0, err
 	}
-	dim := 0
-	for _, e := range t.Entries {
-		if !isShardFile(e.Name) || shards != nil && !shards[e.Name] {
-			continue
-		}
-		b, err := repo.BlobBytes(e.Hash, memory.MaxCompressedSize)
-		if err != nil {
-			return nil, 0, fmt.Errorf("%w: vectors %s: %v", memref.ErrCorrupt, e.Name, err)
-		}
-		d, es, err := embed.DecodeShard(b)
-		if err != nil {
-			return nil, 0, fmt.Errorf("%w: vectors %s: %v", memref.ErrCorrupt, e.Name, err)
-		}
-		if dim != 0 && d != dim {
-			return nil, 0, fmt.Errorf("%w: vectors of %s have dimensions %d and %d", memref.ErrCorrupt, model, dim, d)
-		}
-		dim = d
-		for _, en := range es {
-			if keys == nil || keys[en.Key] {
-				out[en.Key] = en.Quantized
-			}
-		}
-	}
-	return out, dim, nil
-}
-
-// isShardFile reports whether a name in a model's vector directory is a
-// shard, of the current layout or an older one (fewer hex digits).
-func isShardFile(name string) bool {
-	if embed.IsShardName(name) {
-		return true
-	}
-	if len(name) < 2 || len(name) > embed.ShardDigits {
-		return false
-	}
-	for _, c := range name {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
+	return vr.Vectors(keys)
 }
 
 // buildConfig is scorch's configuration for a cold build: batches are
@@ -473,9 +432,12 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, model s
 		secs.close()
 		return nil, err
 	}
-	// The stored vectors load while the records are indexed, through a
-	// handle of their own (go-git's object storage is not meant for
-	// concurrent readers).
+	// The vectors: computed on the readers' workers for a model memory
+	// does not store (the built-in one), else loaded from the memory ref
+	// while the records are indexed, through a handle of their own
+	// (go-git's object storage is not meant for concurrent readers).
+	lv := newLocalVectors(repo, model)
+	defer lv.close()
 	type loaded struct {
 		vecs map[embed.Key]embed.Quantized
 		dim  int
@@ -483,26 +445,31 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, model s
 		ok   bool
 	}
 	vecc := make(chan loaded, 1)
-	go func() {
-		vr, err := gitstore.Open(repo.GitDir)
-		if err != nil {
-			vecc <- loaded{}
-			return
-		}
-		v, d, err := loadVectors(vr, mem.Tree, model, nil)
-		vecc <- loaded{v, d, err, true}
-	}()
+	if lv != nil {
+		vecc <- loaded{dim: lv.emb.Dim(), ok: true}
+	} else {
+		go func() {
+			vr, err := gitstore.Open(repo.GitDir)
+			if err != nil {
+				vecc <- loaded{}
+				return
+			}
+			v, d, err := loadVectors(vr, mem.Tree, model, nil)
+			vecc <- loaded{v, d, err, true}
+		}()
+	}
 	type entry struct {
 		doc  Doc
 		keys []embed.Key
+		vecs []embed.Quantized
 	}
 	var entries []entry
-	err = readRecords(ctx, repo, refs, true, func(rd recordDocs) error {
+	err = readRecords(ctx, repo, refs, true, lv, func(rd recordDocs) error {
 		for _, d := range rd.sections {
 			if err := secs.add(d.bdoc); err != nil {
 				return err
 			}
-			entries = append(entries, entry{d.doc, d.keys})
+			entries = append(entries, entry{d.doc, d.keys, d.vecs})
 		}
 		if rd.file != nil {
 			return files.add(rd.file)
@@ -518,49 +485,67 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, model s
 		}
 		bleveDone <- e1
 	}()
-	lv := <-vecc
-	if !lv.ok && err == nil {
-		lv.vecs, lv.dim, lv.err = loadVectors(repo, mem.Tree, model, nil)
+	lvs := <-vecc
+	if !lvs.ok && err == nil {
+		lvs.vecs, lvs.dim, lvs.err = loadVectors(repo, mem.Tree, model, nil)
 	}
 	if err != nil {
 		<-bleveDone
 		return nil, err
 	}
-	if lv.err != nil {
+	if lvs.err != nil {
 		<-bleveDone
-		return nil, lv.err
+		return nil, lvs.err
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].doc.ID < entries[j].doc.ID })
 	docs := make([]Doc, 0, len(entries))
 	keys := make([][]embed.Key, 0, len(entries))
+	computed := make([][]embed.Quantized, 0, len(entries))
 	for i, e := range entries {
 		if i > 0 && e.doc.ID == entries[i-1].doc.ID {
 			continue
 		}
 		docs = append(docs, e.doc)
 		keys = append(keys, e.keys)
+		computed = append(computed, e.vecs)
 	}
-	vecs, dim := lv.vecs, lv.dim
+	vecs, dim := lvs.vecs, lvs.dim
 	var rows []vecRow
 	for i, ks := range keys {
-		for _, k := range ks {
-			if q, ok := vecs[k]; ok {
+		for j, k := range ks {
+			if lv != nil {
+				if j < len(computed[i]) {
+					q := computed[i][j]
+					rows = append(rows, vecRow{doc: uint32(i), scale: q.Scale, q: q.Q})
+				}
+			} else if q, ok := vecs[k]; ok {
 				rows = append(rows, vecRow{doc: uint32(i), scale: q.Scale, q: q.Q})
 			}
 		}
 	}
 	if len(rows) == 0 {
-		model, dim = "", 0
+		dim = 0
 	}
+	// The generation records the model it was built for even when memory
+	// holds none of its vectors: a query for that model is then answered
+	// knowing so, and one for another model builds its own (see fits).
 	m := &meta{Format: FormatVersion, Memory: mem.Commit.String(), Tree: mem.Tree.String(), Model: model, Dim: dim,
 		Docs: len(docs), Vectors: len(rows), Built: time.Now().UTC(), How: "build", Tokens: tokens(docs), Files: countFiles(docs),
 		Languages: addLanguages(map[string]int{}, docs, 1)}
+	if lv != nil {
+		m.Computed, m.Cached = int(lv.computed.Load()), int(lv.cached.Load())
+	}
 	err = writeTables(dir, docs, model, dim, rows, m)
 	if berr := <-bleveDone; err == nil {
 		err = berr
 	}
 	if err != nil {
 		return nil, err
+	}
+	if lv != nil {
+		// A cache that cannot be written costs the next build time, not
+		// this one its answer.
+		_ = lv.keep(repo, model, keys)
 	}
 	return m, nil
 }
@@ -683,7 +668,11 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 	sort.Ints(removedOrds)
 	var fresh []sectionDoc
 	needKeys := map[embed.Key]bool{}
-	err := readRecords(ctx, repo, added, true, func(rd recordDocs) error {
+	// Vectors of a model memory does not store are computed for the
+	// changed records only: the rest come from the old generation.
+	lv := newLocalVectors(repo, model)
+	defer lv.close()
+	err := readRecords(ctx, repo, added, true, lv, func(rd recordDocs) error {
 		for _, d := range rd.sections {
 			if err := batch.IndexAdvanced(d.bdoc); err != nil {
 				return err
@@ -725,7 +714,15 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 		dim = old.vecs.dim
 	}
 	var vecs map[embed.Key]embed.Quantized
-	if model != "" && len(needKeys) > 0 {
+	if lv != nil {
+		dim = lv.emb.Dim()
+		vecs = map[embed.Key]embed.Quantized{}
+		for _, d := range fresh {
+			for j, q := range d.vecs {
+				vecs[d.keys[j]] = q
+			}
+		}
+	} else if model != "" && len(needKeys) > 0 {
 		v, d, err := loadVectors(repo, mem.Tree, model, needKeys)
 		if err != nil {
 			return nil, err
@@ -776,8 +773,11 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 	m := &meta{Format: FormatVersion, Memory: mem.Commit.String(), Tree: mem.Tree.String(), Model: model, Dim: dim,
 		Docs: plan.n, Vectors: nvecs, Built: time.Now().UTC(), How: "update", Changes: len(changes), Tokens: tok,
 		Files: old.files - countFiles(removed) + countFiles(freshDocs), Languages: langs}
+	if lv != nil {
+		m.Computed, m.Cached = int(lv.computed.Load()), int(lv.cached.Load())
+	}
 	if nvecs == 0 {
-		m.Model, m.Dim = "", 0
+		m.Dim = 0
 	}
 	return m, writeMeta(dir, m)
 }

@@ -28,6 +28,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
+	"github.com/konteks/git-konteks/embed"
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/memref"
 )
@@ -123,15 +124,16 @@ func Open(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, opt Opti
 	return refresh(ctx, repo, dir, mem, opt)
 }
 
-// fits reports whether the generation serves mem with model.
+// fits reports whether the generation serves mem with model: it reflects
+// mem and was built for model. A generation built for another model (or
+// for none, by a lexical-only reader) never serves a query of model: its
+// vectors are another model's or missing, and serving it would make
+// recall lexical-only in silence. A reader that wants no vectors (model
+// "") is served by any generation of mem.
 func (ix *Index) fits(mem *memref.Memory, model string) bool {
 	return ix.meta.Memory == mem.Commit.String() && ix.meta.Format == FormatVersion &&
-		(ix.meta.Model == model || ix.meta.Model == "" && !ix.hasModel(model))
+		(ix.meta.Model == model || model == "")
 }
-
-// hasModel is false when the generation was built knowing the memory had
-// no vectors of model (recorded in meta as an empty model).
-func (ix *Index) hasModel(model string) bool { return model != "" && ix.meta.Vectors > 0 }
 
 // refresh runs with the index lock held: it updates the current
 // generation from the memory diff, or builds a new one.
@@ -145,6 +147,12 @@ func refresh(ctx context.Context, repo *gitstore.Repo, dir string, mem *memref.M
 				return ix, nil // someone else just did it
 			}
 			old = ix
+			if opt.Model == "" {
+				// A reader without vectors updates the generation for
+				// its model rather than building one without vectors
+				// that the next reader with them would rebuild.
+				opt.Model = old.meta.Model
+			}
 		}
 	}
 	gen := "g" + strconv.FormatInt(time.Now().UnixNano(), 36) + "-" + mem.Commit.String()[:12]
@@ -154,7 +162,7 @@ func refresh(ctx context.Context, repo *gitstore.Repo, dir string, mem *memref.M
 	}
 	how := "build"
 	var err error
-	if old != nil && old.meta.Format == FormatVersion && old.meta.Model == opt.Model {
+	if old != nil && old.meta.Format == FormatVersion && old.meta.Model == opt.Model && !vectorsFilled(repo, old, mem, opt.Model) {
 		var changes []memref.Change
 		changes, err = memref.DiffRecords(repo, gitstore.ParseHash(old.meta.Tree), mem.Tree)
 		if err == nil && len(changes) <= maxUpdate {
@@ -198,6 +206,26 @@ func refresh(ctx context.Context, repo *gitstore.Repo, dir string, mem *memref.M
 	}
 	ix.How, ix.Took = how, time.Since(t0)
 	return ix, nil
+}
+
+// vectorsFilled reports whether memory gained stored vectors of model for
+// records that did not change since old's memory: after a run that could
+// not embed everything (the provider was down; memory marked the model
+// incomplete), or the first run with the model configured. An update
+// reads the vectors of changed records only, so such a change needs a
+// build.
+func vectorsFilled(repo *gitstore.Repo, old *Index, mem *memref.Memory, model string) bool {
+	if !embed.StoredInRef(model) {
+		return false
+	}
+	oldTree := gitstore.ParseHash(old.meta.Tree)
+	before, _, _, _ := repo.Lookup(oldTree, embed.ModelPath(model))
+	after, _, _, _ := repo.Lookup(mem.Tree, embed.ModelPath(model))
+	if before == after {
+		return false
+	}
+	_, _, incomplete, _ := repo.Lookup(oldTree, embed.ModelPath(model)+"/"+embed.IncompleteName)
+	return incomplete || old.meta.Vectors == 0
 }
 
 // setCurrent points "current" at gen, atomically.
@@ -342,9 +370,10 @@ func (ix *Index) PathDocs(path string) []int {
 	return out
 }
 
-// Model is the embedding model of the loaded vectors ("" when none) and
-// Vectors how many there are.
-func (ix *Index) Model() string { return ix.vecs.model }
+// Model is the embedding model the generation was built for ("" when
+// none); Vectors says how many of its vectors it holds (none when memory
+// stores none of that model).
+func (ix *Index) Model() string { return ix.meta.Model }
 
 // Vectors is the number of stored vectors loaded.
 func (ix *Index) Vectors() int { return ix.vecs.n }

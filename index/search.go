@@ -27,6 +27,10 @@ type Hit struct {
 type Term struct {
 	Text   string
 	Weight float64
+	// TextOnly matches the term in the text only, never in a name or a
+	// path: an English word of the question ("done", "when") says nothing
+	// about which symbol or file is meant.
+	TextOnly bool
 }
 
 // Boosts weigh the fields of a lexical query against the text field.
@@ -70,6 +74,9 @@ func (ix *Index) Lexical(ctx context.Context, terms []Term, b Boosts, n int) ([]
 	field := func(name string, boost float64) query.Query {
 		qs := make([]query.Query, 0, len(terms))
 		for _, t := range terms {
+			if t.TextOnly && name != fieldText {
+				continue
+			}
 			tq := query.NewTermQuery(t.Text)
 			tq.SetField(name)
 			tq.SetBoost(t.Weight * boost)
@@ -77,11 +84,17 @@ func (ix *Index) Lexical(ctx context.Context, terms []Term, b Boosts, n int) ([]
 		}
 		return query.NewDisjunctionQuery(qs)
 	}
+	named := 0
+	for _, t := range terms {
+		if !t.TextOnly {
+			named++
+		}
+	}
 	qs := []query.Query{field(fieldText, 1)}
-	if b.Name > 0 {
+	if b.Name > 0 && named > 0 {
 		qs = append(qs, field(fieldName, b.Name))
 	}
-	if b.Path > 0 {
+	if b.Path > 0 && named > 0 {
 		qs = append(qs, field(fieldPath, b.Path))
 	}
 	top := query.NewDisjunctionQuery(qs)
@@ -161,6 +174,36 @@ func (ix *Index) Files(ctx context.Context, terms []Term, n int, lengthScale flo
 		return out[i].Path < out[j].Path
 	})
 	return out, nil
+}
+
+// TermCount is a term of the index's vocabulary and the number of
+// sections whose text holds it.
+type TermCount struct {
+	Term  string
+	Count int
+}
+
+// PrefixTerms lists up to limit terms of the sections' text that start
+// with prefix (prefix itself included when present), in term order: the
+// repository's own words for a query word ("rout" → router, routes).
+func (ix *Index) PrefixTerms(prefix string, limit int) []TermCount {
+	if prefix == "" || limit <= 0 {
+		return nil
+	}
+	d, err := ix.bl.FieldDictPrefix(fieldText, []byte(prefix))
+	if err != nil {
+		return nil
+	}
+	defer d.Close()
+	var out []TermCount
+	for len(out) < limit {
+		e, err := d.Next()
+		if err != nil || e == nil {
+			break
+		}
+		out = append(out, TermCount{Term: e.Term, Count: int(e.Count)})
+	}
+	return out
 }
 
 // DocFreq is the number of sections whose text holds term.

@@ -114,6 +114,11 @@ type History struct {
 	Commits  int `json:"commits"`
 	New      int `json:"new"`
 	Segments int `json:"segments"`
+	// Pending says older history is still being recorded (in the
+	// background, after the first extraction); Oldest is the author date
+	// (seconds since the epoch) of the oldest commit recorded.
+	Pending bool  `json:"pending,omitempty"`
+	Oldest  int64 `json:"oldest,omitempty"`
 }
 
 // Partial describes a checkpoint of an interrupted run.

@@ -7,25 +7,115 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 )
 
 // Clients are the agents `git konteks mcp config` writes configuration for.
-var Clients = []string{"claude", "codex", "cursor", "vscode"}
+var Clients = []string{"claude", "claude-desktop", "codex", "cursor", "vscode", "windsurf", "zed"}
+
+// client describes where and how one client reads its MCP servers.
+type client struct {
+	title string
+	// key is the object of servers in a JSON file (empty: Codex's TOML).
+	key string
+	// typed clients want "type": "stdio" in the entry.
+	typed bool
+	// project is set when the file lives in the repository (shared with
+	// the team, like .mcp.json); otherwise it is the user's.
+	project bool
+	// file is the configuration file, given the repository and the
+	// user's home and config directories.
+	file func(repo string) (string, error)
+}
+
+var clients = map[string]client{
+	"claude": {title: "Claude Code", key: "mcpServers", typed: true, project: true,
+		file: func(repo string) (string, error) { return filepath.Join(repo, ".mcp.json"), nil }},
+	"claude-desktop": {title: "Claude Desktop", key: "mcpServers", file: claudeDesktopFile},
+	"codex": {title: "Codex", file: func(string) (string, error) {
+		home := os.Getenv("CODEX_HOME")
+		if home == "" {
+			h, err := os.UserHomeDir()
+			if err != nil {
+				return "", fmt.Errorf("codex: no home directory to find ~/.codex in (set CODEX_HOME): %w", err)
+			}
+			home = filepath.Join(h, ".codex")
+		}
+		return filepath.Join(home, "config.toml"), nil
+	}},
+	"cursor": {title: "Cursor", key: "mcpServers", project: true,
+		file: func(repo string) (string, error) { return filepath.Join(repo, ".cursor", "mcp.json"), nil }},
+	"vscode": {title: "VS Code", key: "servers", typed: true, project: true,
+		file: func(repo string) (string, error) { return filepath.Join(repo, ".vscode", "mcp.json"), nil }},
+	"windsurf": {title: "Windsurf", key: "mcpServers", file: func(string) (string, error) {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("windsurf: no home directory: %w", err)
+		}
+		return filepath.Join(h, ".codeium", "windsurf", "mcp_config.json"), nil
+	}},
+	"zed": {title: "Zed", key: "context_servers", file: func(string) (string, error) {
+		dir, err := xdgConfig()
+		if err != nil {
+			return "", fmt.Errorf("zed: %w", err)
+		}
+		return filepath.Join(dir, "zed", "settings.json"), nil
+	}},
+}
+
+// claudeDesktopFile is claude_desktop_config.json: in Application
+// Support on macOS, %APPDATA% on Windows, the XDG config directory
+// elsewhere.
+func claudeDesktopFile(string) (string, error) {
+	switch runtime.GOOS {
+	case "darwin":
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(h, "Library", "Application Support", "Claude", "claude_desktop_config.json"), nil
+	case "windows":
+		if d := os.Getenv("APPDATA"); d != "" {
+			return filepath.Join(d, "Claude", "claude_desktop_config.json"), nil
+		}
+	}
+	dir, err := xdgConfig()
+	if err != nil {
+		return "", fmt.Errorf("claude-desktop: %w", err)
+	}
+	return filepath.Join(dir, "Claude", "claude_desktop_config.json"), nil
+}
+
+// xdgConfig is $XDG_CONFIG_HOME, else ~/.config (where Zed looks on macOS
+// too).
+func xdgConfig() (string, error) {
+	if d := os.Getenv("XDG_CONFIG_HOME"); d != "" {
+		return d, nil
+	}
+	h, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no home directory: %w", err)
+	}
+	return filepath.Join(h, ".config"), nil
+}
 
 // ClientConfig is the configuration one client expects for this server.
 type ClientConfig struct {
-	Client string
-	// File is where the client reads it: the project's .mcp.json (Claude
-	// Code), .cursor/mcp.json (Cursor), .vscode/mcp.json (VS Code), or the
-	// user's $CODEX_HOME/config.toml (Codex, default ~/.codex).
-	File string
+	Client string `json:"client"`
+	Title  string `json:"title"`
+	// File is where the client reads it; Project says it is in the
+	// repository (to commit and share) rather than the user's.
+	File    string `json:"file"`
+	Project bool   `json:"project"`
 	// Snippet is the configuration as the client expects it: a whole JSON
 	// document for the JSON clients, a TOML table for Codex.
-	Snippet string
+	Snippet string   `json:"snippet"`
+	Command string   `json:"command"`
+	Args    []string `json:"args"`
 
-	command string
-	args    []string
+	key   string
+	typed bool
 }
 
 // Config returns the configuration of client for the server binary at
@@ -35,36 +125,25 @@ type ClientConfig struct {
 // name the repository (-C DIR), so the server starts the same whichever
 // directory a client launches it from and whatever PATH it has; the
 // snippet is therefore specific to this machine, like the clients' own
-// `mcp add` commands produce.
-func Config(client, binary, repoDir string) (*ClientConfig, error) {
-	c := &ClientConfig{Client: client, command: binary, args: []string{"-C", repoDir, "mcp"}}
-	var doc any
-	switch client {
-	case "claude":
-		c.File = filepath.Join(repoDir, ".mcp.json")
-		doc = map[string]any{"mcpServers": map[string]any{Name: c.entry(true)}}
-	case "cursor":
-		c.File = filepath.Join(repoDir, ".cursor", "mcp.json")
-		doc = map[string]any{"mcpServers": map[string]any{Name: c.entry(false)}}
-	case "vscode":
-		c.File = filepath.Join(repoDir, ".vscode", "mcp.json")
-		doc = map[string]any{"servers": map[string]any{Name: c.entry(true)}}
-	case "codex":
-		home := os.Getenv("CODEX_HOME")
-		if home == "" {
-			h, err := os.UserHomeDir()
-			if err != nil {
-				return nil, fmt.Errorf("codex: no home directory to find ~/.codex in (set CODEX_HOME): %w", err)
-			}
-			home = filepath.Join(h, ".codex")
-		}
-		c.File = filepath.Join(home, "config.toml")
+// `mcp add` commands produce. For a user-wide file (Claude Desktop,
+// Windsurf, Zed, Codex) -C ties it to this repository; the server also
+// follows the roots a client announces when started without it.
+func Config(name, binary, repoDir string) (*ClientConfig, error) {
+	cl, ok := clients[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown client %q: one of %s", name, strings.Join(Clients, ", "))
+	}
+	file, err := cl.file(repoDir)
+	if err != nil {
+		return nil, err
+	}
+	c := &ClientConfig{Client: name, Title: cl.title, File: file, Project: cl.project, Command: binary,
+		Args: []string{"-C", repoDir, "mcp"}, key: cl.key, typed: cl.typed}
+	if cl.key == "" {
 		c.Snippet = c.tomlTable()
 		return c, nil
-	default:
-		return nil, fmt.Errorf("unknown client %q: one of %s", client, strings.Join(Clients, ", "))
 	}
-	b, err := marshalJSON(doc)
+	b, err := marshalJSON(map[string]any{cl.key: map[string]any{Name: c.entry()}})
 	if err != nil {
 		return nil, err
 	}
@@ -72,9 +151,9 @@ func Config(client, binary, repoDir string) (*ClientConfig, error) {
 	return c, nil
 }
 
-func (c *ClientConfig) entry(typed bool) map[string]any {
-	e := map[string]any{"command": c.command, "args": c.args}
-	if typed {
+func (c *ClientConfig) entry() map[string]any {
+	e := map[string]any{"command": c.Command, "args": c.Args}
+	if c.typed {
 		e["type"] = "stdio"
 	}
 	return e
@@ -84,9 +163,9 @@ func (c *ClientConfig) entry(typed bool) map[string]any {
 func (c *ClientConfig) tomlTable() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[mcp_servers.%s]\n", Name)
-	fmt.Fprintf(&b, "command = %s\n", tomlString(c.command))
+	fmt.Fprintf(&b, "command = %s\n", tomlString(c.Command))
 	var args []string
-	for _, a := range c.args {
+	for _, a := range c.Args {
 		args = append(args, tomlString(a))
 	}
 	fmt.Fprintf(&b, "args = [%s]\n", strings.Join(args, ", "))
@@ -115,21 +194,22 @@ func marshalJSON(v any) ([]byte, error) {
 }
 
 // Write adds the server to the client's configuration file, keeping
-// everything else in it (other servers, other settings); it creates the
-// file when missing. changed is false when the file already said the same.
-// A file that does not parse is left alone, with an error.
+// everything else in it (other servers, other settings, comments and
+// layout of JSONC files); it creates the file when missing. changed is
+// false when the file already said the same. A file that does not parse
+// is left alone, with an error.
 func (c *ClientConfig) Write() (changed bool, err error) {
 	old, err := os.ReadFile(c.File)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return false, err
 	}
 	var next []byte
-	if c.Client == "codex" {
+	if c.key == "" {
 		next = []byte(mergeTOML(string(old), c.Snippet))
 	} else {
-		next, err = c.mergeJSON(old)
+		next, _, err = setJSONCMember(old, c.key, Name, c.entry())
 		if err != nil {
-			return false, err
+			return false, fmt.Errorf("%s is not valid JSON (%v): fix it, or add the snippet by hand", c.File, err)
 		}
 	}
 	if bytes.Equal(old, next) {
@@ -138,35 +218,15 @@ func (c *ClientConfig) Write() (changed bool, err error) {
 	if err := os.MkdirAll(filepath.Dir(c.File), 0o755); err != nil {
 		return false, err
 	}
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(c.File); err == nil {
+		mode = fi.Mode().Perm()
+	}
 	tmp := c.File + ".tmp"
-	if err := os.WriteFile(tmp, next, 0o644); err != nil {
+	if err := os.WriteFile(tmp, next, mode); err != nil {
 		return false, err
 	}
 	return true, os.Rename(tmp, c.File)
-}
-
-// mergeJSON sets the server's entry in the JSON document old.
-func (c *ClientConfig) mergeJSON(old []byte) ([]byte, error) {
-	doc := map[string]any{}
-	if len(bytes.TrimSpace(old)) > 0 {
-		if err := json.Unmarshal(old, &doc); err != nil {
-			return nil, fmt.Errorf("%s is not valid JSON (%v): fix it, or add the snippet by hand", c.File, err)
-		}
-	}
-	key := "mcpServers"
-	if c.Client == "vscode" {
-		key = "servers"
-	}
-	servers, ok := doc[key].(map[string]any)
-	if doc[key] != nil && !ok {
-		return nil, fmt.Errorf("%s: %q is not an object: fix it, or add the snippet by hand", c.File, key)
-	}
-	if servers == nil {
-		servers = map[string]any{}
-	}
-	servers[Name] = c.entry(c.Client != "cursor")
-	doc[key] = servers
-	return marshalJSON(doc)
 }
 
 // mergeTOML sets command and args in the server's table of a TOML

@@ -10,7 +10,8 @@ import (
 // one per memory tree (entries are immutable, so the cache follows the
 // tree).
 
-// durableMatcher returns the matcher of a memory tree's live entries.
+// durableMatcher returns the matcher of a memory tree's live entries and
+// skills.
 func (s *Server) durableMatcher(tree gitstore.Hash, items []durable.Item) *recall.DurableMatcher {
 	s.cmu.Lock()
 	if s.dur.tree == tree && s.dur.matcher != nil {
@@ -18,8 +19,12 @@ func (s *Server) durableMatcher(tree gitstore.Hash, items []durable.Item) *recal
 		s.cmu.Unlock()
 		return m
 	}
+	var skills []durable.Skill
+	if s.dur.tree == tree {
+		skills = s.dur.skills
+	}
 	s.cmu.Unlock()
-	m := recall.NewDurableMatcher(items)
+	m := recall.NewDurableMatcher(items, skills...)
 	s.cmu.Lock()
 	if s.dur.tree == tree {
 		s.dur.matcher = m
@@ -35,7 +40,7 @@ func (s *Server) matchMemories(snap *snapshot, task string, paths []string, limi
 		return []MemoryHit{}
 	}
 	items, _, err := s.durableItems(snap)
-	if err != nil || len(items) == 0 {
+	if err != nil {
 		return []MemoryHit{}
 	}
 	return s.durableMatcher(snap.mem.Tree, items).Match(task, paths, limit)

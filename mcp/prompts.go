@@ -24,9 +24,10 @@ When to use which tool:
 - Dependencies: graph with a file path or symbol name: what it imports and defines, and which files import it.
 - Before changing code: memories (filter by words; kind constraint or decision) for rules that apply; skills for saved instructions on recurring tasks.
 - After work: remember each decision, constraint, preference or non-obvious finding a future session needs and cannot read from the code (a sentence or two with the why, naming paths and ` + "`symbols`" + `); diary what you did, found and left open; forget (or remember with supersedes) what no longer holds. Never save secrets.
+- Evidence: recall and context label their answer strong, partial or weak. Trust strong; read partial hits as leads; on weak, or "no good match in memory", search the code yourself (or rephrase with the words the code would use) instead of reading the hits.
 - Freshness: memory covers committed code only. When an answer says HEAD moved past memory and the changed files matter, call refresh (a changed extraction: cost follows the change), or read those files directly. status says where memory stands.
 
-Memory points you to the right place; read the file itself before editing it. Prompts: warm-up (orientation for a new task), recall-before-change, save-after-work.`
+Memory points you to the right place; read the file itself before editing it. Prompts: warm-up (orientation for a new task), recall-before-change, save-after-work. Resources: konteks://project, konteks://dir/PATH, konteks://file/PATH, konteks://skill/NAME.`
 
 // Prompt names.
 const (
@@ -96,7 +97,7 @@ func (s *Server) warmUp(ctx context.Context, args map[string]string) (string, st
 		writeProject(&b, snap)
 		if taskText != "" {
 			var hits []recall.Hit
-			err := s.withSearcher(ctx, func(se *recall.Searcher, _ *snapshot, _ recall.MemoryState) error {
+			err := s.withSearcher(ctx, nil, func(se *recall.Searcher, _ *snapshot, _ recall.MemoryState) error {
 				res, err := se.Search(ctx, taskText, recall.Options{Limit: 8})
 				if err == nil {
 					hits = res.Hits
@@ -259,7 +260,7 @@ func (s *Server) recallBeforeChange(ctx context.Context, args map[string]string)
 	fmt.Fprintf(&b, "Before making this change, recall what memory knows about it: %s\n\n", change)
 	var hits []recall.Hit
 	var fresh Freshness
-	err = s.withSearcher(ctx, func(se *recall.Searcher, sn *snapshot, st recall.MemoryState) error {
+	err = s.withSearcher(ctx, nil, func(se *recall.Searcher, sn *snapshot, st recall.MemoryState) error {
 		res, err := se.Search(ctx, change, recall.Options{Limit: 10})
 		if err != nil {
 			return err

@@ -26,6 +26,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -49,7 +51,14 @@ const Name = "git-konteks"
 // Options configure a Server.
 type Options struct {
 	// Dir is a directory inside the repository ("" for the current one).
+	// A Dir given explicitly (--repo, -C) is served whatever roots the
+	// client announces; without one the server follows the client's roots
+	// and falls back to the current directory.
 	Dir string
+	// DirErr, when set, is why Dir could not be entered (-C at a missing
+	// directory): every tool answers with it instead of the server
+	// exiting.
+	DirErr error
 	// ToolVersion is the git-konteks version: reported to clients and
 	// recorded by refresh in the manifest.
 	ToolVersion string
@@ -62,15 +71,47 @@ type Options struct {
 
 // Server is an MCP server over one repository's memory.
 type Server struct {
-	dir     string
 	version string
 	srv     *sdk.Server
+	// explicit is set when the repository was named (--repo, -C): the
+	// client's roots are then not followed.
+	explicit bool
 
-	emb     embed.Embedder
-	noEmb   bool
-	embNote string
+	// rmu guards dir, dirErr and rootsWait.
+	rmu    sync.Mutex
+	dir    string // absolute directory the repository is looked for in
+	dirErr error
+	// rootsWait is closed once the client's roots have been asked for
+	// (nil when there is nothing to wait for).
+	rootsWait chan struct{}
 
-	// mu guards the shared read repository and the snapshot of refs.
+	// The query embedder: given (optEmb, optNoEmb) or configured for the
+	// repository (embFor is the git directory it was configured for).
+	optEmb   embed.Embedder
+	optNoEmb bool
+	emb      embed.Embedder
+	noEmb    bool
+	embNote  string
+	embFor   string
+
+	// bg is the context of background work (warming, watching the ref).
+	bg     context.Context
+	stopBG context.CancelFunc
+
+	// build is the cold index build under way (guarded by bmu).
+	bmu   sync.Mutex
+	build buildState
+
+	// submu guards subs, the resource URIs clients subscribed to, and
+	// listed, the resource URIs registered with the SDK.
+	submu  sync.Mutex
+	subs   map[string]bool
+	listed map[string]bool
+	// watched is the memory commit resources were last synced to.
+	watched gitstore.Hash
+
+	// mu guards the shared read repository (nil until a repository is
+	// found) and the snapshot of refs.
 	mu   sync.Mutex
 	repo *gitstore.Repo
 	snap *snapshot
@@ -102,35 +143,24 @@ type snapshot struct {
 	head   gitstore.Hash  // HEAD commit (zero: unborn)
 }
 
-// New opens the repository containing opt.Dir and builds the server. The
-// search index is opened in the background, so the first recall is fast.
+// New builds the server for the repository containing opt.Dir. It never
+// fails on its environment: outside a repository, or in one without
+// memory, it serves, and each tool says what to do. The search index is
+// opened in the background, so the first recall is fast.
 func New(ctx context.Context, opt Options) (*Server, error) {
 	dir := opt.Dir
 	if dir == "" {
 		dir = "."
 	}
-	repo, err := gitstore.Open(dir)
-	if err != nil {
-		return nil, err
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
 	}
-	warm(repo)
 	version := opt.ToolVersion
 	if version == "" {
 		version = "dev"
 	}
-	s := &Server{dir: dir, version: version, repo: repo, noEmb: opt.NoEmbedder, emb: opt.Embedder, fresh: map[[2]gitstore.Hash]distance{}}
-	if s.emb == nil && !s.noEmb {
-		e, err := embed.Configured(repo.GitDir)
-		switch {
-		case err != nil:
-			s.embNote = fmt.Sprintf("embedder: %v; lexical search only", err)
-			s.noEmb = true
-		case e == nil:
-			s.noEmb = true
-		default:
-			s.emb = e
-		}
-	}
+	s := &Server{dir: dir, dirErr: opt.DirErr, explicit: opt.Dir != "", version: version, optNoEmb: opt.NoEmbedder, optEmb: opt.Embedder,
+		fresh: map[[2]gitstore.Hash]distance{}, subs: map[string]bool{}}
 	s.srv = sdk.NewServer(&sdk.Implementation{
 		Name:    Name,
 		Title:   "git konteks — repository memory",
@@ -138,16 +168,29 @@ func New(ctx context.Context, opt Options) (*Server, error) {
 	}, &sdk.ServerOptions{
 		Instructions: Instructions,
 		// No logging capability: the server logs nothing to the client.
-		Capabilities: &sdk.ServerCapabilities{},
+		Capabilities:            &sdk.ServerCapabilities{Resources: &sdk.ResourceCapabilities{ListChanged: true, Subscribe: true}},
+		InitializedHandler:      s.initialized,
+		RootsListChangedHandler: s.rootsChanged,
+		SubscribeHandler:        s.subscribe,
+		UnsubscribeHandler:      s.unsubscribe,
 	})
+	s.srv.AddReceivingMiddleware(s.rootsMiddleware)
 	s.addTools()
 	s.addPrompts()
-	go func() {
-		// Open the index now rather than on the first recall; failing
-		// here (no memory yet) is not an error, the tools say so.
-		_ = s.withSearcher(ctx, func(*recall.Searcher, *snapshot, recall.MemoryState) error { return nil })
-	}()
+	s.addResources()
+	s.bg, s.stopBG = context.WithCancel(context.WithoutCancel(ctx))
+	go s.warm(s.bg)
+	go s.watch(s.bg)
 	return s, nil
+}
+
+// warm opens the index for the repository found now, rather than on the
+// first recall; failing (no repository, no memory yet) is not an error,
+// the tools say so.
+func (s *Server) warm(ctx context.Context) {
+	s.waitRoots()
+	_ = s.withSearcher(ctx, nil, func(*recall.Searcher, *snapshot, recall.MemoryState) error { return nil })
+	s.syncResources(ctx)
 }
 
 // MCP is the SDK server, to connect to any transport.
@@ -159,8 +202,11 @@ func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
 	return s.srv.Run(ctx, t)
 }
 
-// Close releases the index.
+// Close stops the server's background work and releases the index.
 func (s *Server) Close() error {
+	if s.stopBG != nil {
+		s.stopBG()
+	}
 	s.smu.Lock()
 	defer s.smu.Unlock()
 	s.closed = true
@@ -175,7 +221,7 @@ func (s *Server) Close() error {
 // warm loads go-git's lazily built state (the pack index list, the check
 // for an incoming-objects directory) once, before the repository is shared
 // by concurrent readers: go-git initialises it without a lock.
-func warm(r *gitstore.Repo) {
+func warmRepo(r *gitstore.Repo) {
 	r.HasObject(gitstore.ZeroHash)
 }
 
@@ -184,8 +230,20 @@ func warm(r *gitstore.Repo) {
 // objects may be in packs another process wrote, which an open go-git
 // storage does not see (it lists packs once).
 func (s *Server) current() (*snapshot, error) {
+	s.waitRoots()
+	dir, dirErr := s.where()
+	if dirErr != nil {
+		return nil, dirErr
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.repo == nil {
+		r, err := openRepo(dir)
+		if err != nil {
+			return nil, err
+		}
+		s.repo = r
+	}
 	ref, err := s.repo.ReadRef(memory.Ref)
 	if err != nil {
 		return nil, err
@@ -196,11 +254,10 @@ func (s *Server) current() (*snapshot, error) {
 	}
 	repo := s.repo
 	if s.snap != nil {
-		r, err := gitstore.Open(s.dir)
+		r, err := openRepo(dir)
 		if err != nil {
 			return nil, err
 		}
-		warm(r)
 		repo = r
 	}
 	snap := &snapshot{repo: repo, ref: ref, head: head}
@@ -217,9 +274,34 @@ func (s *Server) current() (*snapshot, error) {
 	return snap, nil
 }
 
+// openRepo opens the repository containing dir, or says in words that
+// there is none and how to point the server at one.
+func openRepo(dir string) (*gitstore.Repo, error) {
+	if _, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("not a git repository: %s does not exist — open a repository in your editor or pass --repo DIR to `git konteks mcp`", dir)
+	}
+	r, err := gitstore.Open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("not a git repository: %s — open a repository in your editor (the server follows the client's roots) or pass --repo DIR to `git konteks mcp` (%v)", dir, err)
+	}
+	warmRepo(r)
+	return r, nil
+}
+
+// where is the directory the repository is looked for in, or why there
+// is none.
+func (s *Server) where() (string, error) {
+	s.rmu.Lock()
+	defer s.rmu.Unlock()
+	return s.dir, s.dirErr
+}
+
 // errNoMemory says how to create memory; tools that need derived memory
 // return it when there is none.
-var errNoMemory = errors.New("this repository has no memory yet: call the refresh tool (or run `git konteks extract`) to create it; it takes a few seconds on a small repository, minutes on a very large one")
+var errNoMemory = errors.New("no memory yet — call refresh or run `git konteks extract` to create it; it takes a few seconds on a small repository, minutes on a very large one")
+
+// errEmptyRepo is errNoMemory for a repository without a commit.
+var errEmptyRepo = errors.New("no memory yet, and this repository has no commit — commit the files, then call refresh or run `git konteks extract`")
 
 // derived returns the snapshot when it holds extracted memory, or an error
 // that says what to do.
@@ -232,6 +314,9 @@ func (s *Server) derived() (*snapshot, error) {
 		return nil, fmt.Errorf("%w; call refresh after `git konteks extract --mode rebuild`, which recovers it", snap.memErr)
 	}
 	if snap.mem == nil || !snap.mem.Derived() {
+		if snap.head.IsZero() {
+			return nil, errEmptyRepo
+		}
 		return nil, errNoMemory
 	}
 	return snap, nil
@@ -240,13 +325,18 @@ func (s *Server) derived() (*snapshot, error) {
 // withSearcher runs fn with the searcher for the current memory, opening
 // or reopening it when memory has moved, and the state it answers from.
 // Searcher calls are serialised: a Searcher is not safe for concurrent
-// use.
-func (s *Server) withSearcher(ctx context.Context, fn func(*recall.Searcher, *snapshot, recall.MemoryState) error) error {
+// use. A cold index build is reported to the caller of req (progress
+// notifications, when it gave a progress token).
+func (s *Server) withSearcher(ctx context.Context, req *sdk.CallToolRequest, fn func(*recall.Searcher, *snapshot, recall.MemoryState) error) error {
 	snap, err := s.derived()
 	if err != nil {
 		return err
 	}
-	s.smu.Lock()
+	stop := s.reportBuild(ctx, req)
+	defer stop()
+	if err := lockCtx(ctx, &s.smu); err != nil {
+		return err
+	}
 	defer s.smu.Unlock()
 	if s.closed {
 		return errors.New("the server is shutting down")
@@ -259,7 +349,10 @@ func (s *Server) withSearcher(ctx context.Context, fn func(*recall.Searcher, *sn
 		s.served, s.servedTree = want, snap.mem.Tree
 	}
 	if s.searcher == nil || s.served != want && time.Now().After(s.retryOpen) {
-		ns, err := recall.Open(ctx, snap.repo, recall.OpenOptions{Embedder: s.emb, NoEmbedder: s.noEmb, Memory: snap.mem})
+		s.noteBuild(0, true)
+		ns, err := recall.Open(ctx, snap.repo, recall.OpenOptions{Embedder: s.emb, NoEmbedder: s.noEmb, Memory: snap.mem,
+			Building: func(n int) { s.noteBuild(n, false) }})
+		s.noteBuild(0, true)
 		switch {
 		case err != nil && s.searcher == nil:
 			return fmt.Errorf("open the search index: %w", err)
@@ -285,6 +378,53 @@ func (s *Server) withSearcher(ctx context.Context, fn func(*recall.Searcher, *sn
 	st := s.searcher.State()
 	st.Commit = s.served
 	return fn(s.searcher, snap, st)
+}
+
+// configureEmbedder sets the query embedder for repo (the one given in
+// Options, or the repository's git config konteks.embed.*). Called with
+// smu held.
+func (s *Server) configureEmbedder(repo *gitstore.Repo) {
+	if s.embFor == repo.GitDir {
+		return
+	}
+	s.embFor = repo.GitDir
+	s.emb, s.noEmb, s.embNote = s.optEmb, s.optNoEmb, ""
+	if s.emb != nil || s.noEmb {
+		return
+	}
+	e, err := embed.Configured(repo.GitDir)
+	switch {
+	case err != nil:
+		s.embNote = fmt.Sprintf("embedder: %v; lexical search only", err)
+		s.noEmb = true
+	case e == nil:
+		s.noEmb = true
+	default:
+		s.emb = e
+	}
+}
+
+// lockCtx locks mu, or gives up when ctx ends first (a cancelled call
+// waiting behind a long index build).
+func lockCtx(ctx context.Context, mu *sync.Mutex) error {
+	if mu.TryLock() {
+		return nil
+	}
+	done := make(chan struct{})
+	go func() {
+		mu.Lock()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		go func() {
+			<-done
+			mu.Unlock()
+		}()
+		return ctx.Err()
+	}
 }
 
 // sameDerived reports whether two memory trees differ only in durable/.
@@ -339,6 +479,8 @@ type durableCache struct {
 	tree  gitstore.Hash
 	items []durable.Item
 	bad   []string
+	// skills are the live skills (recall finds them as it finds memories).
+	skills []durable.Skill
 	// matcher holds the analysed live entries (see durableMatcher).
 	matcher *recall.DurableMatcher
 }
@@ -363,8 +505,9 @@ func (s *Server) durableItems(snap *snapshot) ([]durable.Item, []string, error) 
 	if items == nil {
 		items = []durable.Item{}
 	}
+	skills, _, _ := durable.LoadSkills(snap.repo, snap.mem.Tree, false)
 	s.cmu.Lock()
-	s.dur = durableCache{tree: snap.mem.Tree, items: items, bad: bad}
+	s.dur = durableCache{tree: snap.mem.Tree, items: items, bad: bad, skills: skills}
 	s.cmu.Unlock()
 	return items, bad, nil
 }
@@ -372,10 +515,10 @@ func (s *Server) durableItems(snap *snapshot) ([]durable.Item, []string, error) 
 // writeRepo opens a repository of its own for one write: go-git's object
 // storage is not safe to write while other goroutines read it.
 func (s *Server) writeRepo() (*gitstore.Repo, error) {
-	r, err := gitstore.Open(s.dir)
+	s.waitRoots()
+	dir, err := s.where()
 	if err != nil {
 		return nil, err
 	}
-	warm(r)
-	return r, nil
+	return openRepo(dir)
 }

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -45,8 +46,10 @@ const (
 var Tools = []string{ToolRecall, ToolContext, ToolOverview, ToolSkeleton, ToolShow, ToolGraph,
 	ToolRemember, ToolDiary, ToolForget, ToolMemories, ToolSkills, ToolStatus, ToolRefresh, ToolWhy, ToolHistory}
 
-// addTool registers a typed tool whose handler is guarded against panics,
-// with the inferred input schema adjusted by tweak.
+// addTool registers a typed tool: its arguments are checked against the
+// inferred input schema adjusted by tweak (see checkArgs: errors in
+// words), its handler is guarded against panics, and its answer carries
+// both the text for the model and the structured output.
 func addTool[In, Out any](s *Server, t *sdk.Tool, tweak func(*jsonschema.Schema), h sdk.ToolHandlerFor[In, Out]) {
 	in, err := jsonschema.For[In](nil)
 	if err != nil {
@@ -55,11 +58,53 @@ func addTool[In, Out any](s *Server, t *sdk.Tool, tweak func(*jsonschema.Schema)
 	if tweak != nil {
 		tweak(in)
 	}
-	t.InputSchema = in
-	sdk.AddTool(s.srv, t, func(ctx context.Context, req *sdk.CallToolRequest, arg In) (res *sdk.CallToolResult, out Out, err error) {
+	out, err := jsonschema.For[Out](nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcp: output schema of %s: %v", t.Name, err))
+	}
+	t.InputSchema, t.OutputSchema = in, out
+	s.srv.AddTool(t, func(ctx context.Context, req *sdk.CallToolRequest) (res *sdk.CallToolResult, err error) {
 		defer guard(t.Name, &err)
-		return h(ctx, req, arg)
+		defer func() {
+			if err != nil {
+				// A failure is a tool error the model reads, never a
+				// protocol error.
+				res, err = toolError(err), nil
+			}
+		}()
+		raw, err := checkArgs(t.Name, in, req.Params.Arguments)
+		if err != nil {
+			return nil, err
+		}
+		var arg In
+		if err := json.Unmarshal(raw, &arg); err != nil {
+			return nil, fmt.Errorf("arguments of %s: %v", t.Name, err)
+		}
+		res, o, err := h(ctx, req, arg)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("%s cancelled: %w", t.Name, ctx.Err())
+			}
+			return nil, err
+		}
+		if res == nil {
+			res = &sdk.CallToolResult{}
+		}
+		b, err := json.Marshal(o)
+		if err != nil {
+			return nil, fmt.Errorf("%s: encode the answer: %w", t.Name, err)
+		}
+		res.StructuredContent = json.RawMessage(b)
+		if res.Content == nil {
+			res.Content = []sdk.Content{&sdk.TextContent{Text: string(b)}}
+		}
+		return res, nil
 	})
+}
+
+// toolError is the tool result of a failed call.
+func toolError(err error) *sdk.CallToolResult {
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: err.Error()}}}
 }
 
 func prop(s *jsonschema.Schema, name string, f func(p *jsonschema.Schema)) {
@@ -103,6 +148,7 @@ func (s *Server) addTools() {
 		in.Required = []string{"task"}
 		prop(in, "limit", bounds(1, maxLimit))
 		prop(in, "mode", enum(recall.Hybrid, recall.Lexical, recall.Vector))
+		prop(in, "tests", enum(recall.TestsInclude, recall.TestsExclude, recall.TestsOnly))
 	}, s.recall)
 	addTool(s, &sdk.Tool{
 		Name: ToolContext,
@@ -134,7 +180,7 @@ func (s *Server) addTools() {
 	addTool(s, &sdk.Tool{
 		Name: ToolGraph,
 		Description: "An entity and its neighbours in the project graph: a file path, symbol name (Store.Get), package or directory; " +
-			"what it defines and imports, and what imports it. Use it to find callers' files and dependencies before a change.",
+			"what it defines and imports, and what imports it; for a symbol, the symbols it calls and those that call it (by name). Use it to find callers and dependencies before a change.",
 		Annotations: readOnly("Graph"),
 	}, func(in *jsonschema.Schema) {
 		in.Required = []string{"name"}
@@ -194,19 +240,27 @@ func (s *Server) addTools() {
 
 // RecallInput is the input of the recall tool.
 type RecallInput struct {
-	Task  string `json:"task" jsonschema:"the task or question, in your own words"`
-	Limit int    `json:"limit,omitempty" jsonschema:"number of sections (default 10)"`
-	Mode  string `json:"mode,omitempty" jsonschema:"ranking: hybrid (default), lexical or vector"`
+	Task  string   `json:"task" jsonschema:"the task or question, in your own words"`
+	Limit int      `json:"limit,omitempty" jsonschema:"number of sections (default 10)"`
+	Mode  string   `json:"mode,omitempty" jsonschema:"ranking: hybrid (default), lexical or vector"`
+	Files bool     `json:"files,omitempty" jsonschema:"answer with files instead of sections: each ranked by its best section, with its best sections and why it is there (limit counts files)"`
+	Path  []string `json:"path,omitempty" jsonschema:"only paths matching these globs (*, **, ?; a glob without a slash matches a name at any depth); a glob starting with ! excludes"`
+	Tests string   `json:"tests,omitempty" jsonschema:"test code: include (default), exclude or only"`
 }
 
 // RecallOutput is the answer of the recall tool.
 type RecallOutput struct {
-	Task     string       `json:"task"`
-	Hits     []recall.Hit `json:"hits"`
-	Memories []MemoryHit  `json:"memories"` // saved memories that match the task
-	Mode     string       `json:"mode"`
-	Notes    []string     `json:"notes,omitempty"`
-	Memory   Freshness    `json:"memory"`
+	Task string `json:"task"`
+	// Evidence says how strongly memory supports the hits: strong,
+	// partial or weak; a task nothing matches has no hits and says
+	// "no good match in memory".
+	Evidence recall.Evidence  `json:"evidence"`
+	Hits     []recall.Hit     `json:"hits"`
+	Files    []recall.FileHit `json:"files,omitempty"` // with files: the files, instead of hits
+	Memories []MemoryHit      `json:"memories"`        // saved memories that match the task
+	Mode     string           `json:"mode"`
+	Notes    []string         `json:"notes,omitempty"`
+	Memory   Freshness        `json:"memory"`
 }
 
 // MemoryHit is a durable memory or diary entry matching a task.
@@ -227,7 +281,7 @@ func task(t string) (string, error) {
 	return t, nil
 }
 
-func (s *Server) recall(ctx context.Context, _ *sdk.CallToolRequest, in RecallInput) (*sdk.CallToolResult, RecallOutput, error) {
+func (s *Server) recall(ctx context.Context, req *sdk.CallToolRequest, in RecallInput) (*sdk.CallToolResult, RecallOutput, error) {
 	var out RecallOutput
 	q, err := task(in.Task)
 	if err != nil {
@@ -238,13 +292,32 @@ func (s *Server) recall(ctx context.Context, _ *sdk.CallToolRequest, in RecallIn
 		limit = 10
 	}
 	var snap *snapshot
-	err = s.withSearcher(ctx, func(se *recall.Searcher, sn *snapshot, st recall.MemoryState) error {
-		res, err := se.Search(ctx, q, recall.Options{Limit: min(limit, maxLimit), Mode: in.Mode})
+	err = s.withSearcher(ctx, req, func(se *recall.Searcher, sn *snapshot, st recall.MemoryState) error {
+		opt := recall.Options{Limit: min(limit, maxLimit), Mode: in.Mode, Paths: in.Path, Tests: in.Tests}
+		if in.Files {
+			res, err := se.SearchFiles(ctx, q, opt)
+			if err != nil {
+				return err
+			}
+			snap = sn
+			out = RecallOutput{Task: q, Hits: []recall.Hit{}, Files: res.Files, Mode: res.Mode, Notes: notes(res.Notes, s.embNote)}
+			out.Evidence = se.Evidence(q, recall.FileSections(res.Files))
+			if out.Evidence.NoMatch {
+				out.Files = nil
+			}
+			out.Memory = s.freshness(sn, st.Commit, st.SourceCommit)
+			out.Memory.Index = st.Index
+			return nil
+		}
+		res, err := se.Search(ctx, q, opt)
 		if err != nil {
 			return err
 		}
 		snap = sn
-		out = RecallOutput{Task: q, Hits: res.Hits, Mode: res.Mode, Notes: notes(res.Notes, s.embNote)}
+		out = RecallOutput{Task: q, Evidence: se.Evidence(q, res.Hits), Hits: res.Hits, Mode: res.Mode, Notes: notes(res.Notes, s.embNote)}
+		if out.Evidence.NoMatch {
+			out.Hits = nil // the least bad hits would only mislead
+		}
 		out.Memory = s.freshness(sn, st.Commit, st.SourceCommit)
 		out.Memory.Index = st.Index
 		return nil
@@ -259,6 +332,9 @@ func (s *Server) recall(ctx context.Context, _ *sdk.CallToolRequest, in RecallIn
 	for _, h := range out.Hits {
 		paths = append(paths, h.Path)
 	}
+	for _, f := range out.Files {
+		paths = append(paths, f.Path)
+	}
 	out.Memories = s.matchMemories(snap, q, paths, maxMemoryHits)
 	return textResult(renderRecall(out)), out, nil
 }
@@ -272,6 +348,17 @@ func notes(ns []string, extra string) []string {
 
 func renderRecall(out RecallOutput) string {
 	var b strings.Builder
+	fmt.Fprintf(&b, "Evidence: %s.\n", out.Evidence.Label())
+	for _, f := range out.Files {
+		fmt.Fprintf(&b, "%s  (%s)\n", f.Path, f.Why)
+		for _, h := range f.Sections {
+			fmt.Fprintf(&b, "    %d-%d  %s", h.StartLine, h.EndLine, h.Name)
+			if sum := oneLine(h.Summary, 160); sum != "" && sum != h.Name {
+				fmt.Fprintf(&b, ": %s", sum)
+			}
+			b.WriteString("\n")
+		}
+	}
 	for _, h := range out.Hits {
 		name := h.Name
 		if name == "" {
@@ -289,8 +376,8 @@ func renderRecall(out RecallOutput) string {
 			fmt.Fprintf(&b, "    why here: %s\n", h.Via)
 		}
 	}
-	if len(out.Hits) == 0 {
-		b.WriteString("No section of memory matches this task; try other words, or overview to browse.\n")
+	if len(out.Hits) == 0 && len(out.Files) == 0 {
+		b.WriteString("No section of memory matches this task (" + recall.NoGoodMatch + "); try other words, or overview to browse.\n")
 	}
 	writeMemoryHits(&b, out.Memories)
 	for _, n := range out.Notes {
@@ -307,6 +394,10 @@ func writeMemoryHits(b *strings.Builder, hits []MemoryHit) {
 	}
 	b.WriteString("\nSaved memories that match:\n")
 	for _, m := range hits {
+		if m.Type == durable.TypeSkill {
+			fmt.Fprintf(b, "- [skill %s] %s (call skills with name %q to read it)\n", m.Subject, oneLine(m.Text, 400), m.Subject)
+			continue
+		}
 		label := m.Kind
 		if m.Type == durable.TypeDiary {
 			label = "diary"
@@ -325,7 +416,10 @@ type ContextInput struct {
 
 // ContextOutput is the answer of the context tool.
 type ContextOutput struct {
-	Task     string               `json:"task"`
+	Task string `json:"task"`
+	// Evidence says how strongly memory supports the pack (see
+	// RecallOutput.Evidence).
+	Evidence recall.Evidence      `json:"evidence"`
 	Budget   int                  `json:"budget"`
 	Tokens   int                  `json:"tokens"`
 	Markdown string               `json:"markdown"`
@@ -335,7 +429,7 @@ type ContextOutput struct {
 	Memory   Freshness            `json:"memory"`
 }
 
-func (s *Server) context(ctx context.Context, _ *sdk.CallToolRequest, in ContextInput) (*sdk.CallToolResult, ContextOutput, error) {
+func (s *Server) context(ctx context.Context, req *sdk.CallToolRequest, in ContextInput) (*sdk.CallToolResult, ContextOutput, error) {
 	var out ContextOutput
 	q, err := task(in.Task)
 	if err != nil {
@@ -347,13 +441,13 @@ func (s *Server) context(ctx context.Context, _ *sdk.CallToolRequest, in Context
 	}
 	budget = max(minBudget, min(budget, maxBudget))
 	var snap *snapshot
-	err = s.withSearcher(ctx, func(se *recall.Searcher, sn *snapshot, st recall.MemoryState) error {
+	err = s.withSearcher(ctx, req, func(se *recall.Searcher, sn *snapshot, st recall.MemoryState) error {
 		p, err := se.Context(ctx, q, recall.PackOptions{Budget: budget})
 		if err != nil {
 			return err
 		}
 		snap = sn
-		out = ContextOutput{Task: q, Budget: p.Budget, Tokens: p.Tokens, Markdown: p.Markdown, Sections: p.Sections, Notes: notes(p.Notes, s.embNote)}
+		out = ContextOutput{Task: q, Evidence: p.Evidence, Budget: p.Budget, Tokens: p.Tokens, Markdown: p.Markdown, Sections: p.Sections, Notes: notes(p.Notes, s.embNote)}
 		out.Memory = s.freshness(sn, st.Commit, st.SourceCommit)
 		out.Memory.Index = st.Index
 		return nil
@@ -374,6 +468,10 @@ func (s *Server) context(ctx context.Context, _ *sdk.CallToolRequest, in Context
 	if len(out.Memories) > 0 {
 		b.WriteString("\n## Saved memories\n\n")
 		for _, m := range out.Memories {
+			if m.Type == durable.TypeSkill {
+				fmt.Fprintf(&b, "- **skill %s**: %s (call skills with name %q to read it)\n", m.Subject, oneLine(m.Text, 600), m.Subject)
+				continue
+			}
 			label := m.Kind
 			if m.Type == durable.TypeDiary {
 				label = "diary"
@@ -566,32 +664,6 @@ func sectionInfo(sec memory.Section) SectionInfo {
 		Signature: sec.Signature, Summary: sec.Summary}
 }
 
-// findSection matches an anchor exactly, then a qualified or plain name
-// (case-sensitive, then not), then an anchor without its kind prefix.
-func findSection(f *memory.File, want string) (int, bool) {
-	want = strings.TrimSpace(want)
-	tests := []func(memory.Section) bool{
-		func(s memory.Section) bool { return s.Anchor == want },
-		func(s memory.Section) bool { return s.QName == want || s.QName == "" && s.Name == want },
-		func(s memory.Section) bool { return s.Name == want },
-		func(s memory.Section) bool {
-			_, rest, ok := strings.Cut(s.Anchor, ":")
-			return ok && rest == want
-		},
-		func(s memory.Section) bool {
-			return strings.EqualFold(s.Anchor, want) || strings.EqualFold(s.QName, want) || strings.EqualFold(s.Name, want)
-		},
-	}
-	for _, t := range tests {
-		for i, s := range f.Sections {
-			if t(s) {
-				return i, true
-			}
-		}
-	}
-	return 0, false
-}
-
 func (s *Server) show(_ context.Context, _ *sdk.CallToolRequest, in ShowInput) (*sdk.CallToolResult, ShowOutput, error) {
 	var out ShowOutput
 	snap, err := s.derived()
@@ -610,17 +682,9 @@ func (s *Server) show(_ context.Context, _ *sdk.CallToolRequest, in ShowInput) (
 	out.Memory = s.freshness(snap, snap.mem.Commit.String(), snap.mem.Manifest.SourceCommit)
 	var b strings.Builder
 	if in.Anchor != "" {
-		i, ok := findSection(f, in.Anchor)
+		i, ok := f.FindSection(in.Anchor)
 		if !ok {
-			var names []string
-			for _, sec := range f.Sections {
-				if len(names) == 40 {
-					names = append(names, "…")
-					break
-				}
-				names = append(names, sec.Anchor)
-			}
-			return nil, out, fmt.Errorf("%s has no section %q; its anchors: %s", p, in.Anchor, strings.Join(names, ", "))
+			return nil, out, f.NoSection(p, in.Anchor)
 		}
 		sec := f.Sections[i]
 		info := sectionInfo(sec)
@@ -1063,9 +1127,6 @@ func (s *Server) status(_ context.Context, _ *sdk.CallToolRequest, _ struct{}) (
 	if out.Repository == "" {
 		out.Repository = snap.repo.GitDir
 	}
-	if s.emb != nil {
-		out.Embedder = s.emb.Model()
-	}
 	if snap.memErr != nil {
 		return nil, out, fmt.Errorf("memory is unreadable: %v; run `git konteks extract --mode rebuild`, which recovers it", snap.memErr)
 	}
@@ -1098,6 +1159,9 @@ func (s *Server) status(_ context.Context, _ *sdk.CallToolRequest, _ struct{}) (
 		out.Memory.Hint = "an extraction was interrupted: call refresh (or run `git konteks extract --mode resume`) to finish it"
 	}
 	s.smu.Lock()
+	if s.emb != nil {
+		out.Embedder = s.emb.Model()
+	}
 	if s.searcher != nil {
 		out.Index = s.searcher.State().Index
 		if s.served != out.Memory.MemoryCommit {
@@ -1157,28 +1221,11 @@ func (s *Server) refresh(ctx context.Context, req *sdk.CallToolRequest, _ struct
 	if _, err := repo.Resolve("HEAD"); err != nil {
 		return nil, out, fmt.Errorf("HEAD has no commit yet: commit something first (memory describes commits): %v", err)
 	}
-	var notify func(msg string, done, total int)
-	if req != nil && req.Session != nil && req.Params != nil && req.Params.GetProgressToken() != nil {
-		tok := req.Params.GetProgressToken()
-		var last time.Time
-		n := 0.0
-		notify = func(msg string, done, total int) {
-			if time.Since(last) < 500*time.Millisecond {
-				return
-			}
-			last = time.Now()
-			n++
-			p := &sdk.ProgressNotificationParams{ProgressToken: tok, Message: msg, Progress: n}
-			if total > 0 {
-				p.Progress, p.Total = float64(done), float64(total)
-			}
-			_ = req.Session.NotifyProgress(ctx, p)
-		}
-	}
 	opt := extract.Options{ToolVersion: s.version}
-	if notify != nil {
-		opt.Progress = func(p extract.Progress) { notify(p.Stage, p.Done, p.Total) }
-		opt.Wait = func(holder string) { notify("waiting for another extraction: "+holder, 0, 0) }
+	if r := newReporter(ctx, req); r != nil {
+		r.send("extracting memory", 0, 0, 0)
+		opt.Progress = func(p extract.Progress) { r.send(p.Stage, p.Done, p.Total, 500*time.Millisecond) }
+		opt.Wait = func(holder string) { r.send("waiting for another extraction: "+holder, 0, 0, 0) }
 	}
 	t0 := time.Now()
 	res, err := extract.Run(ctx, repo, opt)

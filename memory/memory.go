@@ -11,7 +11,11 @@ package memory
 // extraction that fills it. Bump it whenever a change to sectioning or to
 // the record shape would make old records wrong; memory written with another
 // version is rebuilt rather than mixed.
-const RecordVersion = 6
+//
+// 7: reStructuredText, AsciiDoc and Org documents are sectioned by their
+// titles (they were one text section each), document abstracts skip
+// titles and directives; memory format 2 (manifest schema 2).
+const RecordVersion = 7
 
 // File is the memory record of one included source file, stored zstd
 // compressed at files/<source path> in the memory ref. The path itself is

@@ -20,6 +20,8 @@ type Pack struct {
 	Memory   MemoryState   `json:"memory"`
 	Mode     string        `json:"mode"`
 	Notes    []string      `json:"notes,omitempty"`
+	// Evidence says how strongly memory supports the pack (see Assess).
+	Evidence Evidence `json:"evidence"`
 }
 
 // PackSection is a section as the pack shows it.
@@ -61,9 +63,13 @@ func (s *Searcher) Context(ctx context.Context, task string, opt PackOptions) (*
 	if err != nil {
 		return nil, err
 	}
-	p := &Pack{Task: task, Budget: budget, Memory: res.Memory, Mode: res.Mode, Notes: res.Notes}
+	p := &Pack{Task: task, Budget: budget, Memory: res.Memory, Mode: res.Mode, Notes: res.Notes, Evidence: s.Evidence(task, res.Hits)}
+	if p.Evidence.NoMatch {
+		res.Hits = nil // the least bad hits would only mislead
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Context: %s\n\n", oneLine(task, 200))
+	fmt.Fprintf(&b, "Evidence: %s.\n\n", p.Evidence.Label())
 	st := res.Memory
 	fmt.Fprintf(&b, "Memory describes commit %.12s", st.SourceCommit)
 	switch {
@@ -129,7 +135,7 @@ func (s *Searcher) Context(ctx context.Context, task string, opt PackOptions) (*
 		p.Sections = append(p.Sections, PackSection{Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, Name: h.Name, Score: h.Score, Shown: shown})
 	}
 	if len(res.Hits) == 0 {
-		b.WriteString("No section of memory matches this task.\n")
+		b.WriteString("No section of memory matches this task (" + NoGoodMatch + "): try other words, or browse the areas above.\n")
 	}
 	if conn != "" {
 		b.WriteString(conn)

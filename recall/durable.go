@@ -26,7 +26,13 @@ const MinMemoryScore = 1.5
 // linkBonus is what a link to one of the answer's files adds.
 const linkBonus = 2.0
 
-// MemoryHit is a durable memory or diary entry that matches a task.
+// Skills are matched the same way, by their name and description (what
+// the skill is for; the body's wording would make every skill match
+// everything), as entries of type durable.TypeSkill whose Subject is the
+// skill's name and Text its description: an agent that asks how to do a
+// recurring task finds the saved instructions for it.
+
+// MemoryHit is a durable memory, diary entry or skill that matches a task.
 type MemoryHit struct {
 	ID      string   `json:"id"`
 	Type    string   `json:"type"`
@@ -56,21 +62,33 @@ func Searchable(it durable.Item) string {
 		strings.Join(it.Paths, " "), strings.Join(it.Symbols, " ")}, "\n"))
 }
 
-// NewDurableMatcher analyses the live memories and diary entries of items.
-func NewDurableMatcher(items []durable.Item) *DurableMatcher {
+// NewDurableMatcher analyses the live memories and diary entries of
+// items, and the live skills.
+func NewDurableMatcher(items []durable.Item, skills ...durable.Skill) *DurableMatcher {
 	m := &DurableMatcher{df: map[string]int{}}
-	for _, it := range items {
-		if it.Status != durable.StatusLive || (it.Type != durable.TypeMemory && it.Type != durable.TypeDiary) {
-			continue
-		}
+	add := func(it durable.Item, text string) {
 		ts := map[string]bool{}
-		for _, t := range index.Terms(Searchable(it)) {
+		for _, t := range index.Terms(text) {
 			if !ts[t] {
 				ts[t] = true
 				m.df[t]++
 			}
 		}
 		m.cands = append(m.cands, durableCand{it, ts})
+	}
+	for _, it := range items {
+		if it.Status != durable.StatusLive || (it.Type != durable.TypeMemory && it.Type != durable.TypeDiary) {
+			continue
+		}
+		add(it, Searchable(it))
+	}
+	for _, k := range skills {
+		if k.Type != durable.TypeSkill {
+			continue
+		}
+		it := durable.Item{Entry: durable.Entry{ID: k.ID, Type: durable.TypeSkill, Subject: k.Name, Text: k.Description, Created: k.Created},
+			Status: durable.StatusLive}
+		add(it, strings.ReplaceAll(k.Name, "-", " ")+"\n"+k.Description)
 	}
 	return m
 }
@@ -122,8 +140,8 @@ func (m *DurableMatcher) Match(task string, paths []string, limit int) []MemoryH
 	return out
 }
 
-// MatchMemories matches a task against the durable entries of a memory
-// tree (a convenience for one-shot callers such as the CLI).
+// MatchMemories matches a task against the durable entries and skills of
+// a memory tree (a convenience for one-shot callers such as the CLI).
 func MatchMemories(repo *gitstore.Repo, mem *memref.Memory, task string, paths []string, limit int) ([]MemoryHit, error) {
 	if mem == nil {
 		return nil, nil
@@ -132,5 +150,11 @@ func MatchMemories(repo *gitstore.Repo, mem *memref.Memory, task string, paths [
 	if err != nil {
 		return nil, err
 	}
-	return NewDurableMatcher(items).Match(task, paths, limit), nil
+	// A skill that does not decode is reported by `skill list`; recall
+	// goes on without it.
+	skills, _, err := durable.LoadSkills(repo, mem.Tree, false)
+	if err != nil {
+		return nil, err
+	}
+	return NewDurableMatcher(items, skills...).Match(task, paths, limit), nil
 }

@@ -12,6 +12,8 @@ import (
 // WarmReport says what Warm brought up to date and what it cost.
 type WarmReport struct {
 	Index   string        // how the index was had: current, update, build
+	Model   string        // the embedding model the index was built for ("" for none)
+	Vectors int           // vectors the index holds
 	History bool          // history signals are ready
 	Graph   bool          // the file graph is ready
 	Took    time.Duration // wall time
@@ -22,14 +24,20 @@ type WarmReport struct {
 // The post-commit hook's background runner calls it after each extraction,
 // so the first question after a commit (or a merge of fetched memory) does
 // not pay for building them. It never writes memory.
+//
+// The index is built for the configured embedder, as recall opens it: a
+// generation built without vectors would not serve recall's queries (see
+// index.Options.Model), and recall would build again. Nothing is
+// embedded for that but the built-in model's vectors, which the index
+// computes; a provider's come from memory.
 func Warm(ctx context.Context, repo *gitstore.Repo) (*WarmReport, error) {
 	t0 := time.Now()
-	s, err := Open(ctx, repo, OpenOptions{NoEmbedder: true})
+	s, err := Open(ctx, repo, OpenOptions{})
 	if err != nil {
 		return nil, err
 	}
 	defer s.Close()
-	rep := &WarmReport{Index: s.ix.How}
+	rep := &WarmReport{Index: s.ix.How, Model: s.ix.Model(), Vectors: s.ix.Vectors()}
 	if s.mem != nil {
 		h, err := history.LoadSignals(s.repo, s.mem.Tree)
 		if err != nil {

@@ -66,19 +66,40 @@ python3 -c 'import json,sys; t=json.load(open(sys.argv[1])).get("timings_ms", {}
 # run's CPU time. Target: under 10%.
 python3 -c 'import json,sys; t=json.load(open(sys.argv[1])).get("timings_ms", {}); cpu=float(sys.argv[2])*1000; g=t.get("gate",0)+t.get("gate-content-cpu",0); print("gate: path %.0f ms + content/detector %.0f ms CPU = %.1f%% of the full extraction CPU (%.1fs)  [load %s]" % (t.get("gate",0), t.get("gate-content-cpu",0), 100*g/cpu if cpu else 0, cpu/1000, sys.argv[3]))' "$work/manifest.json" "$(echo "$cpu_u+$cpu_s" | bc -l)" "$load0"
 
-# One-file changed runs: edit one file, commit, extract; median of $runs.
+# The tip of memory against the tree it describes, each packed alone (the
+# objects of one commit, no history): what a fresh clone of each costs.
+# Memory holds no vectors of the built-in embedder (the index computes
+# them); "with" adds what they weighed in the ref when they were stored.
+packed() { git rev-list --objects --no-walk "$@" | git pack-objects -q --stdout | wc -c; }
+srcpack=$(packed HEAD)
+tippack=$(packed refs/konteks)
+vecmb=$(cd "$root" && KONTEKS_BENCH_REPO="$work/repo" go test -run '^$' -bench 'LocalVectorsInRef' -benchtime 1x ./index/ 2>/dev/null |
+  awk '/^BenchmarkLocalVectorsInRef/ { for (i = 1; i <= NF; i++) if ($(i+1) == "MB") print $i }')
+vecbytes=$(echo "${vecmb:-0}*1000000" | bc -l)
+printf 'memory tip packed: %.1f MB = %.2fx the source tree packed (%.1f MB); with the built-in vectors stored it would be %.1f MB = %.2fx\n' \
+  "$(echo "$tippack/1000000" | bc -l)" "$(echo "$tippack/$srcpack" | bc -l)" "$(echo "$srcpack/1000000" | bc -l)" \
+  "$(echo "($tippack+$vecbytes)/1000000" | bc -l)" "$(echo "($tippack+$vecbytes)/$srcpack" | bc -l)"
+
+# One-file changed runs: edit one file, commit, extract; median of $runs,
+# with the bytes each run adds to memory (its new objects, packed).
 target=$(git ls-files '*.go' | grep -v -e testdata -e vendor | awk 'NR==200')
 times=()
+written=()
 for i in $(seq 1 "$runs"); do
   echo "// bench edit $i" >> "$target"
   git commit -qam "edit $i"
+  before=$(git rev-parse refs/konteks)
   t0=$(now); "$bin" extract --quiet; t1=$(now)
   times+=("$(echo "($t1 - $t0)*1000" | bc -l)")
+  written+=("$(git rev-list --objects refs/konteks --not "$before" | git pack-objects -q --stdout | wc -c)")
 done
 sorted=$(printf '%s\n' "${times[@]}" | sort -n)
 median=$(echo "$sorted" | sed -n "$(( (runs+1)/2 ))p")
 printf 'one-file changed run (incl. process start): median %.1f ms, min %.1f ms, max %.1f ms over %d runs  [load %s]\n' \
   "$median" "$(echo "$sorted" | head -1)" "$(echo "$sorted" | tail -1)" "$runs" "$(load)"
+wsorted=$(printf '%s\n' "${written[@]}" | sort -n)
+printf 'one-file changed run writes: median %.1f KB packed (min %.1f, max %.1f)\n' \
+  "$(echo "$(echo "$wsorted" | sed -n "$(( (runs+1)/2 ))p")/1000" | bc -l)" "$(echo "$(echo "$wsorted" | head -1)/1000" | bc -l)" "$(echo "$(echo "$wsorted" | tail -1)/1000" | bc -l)"
 
 # A no-op run (memory already current).
 t0=$(now); "$bin" extract --quiet; t1=$(now)

@@ -11,7 +11,7 @@
 #   - the bytes a fresh clone's `git konteks fetch` transfers.
 # Targets (issue "memory that stays small"): reachable <= 1.5x the tip
 # after 300 extractions; fresh fetch <= 1.2x the tip.
-#   usage: scripts/bench-growth.sh [REPO...]   (BINARY=..., N=300, PUSH_EVERY=10)
+#   usage: scripts/bench-growth.sh [REPO...]   (BINARY=..., N=300, PUSH_EVERY=10, KEEP=konteks.history.keep)
 set -euo pipefail
 bin=${BINARY:-$(pwd)/bin/git-konteks}
 n=${N:-300}
@@ -43,8 +43,11 @@ for src in "${repos[@]}"; do
     tip=$(git rev-parse HEAD)
     git init -q --bare "$work/team.git"
     git remote add team "$work/team.git"
-    git push -q team "$tip:refs/heads/$branch"
-    git config konteks.history.keep "${KEEP:-4}"
+    # The source is pushed when the mirror is whole (a fresh clone then has
+    # it); memory never needs it.
+    git push -q team "$tip:refs/heads/$branch" 2>/dev/null || true
+    if [ -n "${KEEP:-}" ]; then git config konteks.history.keep "$KEEP"; fi
+    keep=$(git config konteks.history.keep || echo "default")
     "$bin" init --no-hooks --quiet >/dev/null 2>&1 || "$bin" init --no-hooks >/dev/null
     # Start at the commit before the replay, then one extraction per commit.
     git update-ref "refs/heads/$branch" "${commits[0]}^" 2>/dev/null || git update-ref "refs/heads/$branch" "${commits[0]}"
@@ -75,7 +78,7 @@ for src in "${repos[@]}"; do
     (cd "$work/fresh" && "$bin" fetch origin >/dev/null)
     after=$(du -sb "$work/fresh/objects" | cut -f1)
     fetched=$((after - before))
-    echo "== $(basename "$(dirname "$src")") (${#commits[@]} extractions, push every $every, keep ${KEEP:-4}; first extraction ${first}s, then ${per} ms each)"
+    echo "== $(basename "$(dirname "$src")") (${#commits[@]} extractions, push every $every, keep $keep; first extraction ${first}s, then ${per} ms each)"
     printf '  %-44s %12s  %s\n' "what" "packed" "ratio"
     printf '  %-44s %12s  %s\n' "memory tip tree alone" "$(mib "$tip_b")" "1.00x tip"
     printf '  %-44s %12s  %s (target <= 1.50x)\n' "reachable from refs/konteks ($chain commits)" "$(mib "$local_b")" "$(ratio "$local_b" "$tip_b") tip"

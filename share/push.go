@@ -225,7 +225,7 @@ func signpostLegacy(repo *gitstore.Repo, remote string) {
 			os.WriteFile(done, []byte(LegacyRemoteRef+"\n"), 0o644)
 		}
 	}()
-	ref := TrackingPrefix + remote + "/legacy"
+	ref := TrackingPrefix + remote + "/format1-signpost"
 	if err := repo.FetchRef(remote, LegacyRemoteRef, ref); err != nil {
 		return
 	}
@@ -238,7 +238,7 @@ func signpostLegacy(repo *gitstore.Repo, remote string) {
 	if err != nil || old.IsZero() {
 		return
 	}
-	if m, err := memref.ReadCommit(repo, old); err != nil || m.Manifest == nil || m.Manifest.Schema >= manifest.Schema {
+	if m, err := memref.ReadCommit(repo, old); err != nil || m.Manifest != nil && m.Manifest.Schema >= manifest.Schema {
 		return // already a signpost (or unreadable: leave it)
 	}
 	c, err := repo.Commit(old)
@@ -285,6 +285,7 @@ func MergeTracking(repo *gitstore.Repo) ([]Outcome, error) {
 		return nil, err
 	}
 	var outs []Outcome
+	var errs []error
 	for _, rm := range remotes {
 		ref := TrackingRef(rm)
 		h, err := repo.ReadRef(ref)
@@ -297,10 +298,12 @@ func MergeTracking(repo *gitstore.Repo) ([]Outcome, error) {
 		o, err := Merge(repo, h, rm)
 		o.Remote = rm
 		if err != nil {
-			return outs, err
+			// One bad remote does not keep the others' memory out.
+			errs = append(errs, err)
+			continue
 		}
 		rememberMerged(repo, ref, h)
 		outs = append(outs, o)
 	}
-	return outs, nil
+	return outs, errors.Join(errs...)
 }

@@ -9,14 +9,12 @@ package share
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/konteks/git-konteks/durable"
 	"github.com/konteks/git-konteks/gitstore"
-	"github.com/konteks/git-konteks/history"
 	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/memref"
 )
@@ -73,6 +71,9 @@ const (
 	Merged      = "merged"
 	Adopted     = "adopted" // there was no local memory
 	NoRemote    = "no-remote-memory"
+	// NotAdopted: there was no local memory and nothing of theirs could
+	// be taken (derived memory from an untrusted signer, no durable).
+	NotAdopted = "not-adopted"
 )
 
 // Outcome reports a fetch or merge.
@@ -86,6 +87,11 @@ type Outcome struct {
 	NewDurable int `json:"new_durable"`
 	// Conflicts counts paths under durable/ that differed (ours kept).
 	Conflicts int `json:"conflicts,omitempty"`
+	// Signer is the trusted signer of their memory commit, when derived
+	// memory was theirs to adopt (trust.go).
+	Signer string `json:"signer,omitempty"`
+	// Notes say what of theirs was not adopted and why (trust.go).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // ErrInvalid marks fetched memory that failed validation.
@@ -99,10 +105,25 @@ func Fetch(repo *gitstore.Repo, remote string) (Outcome, error) {
 	if _, err := migrateRemoteIfShared(repo, remote); err != nil {
 		return Outcome{Remote: remote}, err
 	}
-	dst := TrackingRef(remote)
+	// Each source has its own tracking ref: TrackingRef mirrors the
+	// remote's RemoteRef exactly (Push uses it as the compare-and-swap
+	// lease), so memory found under another name must not land there.
+	var dst string
 	var err error
-	for _, src := range []string{RemoteRef, LegacyRemoteRef, memory.Ref} {
-		if err = repo.FetchRef(remote, src, dst); !errors.Is(err, gitstore.ErrNoRemoteRef) {
+	for _, src := range []struct{ ref, dst string }{
+		{RemoteRef, TrackingRef(remote)},
+		{LegacyRemoteRef, TrackingPrefix + remote + "/format1"},
+		{memory.Ref, TrackingPrefix + remote + "/peer"},
+	} {
+		dst = src.dst
+		err = repo.FetchRef(remote, src.ref, dst)
+		if src.ref == RemoteRef && errors.Is(err, gitstore.ErrNoRemoteRef) {
+			// The remote has no format 2 memory (any more): forget our copy.
+			if old, rerr := repo.ReadRef(dst); rerr == nil && !old.IsZero() {
+				_ = repo.UpdateRef(dst, gitstore.ZeroHash, old, "konteks: the remote has no memory")
+			}
+		}
+		if !errors.Is(err, gitstore.ErrNoRemoteRef) {
 			break
 		}
 	}
@@ -158,9 +179,13 @@ func Merge(repo *gitstore.Repo, theirs gitstore.Hash, source string) (Outcome, e
 				return out, nil
 			}
 		}
+		// Trust and fsck checks (verify.go, trust.go).
+		if err := checkRefused(repo, source, theirs); err != nil {
+			return out, err
+		}
 		tm, err := memref.ReadCommit(repo, theirs)
 		if err != nil {
-			return out, fmt.Errorf("memory from %s: %w: %v; nothing was merged", source, ErrInvalid, err)
+			return out, refuse(repo, source, theirs, err)
 		}
 		var om *memref.Memory
 		oursTree := gitstore.ZeroHash
@@ -170,11 +195,12 @@ func Merge(repo *gitstore.Repo, theirs gitstore.Hash, source string) (Outcome, e
 			}
 			oursTree = om.Tree
 		}
-		if err := validate(repo, oursTree, tm); err != nil {
-			return out, fmt.Errorf("memory from %s: %w: %v; nothing was merged", source, ErrInvalid, err)
-		}
-
 		side := chooseDerived(repo, om, tm)
+		side, trust, notes := trustDerived(repo, side, om, tm, source)
+		out.Notes, out.Signer = notes, trust.Principal
+		if err := verifyPeer(repo, ours, oursTree, tm, side == "theirs"); err != nil {
+			return out, refuse(repo, source, theirs, err)
+		}
 		out.Derived = side
 		w := repo.NewWriter()
 		base := gitstore.ZeroHash
@@ -196,6 +222,11 @@ func Merge(repo *gitstore.Repo, theirs gitstore.Hash, source string) (Outcome, e
 		if err != nil {
 			return out, err
 		}
+		td, screened, err := screenDurable(repo, oursTree, tm.Tree, td, trust, theirs, source)
+		if err != nil {
+			return out, err
+		}
+		out.Notes = append(out.Notes, screened.Notes...)
 		u, conflicts, err := union(repo, w, od, td)
 		if err != nil {
 			return out, err
@@ -225,6 +256,9 @@ func Merge(repo *gitstore.Repo, theirs gitstore.Hash, source string) (Outcome, e
 
 		var next gitstore.Hash
 		switch {
+		case ours.IsZero() && u.IsZero() && side == "none":
+			out.Result = NotAdopted // nothing to keep (trust.go)
+			return out, nil
 		case ours.IsZero() && tree == tm.Tree:
 			next, out.Result = theirs, Adopted
 		case !ours.IsZero() && tree == tm.Tree && isAncestor(repo, ours, theirs):
@@ -336,38 +370,6 @@ func chooseDerived(repo *gitstore.Repo, om, tm *memref.Memory) string {
 		return "theirs"
 	}
 	return "ours"
-}
-
-// validate checks what a peer sends before it is merged: a bounded tree,
-// a manifest that decodes, records that decode within limits (only those
-// that differ from ours), durable entries that decode.
-func validate(repo *gitstore.Repo, oursTree gitstore.Hash, tm *memref.Memory) error {
-	if _, err := repo.CountTree(tm.Tree, MaxTreeEntries); err != nil {
-		return err
-	}
-	changes, err := memref.DiffRecords(repo, oursTree, tm.Tree)
-	if err != nil {
-		return err
-	}
-	for _, c := range changes {
-		if c.New.IsZero() {
-			continue
-		}
-		if _, err := memref.DecodeRecord(repo, c.New, c.Path); err != nil {
-			return err
-		}
-	}
-	if _, bad, err := durable.Load(repo, tm.Tree); err != nil {
-		return err
-	} else if len(bad) > 0 {
-		return fmt.Errorf("broken durable entries: %s", strings.Join(bad, "; "))
-	}
-	// Their history: every segment, the tail and the state decode within
-	// limits, with valid hashes and paths.
-	if _, err := history.Load(repo, tm.Tree); err != nil {
-		return err
-	}
-	return nil
 }
 
 func durableTree(repo *gitstore.Repo, tree gitstore.Hash) (gitstore.Hash, error) {

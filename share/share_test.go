@@ -156,6 +156,7 @@ func TestDerivedMemoryFollowsLocalHistory(t *testing.T) {
 	remote, _ := bareRemote(t)
 	a := newClone(t, remote, "a")
 	b := newClone(t, remote, "b")
+	trustEachOther(t, a, b)
 	ctx := context.Background()
 	// a extracts a commit b does not have and publishes it.
 	a.Write("only_in_a.go", "package main\n\nfunc OnlyInA() {}\n")
@@ -220,11 +221,19 @@ func TestHostileRemoteMemory(t *testing.T) {
 	remote, _ := bareRemote(t)
 	peer := newClone(t, remote, "peer")
 	victim := newClone(t, remote, "victim")
+	// A trusted peer, so that its records are read and checked.
+	trustEachOther(t, peer, victim)
 	ctx := context.Background()
-	if _, err := extract.Run(ctx, peer.repo, extract.Options{}); err != nil {
+	if _, err := extract.Run(ctx, victim.repo, extract.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := extract.Run(ctx, victim.repo, extract.Options{}); err != nil {
+	// The peer's memory is of a newer commit the victim has: theirs is the
+	// derived memory to adopt, so all of it is checked.
+	peer.Write("newer.go", "package main\n\nfunc Newer() {}\n")
+	peer.Commit("newer")
+	peer.Git("push", "-q", "origin", "HEAD:main")
+	victim.Git("pull", "-q", "--ff-only", "origin", "main")
+	if _, err := extract.Run(ctx, peer.repo, extract.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	mustSave(t, victim, "the victim's own memory that must survive")
@@ -317,6 +326,9 @@ func TestThreeClonesNeverLoseMemories(t *testing.T) {
 	setEnv(t)
 	remote, _ := bareRemote(t)
 	clones := []*clone{newClone(t, remote, "a"), newClone(t, remote, "b"), newClone(t, remote, "c")}
+	// One person on three clones: their signatures vouch for the
+	// tombstones each clone writes for the others' copies.
+	trustEachOther(t, clones...)
 	const keep = 2 // squash often
 	for _, c := range clones {
 		c.Git("config", "konteks.history.keep", fmt.Sprint(keep))

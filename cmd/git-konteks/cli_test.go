@@ -15,6 +15,7 @@ import (
 
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/history"
+	"github.com/konteks/git-konteks/hooks"
 	"github.com/konteks/git-konteks/index"
 	"github.com/konteks/git-konteks/internal/testgit"
 	"github.com/konteks/git-konteks/manifest"
@@ -311,7 +312,7 @@ func TestInitJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(run(t, r.Dir, "init", "--json", "--no-fetch")), &out); err != nil {
 		t.Fatal(err)
 	}
-	if len(out.Hooks) != 4 || !out.Hooks[0].Installed || out.Remotes == nil || out.Extract == nil ||
+	if len(out.Hooks) != len(hooks.Names) || !out.Hooks[0].Installed || out.Remotes == nil || out.Extract == nil ||
 		out.Extract.Manifest.SourceCommit != r.Git("rev-parse", "HEAD") || out.Extract.Commit != r.Git("rev-parse", "refs/konteks") {
 		t.Fatalf("init --json: %+v", out)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -38,7 +39,26 @@ func extractCommand() *cli.Command {
 	}
 }
 
+// extractMemoryLimit is the soft limit of the Go heap during an
+// extraction (unless GOMEMLIMIT says otherwise): the live heap of a full
+// extraction of rails or $GOROOT/src stays under 170 MB, and without a
+// limit the collector lets the heap grow to twice that before it runs.
+const extractMemoryLimit = 256 << 20
+
+// boundMemory sets the extraction's soft memory limit, for when the
+// collector turns on (tuneGC).
+func boundMemory() {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	gcLimit.Store(extractMemoryLimit)
+	if os.Getenv("GOGC") != "" {
+		debug.SetMemoryLimit(extractMemoryLimit) // tuneGC stood aside
+	}
+}
+
 func runExtract(c *cli.Context) error {
+	boundMemory()
 	repo, err := openRepo()
 	if err != nil {
 		return err
@@ -71,6 +91,11 @@ func runExtract(c *cli.Context) error {
 	bar.clear()
 	if err != nil {
 		return stopped(ctx, err, true)
+	}
+	if res.Manifest != nil && res.Manifest.History != nil && res.Manifest.History.Pending {
+		// The first walk recorded recent history; the background runner
+		// records the rest, so that this command does not wait for it.
+		startRunner(repo, "history")
 	}
 	switch {
 	case asJSON:
@@ -115,10 +140,54 @@ func printExtractSummary(c *cli.Context, res *extract.Result) {
 	fmt.Fprintf(w, "  files:    %d scanned, %d included, %d skipped%s\n", t.Scanned, t.Included, sumMap(t.Skipped), formatCounts(t.Skipped))
 	fmt.Fprintf(w, "  sections: %d%s\n", t.Sections, formatCounts(t.SectionsByKind))
 	fmt.Fprintf(w, "  this run: %d extracted, %d reused, %d removed\n", m.Run.Extracted, m.Run.Reused, m.Run.Removed)
+	if h := m.History; h != nil {
+		fmt.Fprintf(w, "  history:  %d commits (%d new)", h.Commits, h.New)
+		if h.Oldest > 0 {
+			fmt.Fprintf(w, ", back to %s", time.Unix(h.Oldest, 0).UTC().Format("2006-01-02"))
+		}
+		if h.Pending {
+			fmt.Fprint(w, "; older history is being recorded in the background")
+		}
+		fmt.Fprintln(w)
+	}
 	secs := m.Finished.Sub(m.Started).Seconds()
 	if secs > 0 {
 		fmt.Fprintf(w, "  read %.1f MB in %.2fs (%.1f MB/s)\n", float64(m.Run.BytesRead)/1e6, secs, float64(m.Run.BytesRead)/1e6/secs)
 	}
+	if s := formatTimings(m.Timings); s != "" {
+		fmt.Fprintf(w, "  stages:   %s\n", s)
+	}
+}
+
+// stageOrder is the order in which a run's stages happen.
+var stageOrder = []string{"plan", "gate", "extract", "checkpoint", "media", "summaries", "map", "embed", "history", "write"}
+
+// formatTimings renders the stage times of a run, in the order they ran:
+// "plan 63ms, extract 1.48s, ...". Stages of under a millisecond are left
+// out.
+func formatTimings(ms map[string]float64) string {
+	var parts []string
+	seen := map[string]bool{}
+	add := func(k string) {
+		if v, ok := ms[k]; ok && !seen[k] {
+			seen[k] = true
+			if v >= 1 {
+				parts = append(parts, k+" "+(time.Duration(v*1e6)).Round(time.Millisecond).String())
+			}
+		}
+	}
+	for _, k := range stageOrder {
+		add(k)
+	}
+	rest := make([]string, 0, len(ms))
+	for k := range ms {
+		rest = append(rest, k)
+	}
+	sort.Strings(rest)
+	for _, k := range rest {
+		add(k)
+	}
+	return strings.Join(parts, ", ")
 }
 
 func sumMap(m map[string]int) int {
@@ -167,8 +236,17 @@ func (p *progressLine) update(pr extract.Progress) {
 		return
 	}
 	p.last = now
-	rate := float64(pr.Bytes) / 1e6 / now.Sub(p.start).Seconds()
-	fmt.Fprintf(os.Stderr, "\r\033[K%s: %d/%d files, %.1f MB read (%.1f MB/s)", pr.Stage, pr.Done, pr.Total, float64(pr.Bytes)/1e6, rate)
+	switch {
+	case pr.Stage == "extract":
+		rate := float64(pr.Bytes) / 1e6 / now.Sub(p.start).Seconds()
+		fmt.Fprintf(os.Stderr, "\r\033[K%s: %d/%d files, %.1f MB read (%.1f MB/s)", pr.Stage, pr.Done, pr.Total, float64(pr.Bytes)/1e6, rate)
+	case pr.Stage == "history" && pr.Total > 0:
+		fmt.Fprintf(os.Stderr, "\r\033[Khistory: %d/%d commits", pr.Done, pr.Total)
+	case pr.Stage == "history" && pr.Done > 0:
+		fmt.Fprintf(os.Stderr, "\r\033[Khistory: %d commits", pr.Done)
+	default:
+		fmt.Fprintf(os.Stderr, "\r\033[K%s...", pr.Stage)
+	}
 	p.drawn = true
 }
 

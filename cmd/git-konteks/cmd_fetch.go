@@ -16,8 +16,11 @@ func fetchCommand() *cli.Command {
 		Description: "Fetches the remote's refs/konteks into refs/konteks-remotes/REMOTE (never over\n" +
 			"refs/konteks, never forced), checks it, and merges: durable memories are the union of\n" +
 			"both sides (forgotten ones stay forgotten); derived memory is the side whose source\n" +
-			"commit is in your history, the newer when both are.",
-		Flags:  []cli.Flag{jsonFlag},
+			"commit is in your history, the newer when both are, and only when its memory commit is\n" +
+			"signed by a signer in konteks.trust (see docs/trust.md). Memory that fails its checks is\n" +
+			"refused and skipped until the remote's memory changes; --forget-remote drops it.",
+		Flags: []cli.Flag{jsonFlag,
+			&cli.BoolFlag{Name: "forget-remote", Usage: "drop the remote's fetched memory (refs/konteks-remotes/REMOTE) and its refusal, without fetching"}},
 		Action: runFetch,
 	}
 }
@@ -26,6 +29,13 @@ func runFetch(c *cli.Context) error {
 	repo, remote, err := openRemote(c)
 	if err != nil {
 		return err
+	}
+	if c.Bool("forget-remote") {
+		if err := share.ForgetRemote(repo, remote); err != nil {
+			return err
+		}
+		fmt.Fprintf(c.App.Writer, "dropped the memory fetched from %s; local memory is unchanged\n", remote)
+		return nil
 	}
 	out, err := share.Fetch(repo, remote)
 	if err != nil {
@@ -54,5 +64,8 @@ func printOutcome(c *cli.Context, out share.Outcome) {
 		if out.Conflicts > 0 {
 			fmt.Fprintf(w, "warning: %d durable paths differed between the sides; kept ours\n", out.Conflicts)
 		}
+	}
+	for _, n := range out.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
 	}
 }

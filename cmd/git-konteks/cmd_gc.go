@@ -12,7 +12,7 @@ func gcCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "gc",
 		Usage: "keep memory's history within konteks.history.keep and let git reclaim the rest",
-		Description: "Squashes refs/konteks to its newest konteks.history.keep commits (default 4),\n" +
+		Description: "Squashes refs/konteks to its newest konteks.history.keep commits (default 1),\n" +
 			"drops the memory of remotes that no longer exist, runs `git gc` (which prunes\n" +
 			"unreachable objects older than gc.pruneExpire, two weeks by default; --prune=now\n" +
 			"prunes them at once), and reports memory's size before and after. Pushes and\n" +

@@ -123,6 +123,7 @@ func runHooksRun(c *cli.Context) error {
 		return nil
 	}
 	syscall.Setsid()
+	boundMemory()
 	repo, err := openRepo()
 	if err != nil {
 		return nil
@@ -151,6 +152,12 @@ func warmInBackground(repo *gitstore.Repo, why string) {
 	if !installed {
 		return
 	}
+	startRunner(repo, why)
+}
+
+// startRunner starts the background runner (`hooks run WHY`), detached;
+// it serves one pass and whatever it was asked meanwhile.
+func startRunner(repo *gitstore.Repo, why string) {
 	self, err := os.Executable()
 	if err != nil {
 		return

@@ -111,6 +111,9 @@ func runInit(c *cli.Context) (err error) {
 			jr.Fetch = out.Result
 			fmt.Fprintf(w, "sharing: merged memory from %s (%s)\n", rm, out.Result)
 		}
+		for _, n := range out.Notes {
+			fmt.Fprintf(w, "sharing: note: %s\n", n)
+		}
 	}
 	if len(remotes) == 0 {
 		fmt.Fprintln(w, "sharing: no remotes yet; run `git konteks init` again after `git remote add`")

@@ -30,7 +30,9 @@ func TestInitSetsUpHooksSharingAndMemory(t *testing.T) {
 	b := testgit.At(t, filepath.Join(t.TempDir(), "b"))
 	seed.Git("clone", "-q", remote, b.Dir)
 	out = run(t, b.Dir, "init")
-	if !strings.Contains(out, "merged memory from origin (adopted)") || !strings.Contains(out, "up to date") {
+	// Derived memory from an untrusted peer is not adopted (docs/trust.md):
+	// b takes a's durable memory and extracts its own.
+	if !strings.Contains(out, "merged memory from origin (adopted)") || !strings.Contains(out, "not signed by a trusted signer") || !strings.Contains(out, "full extraction") {
 		t.Fatalf("second init:\n%s", out)
 	}
 	if got := listMemories(t, b.Dir); len(got) != 1 {

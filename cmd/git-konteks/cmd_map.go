@@ -111,7 +111,7 @@ func skeletonCommand() *cli.Command {
 func graphCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "graph",
-		Usage:     "show an entity (file, symbol, directory) and its neighbours: what it defines, imports, and what imports it",
+		Usage:     "show an entity (file, symbol, directory) and its neighbours: what it defines, imports, and what imports it; a symbol's callees and callers",
 		ArgsUsage: "NAME",
 		Flags:     []cli.Flag{jsonFlag, &cli.IntFlag{Name: "limit", Value: 10, Usage: "at most `N` matching entities"}},
 		Action: func(c *cli.Context) error {

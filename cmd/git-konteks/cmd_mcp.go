@@ -18,22 +18,36 @@ import (
 func mcpCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "mcp",
-		Usage: "serve memory to coding agents over the Model Context Protocol (stdio)",
+		Usage: "serve memory to coding agents over the Model Context Protocol (stdio or streamable HTTP)",
 		Description: "Runs an MCP server on stdin/stdout for an agent (Claude Code, Codex, Cursor, VS Code, ...):\n" +
 			fmt.Sprintf("%d tools (%s);\n", len(mcp.Tools), wrapList(mcp.Tools, 80)) +
-			fmt.Sprintf("%d prompts (%s).\n", len(mcp.Prompts), strings.Join(mcp.Prompts, ", ")) +
-			"The server stays up while the agent runs, keeping the index open, and follows refs/konteks\n" +
-			"as it moves. `git konteks mcp config --client NAME` prints the client's configuration.",
+			fmt.Sprintf("%d prompts (%s);\n", len(mcp.Prompts), strings.Join(mcp.Prompts, ", ")) +
+			"resources konteks://project, konteks://dir/PATH, konteks://file/PATH and\n" +
+			"konteks://skill/NAME. The server stays up while the agent runs, keeping the index open, and\n" +
+			"follows refs/konteks as it moves. Without --repo or -C it serves the repository of the\n" +
+			"client's roots (else of the current directory); outside a repository it keeps serving and\n" +
+			"every tool says what to do. --http serves the streamable HTTP transport at\n" +
+			"http://ADDR" + mcp.HTTPPath + " instead (loopback only unless --allow-remote; a bearer token is\n" +
+			"required when $" + mcp.TokenEnv + " is set). `git konteks mcp config --client NAME` prints the\n" +
+			"client's configuration. See docs/mcp.md.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "repo", Usage: "serve the repository containing `DIR` (like -C; the client's roots are then not followed)"},
+			&cli.StringFlag{Name: "http", Usage: "serve streamable HTTP on `ADDR` (HOST:PORT, e.g. 127.0.0.1:8765) instead of stdio"},
+			&cli.BoolFlag{Name: "allow-remote", Usage: "allow a non-loopback --http address (needs a token in $" + mcp.TokenEnv + ")"},
+		},
 		Action: runMCP,
 		Subcommands: []*cli.Command{{
 			Name:  "config",
 			Usage: "print (or --write) the configuration a client needs to start this server",
-			Description: "Clients: claude (.mcp.json in the repository), cursor (.cursor/mcp.json), vscode\n" +
-				"(.vscode/mcp.json), codex ($CODEX_HOME/config.toml, default ~/.codex). --write adds the\n" +
-				"server to that file and keeps everything else in it.",
+			Description: "Clients: claude (Claude Code: .mcp.json in the repository), claude-desktop\n" +
+				"(claude_desktop_config.json), codex ($CODEX_HOME/config.toml, default ~/.codex), cursor\n" +
+				"(.cursor/mcp.json), vscode (.vscode/mcp.json), windsurf (~/.codeium/windsurf/mcp_config.json),\n" +
+				"zed (~/.config/zed/settings.json). --write adds the server to that file and keeps\n" +
+				"everything else in it, comments of JSONC files included.",
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "client", Required: true, Usage: "`CLIENT`: " + strings.Join(mcp.Clients, ", ")},
 				&cli.BoolFlag{Name: "write", Usage: "write it into the client's configuration file"},
+				jsonFlag,
 			},
 			Action: runMCPConfig,
 		}},
@@ -42,15 +56,52 @@ func mcpCommand() *cli.Command {
 
 func runMCP(c *cli.Context) error {
 	if c.NArg() > 0 {
-		return cli.Exit(fmt.Sprintf("unknown argument %q: usage: git konteks mcp [config --client NAME]", c.Args().First()), 2)
+		return cli.Exit(fmt.Sprintf("unknown argument %q: usage: git konteks mcp [--repo DIR] [--http ADDR] [config --client NAME]", c.Args().First()), 2)
+	}
+	opt := mcp.Options{ToolVersion: version}
+	switch {
+	case c.String("repo") != "":
+		opt.Dir = c.String("repo")
+	case c.String("C") != "":
+		opt.Dir = c.String("C")
+		if chdirErr == nil {
+			opt.Dir = "." // entered already
+		} else {
+			opt.DirErr = fmt.Errorf("not a git repository: %s — -C names a directory that cannot be entered (%v); open a repository or pass --repo DIR", c.String("C"), chdirErr)
+		}
+	}
+	if opt.Dir != "" && opt.DirErr == nil {
+		if abs, err := filepath.Abs(opt.Dir); err == nil {
+			opt.Dir = abs
+		}
+	}
+	token := os.Getenv(mcp.TokenEnv)
+	if addr := c.String("http"); addr != "" {
+		// Refuse a bad address before anything starts.
+		if err := mcp.CheckAddr(addr, c.Bool("allow-remote"), token); err != nil {
+			return cli.Exit("git-konteks: "+err.Error(), 2)
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	s, err := mcp.New(ctx, mcp.Options{ToolVersion: version})
+	s, err := mcp.New(ctx, opt)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
+	if addr := c.String("http"); addr != "" {
+		err := s.ServeHTTP(ctx, mcp.HTTPOptions{Addr: addr, AllowRemote: c.Bool("allow-remote"), Token: token, Ready: func(a string) {
+			auth := "no token"
+			if token != "" {
+				auth = "bearer token from $" + mcp.TokenEnv
+			}
+			fmt.Fprintf(os.Stderr, "git konteks: serving MCP (streamable HTTP) at http://%s%s (%s)\n", a, mcp.HTTPPath, auth)
+		}})
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
 	// stdout carries the protocol and nothing else: whatever else would
 	// print to it (a library's stray output) goes to stderr, where clients
 	// log it, instead of corrupting the stream.
@@ -63,7 +114,17 @@ func runMCP(c *cli.Context) error {
 	return err
 }
 
+// mcpConfigReport is `mcp config --json`.
+type mcpConfigReport struct {
+	*mcp.ClientConfig
+	Written bool `json:"written"` // --write was asked
+	Changed bool `json:"changed"` // the file was changed
+}
+
 func runMCPConfig(c *cli.Context) error {
+	if chdirErr != nil {
+		return chdirErr
+	}
 	repo, err := openRepo()
 	if err != nil {
 		return err
@@ -83,18 +144,21 @@ func runMCPConfig(c *cli.Context) error {
 	if err != nil {
 		return cli.Exit("git-konteks: "+err.Error(), 2)
 	}
-	if !c.Bool("write") {
+	rep := mcpConfigReport{ClientConfig: cfg, Written: c.Bool("write")}
+	if rep.Written {
+		if rep.Changed, err = cfg.Write(); err != nil {
+			return err
+		}
+	}
+	switch {
+	case c.Bool("json"):
+		return printJSON(c, rep)
+	case !rep.Written:
 		fmt.Fprint(c.App.Writer, cfg.Snippet)
-		fmt.Fprintf(os.Stderr, "(goes in %s; --write adds it there)\n", cfg.File)
-		return nil
-	}
-	changed, err := cfg.Write()
-	if err != nil {
-		return err
-	}
-	if changed {
+		fmt.Fprintf(os.Stderr, "(%s reads it from %s; --write adds it there)\n", cfg.Title, cfg.File)
+	case rep.Changed:
 		fmt.Fprintf(c.App.Writer, "wrote %s: server %q runs %s -C %s mcp\n", cfg.File, mcp.Name, bin, dir)
-	} else {
+	default:
 		fmt.Fprintf(c.App.Writer, "%s already configures server %q\n", cfg.File, mcp.Name)
 	}
 	return nil

@@ -520,7 +520,8 @@ func getPrompt(t *testing.T, cs *sdk.ClientSession, name string, args map[string
 func TestMCPConfig(t *testing.T) {
 	r := mcpRepo(t)
 	codexHome := t.TempDir()
-	env := []string{"CODEX_HOME=" + codexHome}
+	home := t.TempDir()
+	env := []string{"CODEX_HOME=" + codexHome, "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config")}
 	for _, client := range mcp.Clients {
 		out, _, err := tryRun(r.Dir, env, "mcp", "config", "--client", client)
 		if err != nil {
@@ -548,9 +549,9 @@ func TestMCPConfig(t *testing.T) {
 			if err := json.Unmarshal([]byte(out), &doc); err != nil {
 				t.Fatalf("%s snippet: %v\n%s", client, err, out)
 			}
-			key := "mcpServers"
-			if client == "vscode" {
-				key = "servers"
+			key := map[string]string{"vscode": "servers", "zed": "context_servers"}[client]
+			if key == "" {
+				key = "mcpServers"
 			}
 			if err := json.Unmarshal(doc[key][mcp.Name], &entry); err != nil {
 				t.Fatalf("%s snippet: %v\n%s", client, err, out)
@@ -559,6 +560,26 @@ func TestMCPConfig(t *testing.T) {
 		if !filepath.IsAbs(entry.Command) || !slices.Equal(entry.Args, []string{"-C", r.Dir, "mcp"}) {
 			t.Fatalf("%s entry: %+v", client, entry)
 		}
+		// --json says where, what, and whether it wrote.
+		out, _, err = tryRun(r.Dir, env, "mcp", "config", "--client", client, "--write", "--json")
+		var rep struct {
+			Client, File, Snippet, Command string
+			Args                           []string
+			Written, Changed, Project      bool
+		}
+		if err != nil || json.Unmarshal([]byte(out), &rep) != nil || rep.Client != client || !rep.Written || !rep.Changed ||
+			!strings.Contains(rep.Snippet, mcp.Name) || rep.Command != entry.Command {
+			t.Fatalf("%s --json: %v\n%s", client, err, out)
+		}
+		if b, err := os.ReadFile(rep.File); err != nil || !strings.Contains(string(b), mcp.Name) {
+			t.Fatalf("%s: %s not written: %v", client, rep.File, err)
+		}
+		if rep.Project != strings.HasPrefix(rep.File, r.Dir) {
+			t.Fatalf("%s: project %v for %s", client, rep.Project, rep.File)
+		}
+	}
+	for _, f := range []string{".mcp.json", ".cursor", ".vscode"} {
+		os.RemoveAll(filepath.Join(r.Dir, f))
 	}
 
 	// --write merges into existing files.
@@ -584,6 +605,13 @@ func TestMCPConfig(t *testing.T) {
 		if b, err := os.ReadFile(filepath.Join(r.Dir, file)); err != nil || !strings.Contains(string(b), mcp.Name) {
 			t.Fatalf("%s: %v %s", file, err, b)
 		}
+	}
+	// VS Code's file is JSONC: comments and trailing commas are kept.
+	r.Write(".vscode/mcp.json", "{\n  // my servers\n  \"servers\": {\n    \"a\": {\"command\": \"a\"}, /* first */\n  },\n}\n")
+	run(t, r.Dir, "mcp", "config", "--client", "vscode", "--write")
+	if b, _ := os.ReadFile(filepath.Join(r.Dir, ".vscode/mcp.json")); !strings.Contains(string(b), "// my servers") ||
+		!strings.Contains(string(b), "/* first */") || !strings.Contains(string(b), `"type": "stdio"`) {
+		t.Fatalf("JSONC --write:\n%s", b)
 	}
 	r.Write(".vscode/mcp.json", "{not json")
 	if _, errOut, err := tryRun(r.Dir, nil, "mcp", "config", "--client", "vscode", "--write"); err == nil || !strings.Contains(errOut, "not valid JSON") {

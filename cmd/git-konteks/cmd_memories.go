@@ -108,7 +108,11 @@ func runMemoriesList(c *cli.Context) error {
 		if it.Status != durable.StatusLive {
 			status = " [" + it.Status + "]"
 		}
-		fmt.Fprintf(w, "%s  %s  %-10s %s%s\n", it.ID[:10], it.Created.Local().Format("2006-01-02"), label, clip(it.Text, 100), status)
+		by := "  (by " + it.Author
+		if it.Legacy {
+			by += ", id not bound to its author" // saved by an older version
+		}
+		fmt.Fprintf(w, "%s  %s  %-10s %s%s%s)\n", it.ID[:10], it.Created.Local().Format("2006-01-02"), label, clip(it.Text, 100), status, by)
 	}
 	return nil
 }
@@ -144,6 +148,9 @@ func runMemoriesShow(c *cli.Context) error {
 		fmt.Fprintf(w, "superseded by: %s\n", it.SupersededBy)
 	}
 	fmt.Fprintf(w, "author:   %s\ncreated:  %s\n", it.Author, it.Created.Local().Format("2006-01-02 15:04:05"))
+	if it.Legacy {
+		fmt.Fprintln(w, "id:       not bound to its content and author (saved by an older version)")
+	}
 	if len(it.Tags) > 0 {
 		fmt.Fprintf(w, "tags:     %s\n", strings.Join(it.Tags, ", "))
 	}

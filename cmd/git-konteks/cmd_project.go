@@ -50,6 +50,13 @@ func projectCommand() *cli.Command {
 				}
 				fmt.Fprintf(w, "package:      %s (%s) at %s %s\n", p.Name, p.Manager, loc, p.Version)
 			}
+			for _, g := range pr.PackageGroups {
+				names := strings.Join(g.Names, ", ")
+				if g.Count > len(g.Names) {
+					names += ", …"
+				}
+				fmt.Fprintf(w, "%-13s %d %s packages under %s/ (%s)\n", g.Role+":", g.Count, g.Manager, g.Path, names)
+			}
 			if len(pr.EntryPoints) > 0 {
 				fmt.Fprintf(w, "entry points: %s\n", strings.Join(pr.EntryPoints, ", "))
 			}

@@ -14,7 +14,7 @@ func pushCommand() *cli.Command {
 		Usage: "push refs/konteks to a remote (fetching and merging first when the remote moved on)",
 		Description: "Merges the remote's memory first, then pushes with compare-and-swap on the remote\n" +
 			"(--force-with-lease), so a teammate's concurrent push is merged, never lost. The\n" +
-			"chain sent is squashed to konteks.history.keep commits (default 4), so what a\n" +
+			"chain sent is squashed to konteks.history.keep commits (default 1), so what a\n" +
 			"fresh clone fetches is about the size of the current memory. Says \"nothing to\n" +
 			"push\" when the remote already has this memory.",
 		ArgsUsage: "[REMOTE]",

@@ -27,13 +27,18 @@ func recallCommand() *cli.Command {
 			"with boosts for symbol definitions and names the task mentions, and at most a few hits per file.\n" +
 			"Saved memories that match come first. Prints one line per memory and per hit\n" +
 			"(path:start-end  name  summary), or with --json one object: hits, memories, memory.\n" +
-			"A task of - is read from standard input.\n" +
+			"With --files it answers with files instead: one per line, each with its best sections\n" +
+			"and why it is there. --path and --tests narrow either answer to some paths, or to or\n" +
+			"away from test code. A task of - is read from standard input.\n" +
 			"The search index is a local cache under .git/konteks/index, brought up to date from\n" +
 			"refs/konteks on the way.",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 10, Usage: "number of hits (saved memories are not counted)"},
 			&cli.BoolFlag{Name: "refresh", Usage: "run a changed extraction first, so memory describes HEAD"},
 			&cli.StringFlag{Name: "mode", Value: recall.Hybrid, Usage: "`MODE`: hybrid, lexical or vector"},
+			&cli.BoolFlag{Name: "files", Usage: "answer with files: one per line, ranked by their best section, with their best sections and why"},
+			&cli.StringSliceFlag{Name: "path", Usage: "only paths matching `GLOB` (*, **, ?; no slash: a name at any depth); !GLOB excludes; repeatable"},
+			&cli.StringFlag{Name: "tests", Value: recall.TestsInclude, Usage: "test code: include, exclude or `only`"},
 			jsonFlag,
 		},
 		Action: runRecall,
@@ -49,6 +54,8 @@ type recallOutput struct {
 	Mode     string             `json:"mode"`
 	Hits     []recall.Hit       `json:"hits"`
 	Memories []recall.MemoryHit `json:"memories"`
+	// Evidence says how strong the answer is (strong, partial, weak).
+	Evidence recall.Evidence    `json:"evidence"`
 	Notes    []string           `json:"notes,omitempty"`
 	Memory   recall.MemoryState `json:"memory"`
 }
@@ -96,30 +103,45 @@ func runRecall(c *cli.Context) error {
 		return stopped(ctx, err, c.Bool("refresh"))
 	}
 	defer s.Close()
-	res, err := s.Search(ctx, task, recall.Options{Limit: c.Int("limit"), Mode: c.String("mode")})
-	if err != nil {
-		return err
+	opt := recall.Options{Limit: c.Int("limit"), Mode: c.String("mode"), Paths: c.StringSlice("path"), Tests: c.String("tests")}
+	if c.Bool("files") {
+		return runRecallFiles(ctx, c, s, task, opt)
 	}
-	// Durable memories and diary entries that match the task come first:
-	// decisions and constraints weigh more than code that merely matches.
+	res, err := s.Search(ctx, task, opt)
+	if err != nil {
+		return filterError(err)
+	}
+	ev := s.Evidence(task, res.Hits)
+	if ev.NoMatch {
+		res.Hits = nil // the least bad hits would only mislead
+	}
+	// Durable memories, diary entries and skills that match the task come
+	// first: decisions and constraints weigh more than code that merely
+	// matches.
 	mems, err := matchMemories(s, task, res.Hits)
 	if err != nil {
 		return err
 	}
 	if c.Bool("json") {
-		out := recallOutput{Task: task, Mode: c.String("mode"), Hits: res.Hits, Memories: mems, Notes: res.Notes, Memory: res.Memory}
+		out := recallOutput{Task: task, Mode: c.String("mode"), Hits: res.Hits, Memories: mems, Evidence: ev, Notes: res.Notes, Memory: res.Memory}
 		if out.Hits == nil {
 			out.Hits = []recall.Hit{}
 		}
 		if out.Memories == nil {
 			out.Memories = []recall.MemoryHit{}
 		}
-		// stderr carries the notes and the memory line for people too.
+		// stderr carries the evidence, the notes and the memory line for
+		// people too.
+		fmt.Fprintln(os.Stderr, "evidence: "+ev.Label())
 		printNotes(res.Notes, res.Memory, true)
 		return printJSON(c, out)
 	}
 	w := c.App.Writer
 	for _, m := range mems {
+		if m.Type == "skill" {
+			fmt.Fprintf(w, "skill:%s  %s  %s\n", m.Subject, memoryLabel(m), flatLine(m.Text, 120))
+			continue
+		}
 		fmt.Fprintf(w, "memory:%s  %s  %s\n", m.ID[:10], memoryLabel(m), flatLine(m.Text, 120))
 	}
 	for _, h := range res.Hits {
@@ -128,13 +150,76 @@ func runRecall(c *cli.Context) error {
 			name = h.Anchor
 		}
 		line := fmt.Sprintf("%s:%d-%d  %s  %s", h.Path, h.StartLine, h.EndLine, name, flatLine(h.Summary, 120))
+		if h.Summary == name || strings.HasSuffix(h.Summary, " > "+name) {
+			// A heading's summary is its heading path: say it once.
+			line = fmt.Sprintf("%s:%d-%d  %s", h.Path, h.StartLine, h.EndLine, flatLine(h.Summary, 120))
+		}
 		if h.Via != "" {
 			line += "  (" + h.Via + ")"
 		}
 		fmt.Fprintln(w, line)
 	}
-	if len(res.Hits) == 0 && len(mems) == 0 {
+	if len(res.Hits) == 0 && len(mems) == 0 && !ev.NoMatch {
 		fmt.Fprintln(w, "no section of memory matches")
+	}
+	fmt.Fprintln(w, "evidence: "+ev.Label())
+	fmt.Fprintln(w, memoryLine(res.Memory))
+	printNotes(res.Notes, res.Memory, false)
+	return nil
+}
+
+// filterError makes a bad --path or --tests a usage error (exit 2).
+func filterError(err error) error {
+	if errors.Is(err, recall.ErrBadFilter) {
+		return cli.Exit(err.Error(), 2)
+	}
+	return err
+}
+
+// recallFilesOutput is `recall --files --json`, shaped like recallOutput
+// with files in place of hits.
+type recallFilesOutput struct {
+	Task     string             `json:"task"`
+	Mode     string             `json:"mode"`
+	Files    []recall.FileHit   `json:"files"`
+	Evidence recall.Evidence    `json:"evidence"`
+	Notes    []string           `json:"notes,omitempty"`
+	Memory   recall.MemoryState `json:"memory"`
+}
+
+// runRecallFiles answers with files: one line (or JSON object) per file.
+func runRecallFiles(ctx context.Context, c *cli.Context, s *recall.Searcher, task string, opt recall.Options) error {
+	opt.NoContent = !c.Bool("json")
+	res, err := s.SearchFiles(ctx, task, opt)
+	if err != nil {
+		return filterError(err)
+	}
+	if c.Bool("json") {
+		ev := s.Evidence(task, recall.FileSections(res.Files))
+		if ev.NoMatch {
+			res.Files = nil
+		}
+		out := recallFilesOutput{Task: task, Mode: c.String("mode"), Files: res.Files, Evidence: ev, Notes: res.Notes, Memory: res.Memory}
+		if out.Files == nil {
+			out.Files = []recall.FileHit{}
+		}
+		printNotes(res.Notes, res.Memory, true)
+		return printJSON(c, out)
+	}
+	w := c.App.Writer
+	for _, f := range res.Files {
+		var secs []string
+		for _, h := range f.Sections {
+			name := h.Name
+			if name == "" {
+				name = h.Anchor
+			}
+			secs = append(secs, fmt.Sprintf("%s:%d", name, h.StartLine))
+		}
+		fmt.Fprintf(w, "%s  %s  (%s)\n", f.Path, strings.Join(secs, ", "), f.Why)
+	}
+	if len(res.Files) == 0 {
+		fmt.Fprintln(w, "no file of memory matches")
 	}
 	fmt.Fprintln(w, memoryLine(res.Memory))
 	printNotes(res.Notes, res.Memory, false)
@@ -161,6 +246,8 @@ func matchMemories(s *recall.Searcher, task string, hits []recall.Hit) ([]recall
 
 func memoryLabel(m recall.MemoryHit) string {
 	switch {
+	case m.Type == "skill":
+		return "skill (git konteks skill show " + m.Subject + ")"
 	case m.Type == "diary" && m.Subject != "":
 		return "diary (" + m.Subject + ")"
 	case m.Type == "diary":

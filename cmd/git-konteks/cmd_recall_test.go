@@ -226,3 +226,58 @@ func TestRecallShowsCompanions(t *testing.T) {
 		t.Fatalf("small context pack:\n%s", pack)
 	}
 }
+
+// TestRecallFilesAndFilters checks recall --files (one line per file with
+// its best sections and why; JSON objects with --json) and the --path and
+// --tests filters, and that a bad filter is a usage error.
+func TestRecallFilesAndFilters(t *testing.T) {
+	r := recallRepo(t)
+	r.Write("fetch/fetch_test.go", "package fetch\n\nimport \"testing\"\n\n// TestBackoff checks the wait before the next attempt.\nfunc TestBackoff(t *testing.T) {}\n")
+	r.Commit("test backoff")
+	extractJSON(t, r.Dir)
+	out := run(t, r.Dir, "recall", "--files", "how long to wait before the next attempt")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if !strings.HasPrefix(lines[0], "fetch/fetch.go  Backoff:") || !strings.Contains(lines[0], "(") {
+		t.Fatalf("first file line: %q\n%s", lines[0], out)
+	}
+	var res struct {
+		Files []struct {
+			Path     string          `json:"path"`
+			Matches  int             `json:"matches"`
+			Why      string          `json:"why"`
+			Sections []recallJSONHit `json:"sections"`
+		} `json:"files"`
+		Memory struct {
+			SourceCommit string `json:"source_commit"`
+		} `json:"memory"`
+	}
+	js := run(t, r.Dir, "recall", "--files", "--json", "--tests", "exclude", "how long to wait before the next attempt")
+	if err := json.Unmarshal([]byte(js), &res); err != nil {
+		t.Fatalf("decode: %v\n%s", err, js)
+	}
+	files := res.Files
+	if len(files) == 0 || files[0].Path != "fetch/fetch.go" || files[0].Why == "" || len(files[0].Sections) == 0 || files[0].Sections[0].Summary == "" || res.Memory.SourceCommit == "" {
+		t.Fatalf("files: %+v", res)
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f.Path, "_test.go") {
+			t.Fatalf("--tests exclude kept %s", f.Path)
+		}
+	}
+	for _, h := range recallJSON(t, r.Dir, "--tests", "only", "how long to wait before the next attempt") {
+		if h.Path != "fetch/fetch_test.go" {
+			t.Fatalf("--tests only kept %s", h.Path)
+		}
+	}
+	for _, h := range recallJSON(t, r.Dir, "--path", "render", "--path", "*.md", "chart or feeds") {
+		if !strings.HasPrefix(h.Path, "render/") && h.Path != "README.md" {
+			t.Fatalf("--path render --path *.md kept %s", h.Path)
+		}
+	}
+	for _, args := range [][]string{{"--path", "["}, {"--tests", "maybe"}} {
+		_, errOut, err := tryRun(r.Dir, nil, append(append([]string{"recall"}, args...), "backoff")...)
+		if err == nil || !strings.Contains(errOut, "bad filter") {
+			t.Fatalf("%v: err %v, stderr %q", args, err, errOut)
+		}
+	}
+}

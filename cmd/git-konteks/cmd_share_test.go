@@ -95,15 +95,28 @@ func TestFormatOneRemoteIsMigrated(t *testing.T) {
 	if got := listMemories(t, c.Dir); len(got) != 1 || !strings.Contains(got[0].Text, "old format") {
 		t.Fatalf("memory of the old format not carried over: %+v", got)
 	}
-	// The old ref is gone from the remote's future: git fetch still works.
-	testgit.At(t, remote).Git("update-ref", "-d", "refs/konteks-shared/main")
-	c.Git("fetch", "origin")
-	// Pushing leaves a signpost on the old ref for clones still on the old
-	// tool (it is gone here, so nothing is written there).
-	run(t, c.Dir, "push")
-	if _, err := testgit.At(t, remote).TryGit("rev-parse", "--verify", "-q", "refs/konteks-shared/main"); err == nil {
-		t.Fatal("push recreated the deleted format 1 ref")
+	// Pushing publishes format 2 and leaves a signpost on the old ref: a
+	// fast-forward whose manifest is of schema 2, so a clone still on the
+	// old tool is told to upgrade and its plain git fetch keeps working.
+	bare := testgit.At(t, remote)
+	oldTip := bare.Git("rev-parse", "refs/konteks-shared/main")
+	if out := run(t, c.Dir, "push"); !strings.Contains(out, "pushed memory") {
+		t.Fatalf("first push after the migration: %s", out)
 	}
+	if got := bare.Git("rev-parse", "refs/konteks-shared/main^"); got != oldTip {
+		t.Fatalf("the signpost is not a fast-forward of the format 1 memory: parent %s, want %s", got, oldTip)
+	}
+	var m struct{ Schema int }
+	if err := json.Unmarshal([]byte(bare.Git("cat-file", "blob", "refs/konteks-shared/main:manifest.json")), &m); err != nil || m.Schema != 2 {
+		t.Fatalf("signpost manifest: schema %d (%v)", m.Schema, err)
+	}
+	old.Git("fetch", "-q", "origin", "refs/konteks-shared/main:refs/konteks-remotes/origin-old")
+	if out := run(t, c.Dir, "push"); !strings.Contains(out, "nothing to push") {
+		t.Fatalf("second push: %s", out)
+	}
+	// The old ref may go away entirely: git fetch still works.
+	bare.Git("update-ref", "-d", "refs/konteks-shared/main")
+	c.Git("fetch", "origin")
 }
 
 // TestSyncOnDifferentHeadsSettles: two clones whose HEADs differ sync in
@@ -237,13 +250,25 @@ func TestPurgeLeavesNoReachableCopy(t *testing.T) {
 	for _, c := range []*testgit.Repo{a, b} {
 		run(t, c.Dir, "init", "--no-hooks")
 	}
-	run(t, a.Dir, "remember", "--kind", "note", "Staging uses "+needle)
-	run(t, a.Dir, "remember", "--kind", "fact", "Deploys go through the release job")
+	// a is another person than b: a clone applies a peer's tombstone for
+	// the peer's own entry, and one for its own user's entry only when a
+	// trusted signer vouches for it (docs/trust.md).
+	alice := []string{"GIT_AUTHOR_NAME=Alice", "GIT_AUTHOR_EMAIL=alice@example.invalid", "GIT_COMMITTER_NAME=Alice", "GIT_COMMITTER_EMAIL=alice@example.invalid"}
+	asAlice := func(args ...string) string {
+		t.Helper()
+		out, errOut, err := tryRun(a.Dir, alice, args...)
+		if err != nil {
+			t.Fatalf("git-konteks %v: %v\n%s", args, err, errOut)
+		}
+		return out
+	}
+	asAlice("remember", "--kind", "note", "Staging uses "+needle)
+	asAlice("remember", "--kind", "fact", "Deploys go through the release job")
 	for i := 0; i < 3; i++ { // a few pushes: the text is in older commits too
 		a.Write(fmt.Sprintf("f%d.go", i), "package main\n")
 		a.Commit("work")
-		run(t, a.Dir, "extract")
-		run(t, a.Dir, "push")
+		asAlice("extract")
+		asAlice("push")
 	}
 	run(t, b.Dir, "fetch")
 	if got := a.Git("log", "--format=%B", "refs/konteks"); strings.Contains(got, "purge-needle") {
@@ -258,7 +283,7 @@ func TestPurgeLeavesNoReachableCopy(t *testing.T) {
 	if hits := reachableHolding(t, testgit.At(t, remote), "purge-needle", memoryRefs(t, testgit.At(t, remote))); len(hits) == 0 {
 		t.Fatal("setup: the remote does not hold the text before the purge")
 	}
-	run(t, a.Dir, "memories", "forget", id, "--reason", "a credential hint", "--purge")
+	asAlice("memories", "forget", id, "--reason", "a credential hint", "--purge")
 	for name, r := range map[string]*testgit.Repo{"a": a, "remote": testgit.At(t, remote)} {
 		if hits := reachableHolding(t, r, "purge-needle", memoryRefs(t, r)); len(hits) > 0 {
 			t.Fatalf("%s: purged text still reachable from memory refs in %v", name, hits)
@@ -460,13 +485,18 @@ func TestLinkedWorktreeNeverAnswersFromAnotherBranch(t *testing.T) {
 	}
 }
 
-// waitUntil polls cond for up to 30 s (the hooks' runner works in the
-// background).
-func waitUntil(t *testing.T, what string, cond func() bool) {
+// waitUntil polls cond for up to 90 s (the hooks' runner works in the
+// background, and the whole suite may load the machine), then fails with
+// the runner logs of the repositories given.
+func waitUntil(t *testing.T, what string, cond func() bool, logs ...*testgit.Repo) {
 	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(90 * time.Second); !cond(); time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
+			var b strings.Builder
+			for _, r := range logs {
+				fmt.Fprintf(&b, "\n%s runner log:\n%s", r.Dir, readLog(r))
+			}
+			t.Fatalf("timed out waiting until %s%s", what, b.String())
 		}
 	}
 }
@@ -490,7 +520,7 @@ func TestTeamWalkthrough(t *testing.T) {
 			SourceCommit string `json:"source_commit"`
 		}
 		return json.Unmarshal([]byte(run(t, ci.Dir, "status", "--json")), &st) == nil && st.SourceCommit == head
-	})
+	}, ci)
 	run(t, ci.Dir, "push")
 	// b pulls the code; plain git brings the memory along and the hook
 	// merges it.
@@ -500,7 +530,7 @@ func TestTeamWalkthrough(t *testing.T) {
 			SourceCommit string `json:"source_commit"`
 		}
 		return json.Unmarshal([]byte(run(t, b.Dir, "status", "--json")), &st) == nil && st.SourceCommit == head
-	})
+	}, b)
 	run(t, b.Dir, "remember", "--kind", "decision", "Invoices are computed nightly, never on request")
 	run(t, b.Dir, "push")
 	// c only fetches.
@@ -508,8 +538,16 @@ func TestTeamWalkthrough(t *testing.T) {
 	waitUntil(t, "c merged its teammates' memory after git fetch", func() bool {
 		got := listMemories(t, c.Dir)
 		return len(got) == 1 && strings.Contains(got[0].Text, "nightly")
-	})
+	}, c)
 	c.Git("merge", "-q", "--ff-only", "origin/main")
+	// A teammate's derived memory is not adopted unless signed by a
+	// trusted signer (docs/trust.md): c's post-merge hook extracts its own.
+	waitUntil(t, "c's hook extracted the merged commit", func() bool {
+		var st struct {
+			SourceCommit string `json:"source_commit"`
+		}
+		return json.Unmarshal([]byte(run(t, c.Dir, "status", "--json")), &st) == nil && st.SourceCommit == head
+	}, c)
 	for _, r := range []*testgit.Repo{ci, b, c} {
 		out, errOut, err := tryRun(r.Dir, nil, "recall", "--json", "how are monthly invoices computed")
 		if err != nil {

@@ -15,8 +15,8 @@ import (
 func showCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "show",
-		Usage:     "show the memory record of one file: its sections with anchors and line ranges",
-		ArgsUsage: "PATH",
+		Usage:     "show the memory record of one file (its sections with anchors and line ranges), or one section of it with PATH#ANCHOR",
+		ArgsUsage: "PATH[#ANCHOR]",
 		Flags: []cli.Flag{
 			jsonFlag,
 			&cli.BoolFlag{Name: "content", Usage: "print each section's content too"},
@@ -30,9 +30,19 @@ type showJSON struct {
 	*memory.File
 }
 
+// showSectionJSON is one section of a record, as `show PATH#ANCHOR --json`
+// prints it.
+type showSectionJSON struct {
+	Path     string         `json:"path"`
+	Kind     string         `json:"kind"`
+	Language string         `json:"language,omitempty"`
+	Blob     string         `json:"blob"`
+	Section  memory.Section `json:"section"`
+}
+
 func runShow(c *cli.Context) error {
 	if c.NArg() != 1 {
-		return cli.Exit("usage: git konteks show PATH", 2)
+		return cli.Exit("usage: git konteks show PATH[#ANCHOR]", 2)
 	}
 	repo, err := openRepo()
 	if err != nil {
@@ -45,23 +55,26 @@ func runShow(c *cli.Context) error {
 	if !mem.Derived() {
 		return errors.New("no memory yet: run `git konteks extract`")
 	}
-	var rec *memory.File
-	var path string
-	for _, p := range sourcePath(repo, c.Args().First()) {
-		if memory.ValidSourcePath(p) != nil {
-			continue
-		}
-		f, ok, err := extract.ReadRecord(repo, mem.Tree, p)
-		if err != nil {
-			return fmt.Errorf("%w; `git konteks extract --mode rebuild` rebuilds memory", err)
-		}
-		if ok {
-			rec, path = f, p
-			break
+	arg, anchor := c.Args().First(), ""
+	rec, path, err := showRecord(repo, mem, arg)
+	if err != nil {
+		return err
+	}
+	if rec == nil {
+		// PATH#ANCHOR, as `why` and the MCP show take it; a path that
+		// itself holds a "#" was tried whole first.
+		if p, a, ok := strings.Cut(arg, "#"); ok && p != "" {
+			if rec, path, err = showRecord(repo, mem, p); err != nil {
+				return err
+			}
+			arg, anchor = p, a
 		}
 	}
 	if rec == nil {
-		return notInMemory(repo, mem, c.Args().First())
+		return notInMemory(repo, mem, arg)
+	}
+	if anchor != "" {
+		return showSection(c, path, rec, anchor)
 	}
 	if c.Bool("json") {
 		return printJSON(c, showJSON{Path: path, File: rec})
@@ -86,6 +99,48 @@ func runShow(c *cli.Context) error {
 			fmt.Fprintln(w, indent(s.Content, "        "))
 		}
 	}
+	return nil
+}
+
+// showRecord reads the record of the file arg names, or nil when there is
+// none.
+func showRecord(repo *gitstore.Repo, mem *extract.Memory, arg string) (*memory.File, string, error) {
+	for _, p := range sourcePath(repo, arg) {
+		if memory.ValidSourcePath(p) != nil {
+			continue
+		}
+		f, ok, err := extract.ReadRecord(repo, mem.Tree, p)
+		if err != nil {
+			return nil, "", fmt.Errorf("%w; `git konteks extract --mode rebuild` rebuilds memory", err)
+		}
+		if ok {
+			return f, p, nil
+		}
+	}
+	return nil, "", nil
+}
+
+// showSection prints the one section of rec that anchor names: its place,
+// name and anchor, then its content.
+func showSection(c *cli.Context, path string, rec *memory.File, anchor string) error {
+	i, ok := rec.FindSection(anchor)
+	if !ok {
+		return rec.NoSection(path, anchor)
+	}
+	s := rec.Sections[i]
+	if c.Bool("json") {
+		return printJSON(c, showSectionJSON{Path: path, Kind: rec.Kind, Language: rec.Language, Blob: rec.Blob, Section: s})
+	}
+	name := s.QName
+	if name == "" {
+		name = s.Name
+	}
+	w := c.App.Writer
+	fmt.Fprintf(w, "%s:%d-%d  %s  [%s]\n", path, s.StartLine, s.EndLine, name, s.Anchor)
+	if s.Summary != "" && s.Summary != name {
+		fmt.Fprintf(w, "%s\n", s.Summary)
+	}
+	fmt.Fprintf(w, "\n%s\n", strings.TrimRight(s.Content, "\n"))
 	return nil
 }
 

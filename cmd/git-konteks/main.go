@@ -16,6 +16,7 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"strings"
+	"sync/atomic"
 
 	"github.com/urfave/cli/v2"
 
@@ -65,9 +66,15 @@ func tuneGC() {
 	s := new([16]byte)
 	runtime.SetFinalizer(s, func(*[16]byte) {
 		debug.SetGCPercent(100)
-		debug.SetMemoryLimit(math.MaxInt64)
+		debug.SetMemoryLimit(gcLimit.Load())
 	})
 }
+
+// gcLimit is the soft memory limit once collection is on: none, or an
+// extraction's (boundMemory).
+var gcLimit atomic.Int64
+
+func init() { gcLimit.Store(math.MaxInt64) }
 
 func newApp() *cli.App {
 	app := &cli.App{
@@ -83,6 +90,12 @@ func newApp() *cli.App {
 		Before: func(c *cli.Context) error {
 			if d := c.String("C"); d != "" {
 				if err := os.Chdir(d); err != nil {
+					if c.Args().First() == "mcp" {
+						// The MCP server keeps serving and says so
+						// in every answer (cmd_mcp.go).
+						chdirErr = fmt.Errorf("-C %s: %w", d, err)
+						return nil
+					}
 					return fmt.Errorf("-C %s: %w", d, err)
 				}
 			}
@@ -117,6 +130,10 @@ func newApp() *cli.App {
 	wireCLI(app)
 	return app
 }
+
+// chdirErr is why -C could not be entered, for the commands that run
+// without it (mcp).
+var chdirErr error
 
 var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON"}
 

@@ -1,27 +1,39 @@
-// Command eval measures recall quality on real git history: for each
-// commit, its message is the query and the files it changed are the
-// answer, asked of memory extracted at the commit's parent. It reports
-// recall@1/5/10 and MRR for lexical-only, vector-only and hybrid ranking.
+// Command eval measures recall quality on real git history, with two sets
+// of queries, each asked of memory extracted at a commit's parent:
 //
-//	go run ./scripts/eval [-n 150] [-max-files 8] [-json out.json] REPO...
+//   - commits: each commit's message is the query, the files it changed
+//     are the answer;
+//   - issues: real GitHub issues (scripts/eval/issues/<owner>+<name>.jsonl:
+//     the title and the reporter's opening text) paired with the commits
+//     that fixed them ("Fixes #N"); the answer is the non-test files the
+//     fix changed (changelogs left out).
+//
+// It reports hit@1/5/10 (at least one answer file in the top k), files@10
+// (the share of the answer files in the top 10) and MRR for BM25 over
+// whole files (the baseline) and for lexical-only, vector-only and hybrid
+// ranking, per repository, over all of them, and over the held-out and
+// the tuned repositories apart (see tuned).
+//
+//	go run ./scripts/eval [-set commits,issues] [-n 150] [-max-files 8] [-cache DIR] [-json out.json] REPO...
 //
 // Each REPO (a work tree or a bare git dir, e.g. a mirror) is cloned (bare,
-// hard-linked) into a temporary directory, so the source is never
-// written to. Memory is extracted at the oldest selected commit's parent
-// (full), then brought forward commit by commit with `changed` runs, as
-// the post-commit hook would; the search index follows by its own
-// incremental updates.
+// hard-linked) into a temporary directory, or into -cache DIR to be reused,
+// so the source is never written to; each set has its own clone, since
+// memory only moves forward. Memory is extracted at the oldest selected
+// commit's parent (full), then brought forward commit by commit with
+// `changed` runs, as the post-commit hook would; the search index follows
+// by its own incremental updates.
 //
-// Selection: non-merge commits, newest first, skipping bots (dependabot,
-// renovate, "[bot]") and commits whose message is shorter than 8 bytes; a
-// commit counts when 1..max-files of the files it changed have a record
-// at its parent (files it added cannot be found at the parent and are not
-// part of the answer; gated files — lockfiles, generated, vendored — are
-// not either).
+// Commit selection: non-merge commits, newest first, skipping bots
+// (dependabot, renovate, "[bot]") and commits whose message is shorter
+// than 8 bytes; a commit counts when 1..max-files of the files it changed
+// have a record at its parent (files it added cannot be found at the
+// parent and are not part of the answer; gated files — lockfiles,
+// generated, vendored — are not either). A query whose own commit is in
+// the history memory records is left out.
 //
-// Metrics per query: files are ranked by their best section (one hit per
-// file); recall@k is the share of the answer files in the top k, MRR the
-// reciprocal rank of the first answer file (0 past rank 100); both are
+// Files are ranked by their best section (one hit per file); MRR is the
+// reciprocal rank of the first answer file (0 past rank 100); all are
 // averaged over queries.
 package main
 
@@ -34,6 +46,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -53,6 +66,10 @@ var (
 	keep     = flag.Bool("keep", false, "keep the temporary clones")
 	depth    = flag.Int("depth", 100, "ranking depth for MRR")
 	cache    = flag.String("cache", "", "keep clones and their memory in `DIR` and reuse them (ranking experiments)")
+	strength = flag.Bool("strength", false, "also judge each hybrid answer's evidence (Searcher.Evidence) and print each label's precision")
+	features = flag.String("strength-out", "", "with -strength, write each query's evidence features to this TSV `FILE`")
+	sets     = flag.String("set", "commits,issues", "query `SETS` to run: commits (each commit's message), issues (scripts/eval/issues: real issues and the commits that fixed them)")
+	issueDir = flag.String("issues", "scripts/eval/issues", "`DIR` of issue sets, one owner+name.jsonl per repository")
 	variants = flag.String("variants", "", "JSON `FILE` of named ranking variants ({\"name\": {\"Vector\": 0.5, ...}}) to evaluate besides the default, in hybrid mode")
 )
 
@@ -72,6 +89,7 @@ var modes = []string{baselineMode, recall.Lexical, recall.Vector, recall.Hybrid}
 const baselineMode = "files-bm25"
 
 type query struct {
+	Set     string         `json:"set"`
 	Repo    string         `json:"repo"`
 	Commit  string         `json:"commit"`
 	Query   string         `json:"query"`
@@ -81,11 +99,79 @@ type query struct {
 	ranksBy map[string][]int
 }
 
+// labelStats tallies the evidence labels: how many answers got each, and
+// how many of them held an answer file in the first hit, in the first 10,
+// and (no-match) how many withheld hits that held one.
+type labelStats struct{ N, Top1, Top10 int }
+
+var labels = map[string]*labelStats{}
+
+// judge runs the answer an agent gets (hybrid, 10 hits with their text)
+// and tallies its label against the answer files.
+func judge(ctx context.Context, s *recall.Searcher, q string, answer []string) error {
+	res, err := s.Search(ctx, q, recall.Options{Limit: 10})
+	if err != nil {
+		return err
+	}
+	e := s.Evidence(q, res.Hits)
+	label := e.Strength
+	if e.NoMatch {
+		label = "no-match"
+	}
+	st := labels[label]
+	if st == nil {
+		st = &labelStats{}
+		labels[label] = st
+	}
+	st.N++
+	top1, top10 := 0, 0
+	for i, h := range res.Hits {
+		if slices.Contains(answer, h.Path) {
+			if i == 0 {
+				top1 = 1
+			}
+			top10 = 1
+			break
+		}
+	}
+	st.Top1 += top1
+	st.Top10 += top10
+	if featureOut != nil {
+		u := recall.Assess(q, res.Hits)
+		m1 := 1.0
+		if len(res.Hits) > 1 && res.Hits[0].Score > 0 {
+			m1 = (res.Hits[0].Score - res.Hits[1].Score) / res.Hits[0].Score
+		}
+		fmt.Fprintf(featureOut, "%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%v\t%d\t%d\n", label, len(u.Matched)+len(u.Missing),
+			u.Coverage, u.Union, e.Coverage, e.Union, e.Margin, m1, e.NoMatch, top1, top10)
+	}
+	return nil
+}
+
+// featureOut receives the -strength-out rows.
+var featureOut *os.File
+
+func printLabels() {
+	fmt.Printf("\n%-10s %5s %7s %13s %14s\n", "evidence", "n", "share", "answer@1", "answer@10")
+	total := 0
+	for _, st := range labels {
+		total += st.N
+	}
+	for _, l := range []string{recall.Strong, recall.Partial, recall.Weak, "no-match"} {
+		st := labels[l]
+		if st == nil || st.N == 0 {
+			continue
+		}
+		n := float64(st.N)
+		fmt.Printf("%-10s %5d %7.3f %13.3f %14.3f\n", l, st.N, n/float64(total), float64(st.Top1)/n, float64(st.Top10)/n)
+	}
+}
+
 type metrics struct {
-	N                    int
-	R1, R5, R10, MRR     float64
-	Took                 time.Duration
-	Extract, IndexUpdate time.Duration
+	N                     int
+	R1, R5, R10, F10, MRR float64
+	Took                  time.Duration
+	Extract, IndexUpdate  time.Duration
 }
 
 func main() {
@@ -127,12 +213,73 @@ func main() {
 			modes = append(modes, "v:"+n)
 		}
 	}
+	if *features != "" {
+		f, err := os.Create(*features)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		defer f.Close()
+		featureOut = f
+		fmt.Fprintln(f, "label\twords\tcoverage\tunion\twcoverage\twunion\tmargin\tmargin1\tnomatch\ttop1\ttop10")
+	}
+	var all []query
+	for _, set := range strings.Split(*sets, ",") {
+		set = strings.TrimSpace(set)
+		if set != setCommits && set != setIssues {
+			fmt.Fprintf(os.Stderr, "unknown query set %q (commits, issues)\n", set)
+			os.Exit(2)
+		}
+		qs := runSet(set, flag.Args())
+		all = append(all, qs...)
+	}
+	if *strength {
+		printLabels()
+	}
+	if *jsonOut != "" {
+		b, _ := json.MarshalIndent(all, "", "  ")
+		if err := os.WriteFile(*jsonOut, b, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+}
+
+// Query sets.
+const (
+	setCommits = "commits"
+	setIssues  = "issues"
+)
+
+// tuned are the repositories earlier ranking work was tuned on; the rest
+// are held out, and reported apart.
+var tuned = map[string]bool{
+	"git-konteks": true, "recall": true, "expressjs+express": true, "pallets+flask": true,
+	"prometheus+prometheus": true, "psf+requests": true, "spf13+cobra": true, "urfave+cli": true,
+}
+
+// runSet evaluates one query set over the repositories and prints its
+// table: every mode per repository, then the totals over all, tuned and
+// held-out repositories.
+func runSet(set string, srcs []string) []query {
 	var all []query
 	results := map[string]map[string]*metrics{}
 	var order []string
-	for _, src := range flag.Args() {
+	for _, src := range srcs {
 		name := repoName(src)
-		qs, ms, err := evalRepo(src, name)
+		var issues []issue
+		if set == setIssues {
+			f := issueFile(*issueDir, name)
+			if _, err := os.Stat(f); err != nil {
+				continue // no issue set for this repository
+			}
+			var err error
+			if issues, err = readIssues(f); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+		}
+		qs, ms, err := evalRepo(src, name, set, issues)
 		if err != nil {
 			pprof.StopCPUProfile()
 			fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
@@ -142,50 +289,45 @@ func main() {
 		results[name] = ms
 		order = append(order, name)
 	}
-	fmt.Printf("\n%-28s %-12s %5s %9s %9s %9s %7s\n", "repository", "mode", "n", "recall@1", "recall@5", "recall@10", "MRR")
+	fmt.Printf("\n%s set (hit@k: at least one answer file in the top k; files@10: share of the answer files in the top 10)\n", set)
+	fmt.Printf("%-28s %-12s %5s %7s %7s %7s %8s %7s\n", "repository", "mode", "n", "hit@1", "hit@5", "hit@10", "files@10", "MRR")
+	row := func(name, m string, r *metrics) {
+		fmt.Printf("%-28s %-12s %5d %7.3f %7.3f %7.3f %8.3f %7.3f\n", name, m, r.N, r.R1, r.R5, r.R10, r.F10, r.MRR)
+	}
 	for _, name := range order {
 		for _, m := range modes {
-			r := results[name][m]
-			fmt.Printf("%-28s %-12s %5d %9.3f %9.3f %9.3f %7.3f\n", name, m, r.N, r.R1, r.R5, r.R10, r.MRR)
+			row(name, m, results[name][m])
 		}
 	}
-	if len(order) > 1 {
+	total := func(label string, keep func(string) bool) {
 		for _, m := range modes {
 			var agg metrics
 			for _, name := range order {
+				if !keep(name) {
+					continue
+				}
 				r := results[name][m]
 				agg.N += r.N
 				agg.R1 += r.R1 * float64(r.N)
 				agg.R5 += r.R5 * float64(r.N)
 				agg.R10 += r.R10 * float64(r.N)
+				agg.F10 += r.F10 * float64(r.N)
 				agg.MRR += r.MRR * float64(r.N)
 			}
-			n := float64(agg.N)
-			fmt.Printf("%-28s %-12s %5d %9.3f %9.3f %9.3f %7.3f\n", "(all queries)", m, agg.N, agg.R1/n, agg.R5/n, agg.R10/n, agg.MRR/n)
-		}
-	}
-	// The single-file answers alone: the issue's calibration set (BM25
-	// over whole files at recall@10 0.81, MRR 0.49) is closest to these,
-	// since a multi-file answer counts each of its files at recall@k.
-	for _, m := range modes {
-		var one metrics
-		for _, q := range all {
-			if len(q.Answer) == 1 {
-				score(&one, q.ranksBy[m])
+			if agg.N == 0 {
+				return
 			}
-		}
-		if one.N > 0 {
-			n := float64(one.N)
-			fmt.Printf("%-28s %-12s %5d %9.3f %9.3f %9.3f %7.3f\n", "(single-file answers)", m, one.N, one.R1/n, one.R5/n, one.R10/n, one.MRR/n)
-		}
-	}
-	if *jsonOut != "" {
-		b, _ := json.MarshalIndent(all, "", "  ")
-		if err := os.WriteFile(*jsonOut, b, 0o644); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
+			n := float64(agg.N)
+			agg.R1, agg.R5, agg.R10, agg.F10, agg.MRR = agg.R1/n, agg.R5/n, agg.R10/n, agg.F10/n, agg.MRR/n
+			row(label, m, &agg)
 		}
 	}
+	if len(order) > 1 {
+		total("(all queries)", func(string) bool { return true })
+		total("(held-out repositories)", func(n string) bool { return !tuned[n] })
+		total("(tuned repositories)", func(n string) bool { return tuned[n] })
+	}
+	return all
 }
 
 func repoName(src string) string {
@@ -214,10 +356,13 @@ type candidate struct {
 	changed             []string // modified, deleted or renamed-from paths at the parent
 }
 
-func evalRepo(src, name string) ([]query, map[string]*metrics, error) {
+func evalRepo(src, name, set string, issues []issue) ([]query, map[string]*metrics, error) {
 	var dir string
 	if *cache != "" {
-		dir = filepath.Join(*cache, name+".git")
+		// One clone per set: the sets ask memory at different points of
+		// history, and a clone's memory must only move forward (see
+		// inHistory).
+		dir = filepath.Join(*cache, name+"-"+set+".git")
 		if _, err := os.Stat(dir); err != nil {
 			if _, err := git(*cache, "clone", "-q", "--bare", src, dir); err != nil {
 				return nil, nil, err
@@ -236,7 +381,13 @@ func evalRepo(src, name string) ([]query, map[string]*metrics, error) {
 			return nil, nil, err
 		}
 	}
-	cands, err := pick(dir)
+	var cands []candidate
+	var err error
+	if set == setIssues {
+		cands, err = pickIssues(dir, issues)
+	} else {
+		cands, err = pick(dir)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -312,7 +463,7 @@ func evalRepo(src, name string) ([]query, map[string]*metrics, error) {
 			return nil, nil, err
 		}
 		openT += time.Since(t0)
-		q := query{Repo: name, Commit: c.commit, Query: c.msg, Answer: answer, Memory: mem.Commit.String(), Ranks: map[string]any{}, ranksBy: map[string][]int{}}
+		q := query{Set: set, Repo: name, Commit: c.commit, Query: c.msg, Answer: answer, Memory: mem.Commit.String(), Ranks: map[string]any{}, ranksBy: map[string][]int{}}
 		t0 = time.Now()
 		for _, m := range modes {
 			if m == baselineMode {
@@ -361,6 +512,12 @@ func evalRepo(src, name string) ([]query, map[string]*metrics, error) {
 			q.Ranks[m] = rs
 			score(ms[m], rs)
 		}
+		if *strength {
+			if err := judge(ctx, s, c.msg, answer); err != nil {
+				s.Close()
+				return nil, nil, err
+			}
+		}
 		queryT += time.Since(t0)
 		s.Close()
 		qs = append(qs, q)
@@ -375,7 +532,7 @@ func evalRepo(src, name string) ([]query, map[string]*metrics, error) {
 		r := ms[m]
 		if r.N > 0 {
 			n := float64(r.N)
-			r.R1, r.R5, r.R10, r.MRR = r.R1/n, r.R5/n, r.R10/n, r.MRR/n
+			r.R1, r.R5, r.R10, r.F10, r.MRR = r.R1/n, r.R5/n, r.R10/n, r.F10/n, r.MRR/n
 		}
 	}
 	fmt.Fprintf(os.Stderr, "%s: %d queries; extraction %v, index open/update %v, queries %v\n", name, len(qs), extractT.Round(time.Millisecond), openT.Round(time.Millisecond), queryT.Round(time.Millisecond))
@@ -404,26 +561,30 @@ func knownMemory(repo *gitstore.Repo) map[string]gitstore.Hash {
 	return out
 }
 
+// score adds one query's ranks (one per answer file, 0 past the depth):
+// hit@k is whether any answer file is in the top k, files@10 the share of
+// them there, MRR the reciprocal rank of the first.
 func score(m *metrics, ranks []int) {
 	m.N++
-	at := func(k int) float64 {
-		n := 0
-		for _, r := range ranks {
-			if r > 0 && r <= k {
-				n++
-			}
-		}
-		return float64(n) / float64(len(ranks))
-	}
-	m.R1 += at(1)
-	m.R5 += at(5)
-	m.R10 += at(10)
-	best := 0
+	best, in10 := 0, 0
 	for _, r := range ranks {
 		if r > 0 && (best == 0 || r < best) {
 			best = r
 		}
+		if r > 0 && r <= 10 {
+			in10++
+		}
 	}
+	hit := func(k int) float64 {
+		if best > 0 && best <= k {
+			return 1
+		}
+		return 0
+	}
+	m.R1 += hit(1)
+	m.R5 += hit(5)
+	m.R10 += hit(10)
+	m.F10 += float64(in10) / float64(len(ranks))
 	if best > 0 {
 		m.MRR += 1 / float64(best)
 	}
@@ -452,41 +613,51 @@ func pick(dir string) ([]candidate, error) {
 		if len(parents) != 1 || len(msg) < 8 || isBot(author) {
 			continue
 		}
-		ns, err := git(dir, "diff-tree", "-r", "-z", "--no-commit-id", "--name-status", "-M", parents[0], h)
+		changed, err := changedAtParent(dir, parents[0], h)
 		if err != nil {
 			return nil, err
-		}
-		parts := strings.Split(strings.TrimRight(ns, "\x00"), "\x00")
-		var changed []string
-		for j := 0; j < len(parts); {
-			st := parts[j]
-			switch {
-			case st == "":
-				j++
-			case strings.HasPrefix(st, "R") || strings.HasPrefix(st, "C"):
-				if j+2 < len(parts) && strings.HasPrefix(st, "R") {
-					changed = append(changed, parts[j+1])
-				}
-				j += 3
-			case st == "A":
-				j += 2
-			default:
-				if j+1 < len(parts) {
-					changed = append(changed, parts[j+1])
-				}
-				j += 2
-			}
 		}
 		if len(changed) == 0 {
 			continue
 		}
-		sort.Strings(changed)
 		cands = append(cands, candidate{commit: h, parent: parents[0], msg: msg, changed: changed})
 	}
 	for i, j := 0, len(cands)-1; i < j; i, j = i+1, j-1 {
 		cands[i], cands[j] = cands[j], cands[i]
 	}
 	return cands, nil
+}
+
+// changedAtParent lists the files a commit modified, deleted or renamed
+// away (paths at its parent), sorted: the files that can be found there.
+func changedAtParent(dir, parent, commit string) ([]string, error) {
+	ns, err := git(dir, "diff-tree", "-r", "-z", "--no-commit-id", "--name-status", "-M", parent, commit)
+	if err != nil {
+		return nil, err
+	}
+	parts := strings.Split(strings.TrimRight(ns, "\x00"), "\x00")
+	var changed []string
+	for j := 0; j < len(parts); {
+		st := parts[j]
+		switch {
+		case st == "":
+			j++
+		case strings.HasPrefix(st, "R") || strings.HasPrefix(st, "C"):
+			if j+2 < len(parts) && strings.HasPrefix(st, "R") {
+				changed = append(changed, parts[j+1])
+			}
+			j += 3
+		case st == "A":
+			j += 2
+		default:
+			if j+1 < len(parts) {
+				changed = append(changed, parts[j+1])
+			}
+			j += 2
+		}
+	}
+	sort.Strings(changed)
+	return changed, nil
 }
 
 // inHistory reports whether commit is recorded in the history of mem: an

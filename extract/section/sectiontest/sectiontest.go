@@ -1,0 +1,108 @@
+// Package sectiontest holds the checks the tests of document sectioners
+// share: every result is valid, in file order, never shares a line
+// between sections, and is what a fixture says it is.
+package sectiontest
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/konteks/git-konteks/extract/section"
+)
+
+// Splitter is a sectioner under test.
+type Splitter func(section.Input) section.Result
+
+// Split runs split and section.Finish on in and checks the invariants
+// every result keeps: section.Validate, sections in file order that never
+// share a line, every section of the given kind and parser.
+func Split(t testing.TB, split Splitter, in section.Input, kind, parser string) section.Result {
+	t.Helper()
+	res := split(in)
+	section.Finish(&res, in)
+	if err := section.Validate(res, in); err != nil {
+		t.Fatal(err)
+	}
+	last := 0
+	for _, s := range res.Sections {
+		if s.StartLine <= last {
+			t.Fatalf("section %q starts at %d, inside the one before (ends %d)", s.Anchor, s.StartLine, last)
+		}
+		if s.Kind != kind || s.Parser != parser {
+			t.Fatalf("section %q kind %q parser %q, want %q %q", s.Anchor, s.Kind, s.Parser, kind, parser)
+		}
+		last = s.EndLine
+	}
+	return res
+}
+
+// Anchors lists a result's anchors in order.
+func Anchors(res section.Result) []string {
+	var out []string
+	for _, s := range res.Sections {
+		out = append(out, s.Anchor)
+	}
+	return out
+}
+
+// Range is a section a fixture expects: its anchor and lines.
+type Range struct {
+	Anchor     string
+	Start, End int
+}
+
+// CheckRanges checks that res has exactly the sections want, each holding
+// exactly its lines of content.
+func CheckRanges(t testing.TB, res section.Result, content []byte, want []Range) {
+	t.Helper()
+	if len(res.Sections) != len(want) {
+		for _, s := range res.Sections {
+			t.Logf("got %q %d-%d", s.Anchor, s.StartLine, s.EndLine)
+		}
+		t.Fatalf("%d sections, want %d", len(res.Sections), len(want))
+	}
+	lines := strings.Split(strings.ReplaceAll(strings.TrimPrefix(string(content), "\uFEFF"), "\r", ""), "\n")
+	for i, w := range want {
+		s := res.Sections[i]
+		if got := (Range{s.Anchor, s.StartLine, s.EndLine}); got != w {
+			t.Errorf("section %d = %+v, want %+v", i, got, w)
+			continue
+		}
+		if c := strings.Join(lines[w.Start-1:w.End], "\n"); s.Content != c {
+			t.Errorf("section %d content %q\nwant %q", i, s.Content, c)
+		}
+	}
+}
+
+// Case is an input and the anchors its sections must have.
+type Case struct {
+	Name    string
+	In      string
+	Anchors []string
+}
+
+// Cases runs each case through Split and compares its anchors; each must
+// finish within limit (a hang or quadratic blow-up on hostile input fails).
+func Cases(t *testing.T, split Splitter, in section.Input, kind, parser string, limit time.Duration, cases []Case) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			start := time.Now()
+			in.Content = []byte(c.In)
+			res := Split(t, split, in, kind, parser)
+			if d := time.Since(start); d > limit {
+				t.Errorf("took %v", d)
+			}
+			if got := Anchors(res); strings.Join(got, "|") != strings.Join(c.Anchors, "|") {
+				t.Errorf("anchors %q, want %q", got, c.Anchors)
+			}
+		})
+	}
+}
+
+// R is a Range.
+func R(anchor string, start, end int) Range { return Range{Anchor: anchor, Start: start, End: end} }
+
+// C is a Case.
+func C(name, in string, anchors ...string) Case { return Case{Name: name, In: in, Anchors: anchors} }

@@ -1,0 +1,268 @@
+package index
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/konteks/git-konteks/embed"
+	"github.com/konteks/git-konteks/extract/section"
+	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/memory"
+)
+
+// localVectors computes the vectors of a model whose vectors memory does
+// not store (the built-in embedder, see embed.StoredInRef) while records
+// are read, on the same workers that decode and analyse them. Vectors
+// found in the local cache are taken from there; the others are computed,
+// and those whose text hashes to its key are kept for the next cache.
+type localVectors struct {
+	emb   embed.InProcess
+	cache *vecCache // nil: none yet
+	mu    sync.Mutex
+	made  []embed.Entry // computed and verified: they go into the next cache
+	// Counts, for the benchmark and the tests.
+	computed, cached atomic.Int64
+}
+
+// newLocalVectors returns the computer for model's vectors, or nil when
+// they come from the memory ref (or model is ""). The cache is opened
+// best-effort: a missing or damaged one only means computing everything.
+func newLocalVectors(repo *gitstore.Repo, model string) *localVectors {
+	e := embed.ComputedFor(model)
+	if e == nil {
+		return nil
+	}
+	lv := &localVectors{emb: e}
+	if p, err := cachePath(repo, model); err == nil {
+		lv.cache, _ = openVecCache(p, model, e.Dim())
+	}
+	return lv
+}
+
+// close releases the cache.
+func (lv *localVectors) close() {
+	if lv != nil {
+		lv.cache.close()
+	}
+}
+
+// fill sets the vectors of rd's sections (aligned with their keys), from
+// the cache or computed with vz. buf is scratch space, returned grown.
+func (lv *localVectors) fill(vz embed.Vectorizer, buf []byte, f *memory.File, rd *recordDocs) []byte {
+	var made []embed.Entry
+	for i := range rd.sections {
+		sd := &rd.sections[i]
+		if len(sd.keys) == 0 {
+			continue
+		}
+		sd.vecs = make([]embed.Quantized, 0, len(sd.keys))
+		s := &f.Sections[i]
+		// EachEmbeddingText yields the texts in the order makeDocs took
+		// their keys (chunks in order, or the section's own text); keys
+		// that do not parse were skipped there and are skipped here.
+		buf = section.EachEmbeddingText(buf, rd.path, s, func(hash string, text []byte) {
+			k, ok := embed.ParseKey(hash)
+			if !ok {
+				return
+			}
+			if q, ok := lv.cache.get(k); ok {
+				lv.cached.Add(1)
+				sd.vecs = append(sd.vecs, q)
+				return
+			}
+			q := embed.QuantizeOwned(vz.Vector(string(text)))
+			lv.computed.Add(1)
+			sd.vecs = append(sd.vecs, q)
+			if section.HashBytes(text) == hash {
+				made = append(made, embed.Entry{Key: k, Quantized: q})
+			}
+		})
+		if len(sd.vecs) != len(sd.keys) {
+			sd.vecs = nil // not reached: the two walks agree
+		}
+	}
+	if len(made) > 0 {
+		lv.mu.Lock()
+		lv.made = append(lv.made, made...)
+		lv.mu.Unlock()
+	}
+	return buf
+}
+
+// keep writes the cache for the next build: the vectors of every key in
+// keys, from the cache or computed in this build (a vector whose text did
+// not hash to its key is not kept). The cache so holds exactly the current
+// memory's vectors and its size follows the memory's.
+func (lv *localVectors) keep(repo *gitstore.Repo, model string, keys [][]embed.Key) error {
+	have := make(map[embed.Key]embed.Quantized, len(lv.made))
+	for _, e := range lv.made {
+		have[e.Key] = e.Quantized
+	}
+	var out []embed.Entry
+	seen := map[embed.Key]bool{}
+	for _, ks := range keys {
+		for _, k := range ks {
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			if q, ok := have[k]; ok {
+				out = append(out, embed.Entry{Key: k, Quantized: q})
+			} else if q, ok := lv.cache.get(k); ok {
+				out = append(out, embed.Entry{Key: k, Quantized: q})
+			}
+		}
+	}
+	p, err := cachePath(repo, model)
+	if err != nil {
+		return err
+	}
+	return writeVecCache(p, model, lv.emb.Dim(), out)
+}
+
+// cacheDir is where local vector caches live: $GIT_COMMON_DIR/konteks/vectors/.
+const cacheDir = "vectors"
+
+// cachePath is the cache file of a model.
+func cachePath(repo *gitstore.Repo, model string) (string, error) {
+	s, err := repo.StateDir()
+	if err != nil {
+		return "", err
+	}
+	d := filepath.Join(s, cacheDir)
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		return "", err
+	}
+	return filepath.Join(d, embed.ModelDir(model)+".bin"), nil
+}
+
+// vecCache is a local cache of one model's vectors, keyed by
+// retrieval-text hash, mapped read-only:
+//
+//	"KVC1" | dim uint32 | count uint32 | modelLen uint32 | model, padded to 8 |
+//	keys [count][16]byte (sorted, unique) | scales [count]float32 | q [count*dim]int8
+//
+// It is never pushed and never trusted beyond its shape: it holds only
+// vectors this machine computed.
+type vecCache struct {
+	dim    int
+	n      int
+	keys   []byte
+	scales []byte
+	q      []int8
+	unmap  func() error
+}
+
+const vecCacheMagic = "KVC1"
+
+// openVecCache maps the cache at path; it fails (and the caller computes
+// everything) when it is missing, of another model or dimension, or
+// malformed.
+func openVecCache(path, model string, dim int) (*vecCache, error) {
+	buf, unmap, err := mapFile(path)
+	if err != nil {
+		return nil, err
+	}
+	bad := func(what string) (*vecCache, error) {
+		unmap()
+		return nil, fmt.Errorf("%w: vector cache %s: %s", errTable, path, what)
+	}
+	if len(buf) < 16 || string(buf[:4]) != vecCacheMagic {
+		return bad("header")
+	}
+	d := int(binary.LittleEndian.Uint32(buf[4:]))
+	n := int(binary.LittleEndian.Uint32(buf[8:]))
+	ml := int(binary.LittleEndian.Uint32(buf[12:]))
+	if d != dim || ml > 1024 || n < 0 || n > 1<<30 {
+		return bad("shape")
+	}
+	hdr := 16 + (ml+7)/8*8
+	if len(buf) < hdr || string(buf[16:16+ml]) != model || len(buf) != hdr+n*(20+dim) {
+		return bad("size")
+	}
+	p := buf[hdr:]
+	c := &vecCache{dim: dim, n: n, keys: p[:16*n], scales: p[16*n : 20*n], unmap: unmap}
+	if n > 0 && dim > 0 {
+		c.q = unsafe.Slice((*int8)(unsafe.Pointer(&p[20*n])), n*dim)
+	}
+	return c, nil
+}
+
+// get returns the cached vector of k (sharing the mapped memory: valid
+// until close, so callers copy what outlives the build).
+func (c *vecCache) get(k embed.Key) (embed.Quantized, bool) {
+	if c == nil || c.n == 0 {
+		return embed.Quantized{}, false
+	}
+	i := sort.Search(c.n, func(i int) bool { return bytes.Compare(c.keys[16*i:16*i+16], k[:]) >= 0 })
+	if i == c.n || !bytes.Equal(c.keys[16*i:16*i+16], k[:]) {
+		return embed.Quantized{}, false
+	}
+	s := math.Float32frombits(binary.LittleEndian.Uint32(c.scales[4*i:]))
+	q := append([]int8(nil), c.q[i*c.dim:(i+1)*c.dim]...)
+	return embed.Quantized{Scale: s, Q: q}, true
+}
+
+func (c *vecCache) close() {
+	if c != nil && c.unmap != nil {
+		c.unmap()
+		c.unmap = nil
+	}
+}
+
+// writeVecCache replaces the cache at path with entries, atomically (a
+// reader maps either the old file or the new one).
+func writeVecCache(path, model string, dim int, entries []embed.Entry) error {
+	sort.Slice(entries, func(i, j int) bool { return bytes.Compare(entries[i].Key[:], entries[j].Key[:]) < 0 })
+	tmp := path + ".tmp" + strconv.Itoa(os.Getpid())
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	hdr := make([]byte, 16+(len(model)+7)/8*8)
+	copy(hdr, vecCacheMagic)
+	binary.LittleEndian.PutUint32(hdr[4:], uint32(dim))
+	binary.LittleEndian.PutUint32(hdr[8:], uint32(len(entries)))
+	binary.LittleEndian.PutUint32(hdr[12:], uint32(len(model)))
+	copy(hdr[16:], model)
+	w.Write(hdr)
+	for _, e := range entries {
+		w.Write(e.Key[:])
+	}
+	var b [4]byte
+	for _, e := range entries {
+		binary.LittleEndian.PutUint32(b[:], math.Float32bits(e.Scale))
+		w.Write(b[:])
+	}
+	for _, e := range entries {
+		if len(e.Q) != dim {
+			f.Close()
+			os.Remove(tmp)
+			return fmt.Errorf("vector cache: vector of dimension %d, want %d", len(e.Q), dim)
+		}
+		w.Write(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(e.Q))), dim))
+	}
+	err = w.Flush()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("vector cache: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,290 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/konteks/git-konteks/durable"
+	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/memory"
+)
+
+// Memory as MCP resources, for clients that let people (or agents) browse
+// and attach context rather than call tools:
+//
+//	konteks://project          the portrait and the areas (modules)
+//	konteks://dir/{+path}      a directory's overview (konteks://dir/ for the root)
+//	konteks://file/{+path}     a file's record: its sections with lines and anchors
+//	konteks://skill/{name}     a skill's SKILL.md
+//
+// The project, every directory with a summary (up to maxListedDirs) and
+// every skill are listed by resources/list; file records, which can be
+// hundreds of thousands, only through their template. When refs/konteks
+// moves, the list is brought up to date (the SDK then sends
+// notifications/resources/list_changed) and each subscribed resource gets
+// notifications/resources/updated.
+
+// Resource URIs.
+const (
+	ResourceProject = "konteks://project"
+	dirPrefix       = "konteks://dir/"
+	filePrefix      = "konteks://file/"
+	skillPrefix     = "konteks://skill/"
+	// Templates (RFC 6570: {+path} keeps the slashes of a path).
+	TemplateDir   = dirPrefix + "{+path}"
+	TemplateFile  = filePrefix + "{+path}"
+	TemplateSkill = skillPrefix + "{name}"
+)
+
+// maxListedDirs bounds the directories resources/list offers.
+const maxListedDirs = 2000
+
+// watchEvery is how often the server looks whether refs/konteks moved
+// (one small file read).
+const watchEvery = time.Second
+
+func (s *Server) addResources() {
+	s.srv.AddResource(&sdk.Resource{
+		URI: ResourceProject, Name: "project", Title: "The project in brief",
+		Description: "What the repository is: description, languages, tech, entry points, scripts, and its areas with a line each.",
+		MIMEType:    "text/markdown",
+	}, s.readResource)
+	s.srv.AddResourceTemplate(&sdk.ResourceTemplate{
+		URITemplate: TemplateDir, Name: "directory", Title: "Directory overview",
+		Description: "A directory's summary and each child's abstract (path from the repository root; empty for the root).",
+		MIMEType:    "text/markdown",
+	}, s.readResource)
+	s.srv.AddResourceTemplate(&sdk.ResourceTemplate{
+		URITemplate: TemplateFile, Name: "file", Title: "File record",
+		Description: "A file's memory record: kind, language, parser and its sections with line ranges and anchors.",
+		MIMEType:    "text/plain",
+	}, s.readResource)
+	s.srv.AddResourceTemplate(&sdk.ResourceTemplate{
+		URITemplate: TemplateSkill, Name: "skill", Title: "Skill",
+		Description: "A saved skill (SKILL.md: instructions for a recurring task).",
+		MIMEType:    "text/markdown",
+	}, s.readResource)
+}
+
+// DirURI and FileURI name a directory's and a file's resource.
+func DirURI(dir string) string   { return dirPrefix + escapePath(dir) }
+func FileURI(path string) string { return filePrefix + escapePath(path) }
+
+// SkillURI names a skill's resource.
+func SkillURI(name string) string { return skillPrefix + url.PathEscape(name) }
+
+func escapePath(p string) string {
+	parts := strings.Split(p, "/")
+	for i, x := range parts {
+		parts[i] = url.PathEscape(x)
+	}
+	return strings.Join(parts, "/")
+}
+
+func (s *Server) readResource(ctx context.Context, req *sdk.ReadResourceRequest) (res *sdk.ReadResourceResult, err error) {
+	defer guard("resources/read", &err)
+	uri := req.Params.URI
+	text, mime, err := s.resourceText(ctx, uri)
+	if err != nil {
+		return nil, err
+	}
+	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: mime, Text: text}}}, nil
+}
+
+// resourceText renders the resource named by uri.
+func (s *Server) resourceText(ctx context.Context, uri string) (string, string, error) {
+	unescape := func(p string) (string, error) {
+		v, err := url.PathUnescape(p)
+		if err != nil {
+			return "", fmt.Errorf("%s: bad escape in the path: %v", uri, err)
+		}
+		return v, nil
+	}
+	switch {
+	case uri == ResourceProject:
+		snap, err := s.derived()
+		if err != nil {
+			return "", "", err
+		}
+		var b strings.Builder
+		writeProject(&b, snap)
+		b.WriteString(s.snapFreshness(snap).Line())
+		b.WriteString("\n")
+		return b.String(), "text/markdown", nil
+	case strings.HasPrefix(uri, dirPrefix):
+		p, err := unescape(strings.TrimPrefix(uri, dirPrefix))
+		if err != nil {
+			return "", "", err
+		}
+		r, _, err := s.overview(ctx, nil, OverviewInput{Path: p})
+		return resultText(r), "text/markdown", err
+	case strings.HasPrefix(uri, filePrefix):
+		p, err := unescape(strings.TrimPrefix(uri, filePrefix))
+		if err != nil {
+			return "", "", err
+		}
+		r, _, err := s.show(ctx, nil, ShowInput{Path: p})
+		return resultText(r), "text/plain", err
+	case strings.HasPrefix(uri, skillPrefix):
+		name, err := unescape(strings.TrimPrefix(uri, skillPrefix))
+		if err != nil {
+			return "", "", err
+		}
+		if name == "" {
+			return "", "", fmt.Errorf("%s: name a skill (konteks://skill/NAME; resources/list lists them)", uri)
+		}
+		r, _, err := s.skills(ctx, nil, SkillsInput{Name: name})
+		return resultText(r), "text/markdown", err
+	}
+	return "", "", sdk.ResourceNotFoundError(uri)
+}
+
+// resultText is the text of a tool result.
+func resultText(r *sdk.CallToolResult) string {
+	if r == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, c := range r.Content {
+		if t, ok := c.(*sdk.TextContent); ok {
+			b.WriteString(t.Text)
+		}
+	}
+	return b.String()
+}
+
+func (s *Server) subscribe(_ context.Context, req *sdk.SubscribeRequest) error {
+	s.submu.Lock()
+	s.subs[req.Params.URI] = true
+	s.submu.Unlock()
+	return nil
+}
+
+func (s *Server) unsubscribe(_ context.Context, req *sdk.UnsubscribeRequest) error {
+	s.submu.Lock()
+	delete(s.subs, req.Params.URI)
+	s.submu.Unlock()
+	return nil
+}
+
+// watch follows refs/konteks while the server runs: when it moves, the
+// resource list is synced and subscribers are told their resources
+// changed.
+func (s *Server) watch(ctx context.Context) {
+	t := time.NewTicker(watchEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		s.syncResources(ctx)
+	}
+}
+
+// syncResources registers the resources of the current memory (when it
+// moved since the last sync) and notifies subscribers.
+func (s *Server) syncResources(ctx context.Context) {
+	snap, err := s.current()
+	var ref gitstore.Hash
+	if err == nil {
+		ref = snap.ref
+	}
+	s.submu.Lock()
+	if ref == s.watched && s.listed != nil {
+		s.submu.Unlock()
+		return
+	}
+	first := s.listed == nil
+	s.watched = ref
+	s.submu.Unlock()
+
+	want := map[string]*sdk.Resource{}
+	if err == nil && snap.mem != nil {
+		if snap.mem.Derived() {
+			for _, d := range listDirs(snap.repo, snap.mem.Tree) {
+				name := d
+				if name == "" {
+					name = "(repository root)"
+				}
+				want[DirURI(d)] = &sdk.Resource{URI: DirURI(d), Name: name, Title: "Overview of " + name, MIMEType: "text/markdown"}
+			}
+		}
+		if list, _, err := durable.LoadSkills(snap.repo, snap.mem.Tree, false); err == nil {
+			for _, k := range list {
+				want[SkillURI(k.Name)] = &sdk.Resource{URI: SkillURI(k.Name), Name: k.Name, Title: "Skill " + k.Name,
+					Description: oneLine(k.Description, 300), MIMEType: "text/markdown"}
+			}
+		}
+	}
+	s.submu.Lock()
+	old := s.listed
+	s.listed = map[string]bool{}
+	for u := range want {
+		s.listed[u] = true
+	}
+	var gone []string
+	for u := range old {
+		if !s.listed[u] {
+			gone = append(gone, u)
+		}
+	}
+	var subs []string
+	for u := range s.subs {
+		subs = append(subs, u)
+	}
+	s.submu.Unlock()
+	if len(gone) > 0 {
+		s.srv.RemoveResources(gone...)
+	}
+	uris := make([]string, 0, len(want))
+	for u := range want {
+		if !old[u] {
+			uris = append(uris, u)
+		}
+	}
+	sort.Strings(uris)
+	for _, u := range uris {
+		s.srv.AddResource(want[u], s.readResource)
+	}
+	if first {
+		return
+	}
+	for _, u := range subs {
+		_ = s.srv.ResourceUpdated(ctx, &sdk.ResourceUpdatedNotificationParams{URI: u})
+	}
+}
+
+// listDirs lists the source directories with a summary ("" is the root),
+// in path order, at most maxListedDirs.
+func listDirs(repo *gitstore.Repo, tree gitstore.Hash) []string {
+	h, isTree, ok, err := repo.Lookup(tree, memory.DirsDir)
+	if err != nil || !ok || !isTree {
+		return nil
+	}
+	var out []string
+	_ = repo.WalkTree(h, nil, func(e gitstore.Entry) error {
+		if len(out) >= maxListedDirs {
+			return nil
+		}
+		d, ok := strings.CutSuffix(e.Path, memory.DirFile)
+		if !ok {
+			return nil
+		}
+		d = strings.TrimSuffix(d, "/")
+		if d != "" && memory.ValidSourcePath(d) != nil {
+			return nil
+		}
+		out = append(out, d)
+		return nil
+	})
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/konteks/git-konteks/recall"
+)
+
+// issue is one line of an issue set (scripts/eval/issues/<owner>+<name>.jsonl):
+// a real GitHub issue, as its reporter wrote it (title and an excerpt of
+// the opening text), and the commit that fixed it ("Fixes #N" in its
+// message). The query is the title and the text; the answer is the
+// non-test files the fix changed that existed at its parent.
+type issue struct {
+	Issue  int    `json:"issue"`
+	Commit string `json:"commit"`
+	Title  string `json:"title"`
+	Text   string `json:"text"`
+}
+
+// issueFile names the issue set of a repository: the mirror's directory
+// name (owner+name), as repoName gives it.
+func issueFile(dir, name string) string { return filepath.Join(dir, name+".jsonl") }
+
+func readIssues(file string) ([]issue, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []issue
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		var is issue
+		if err := json.Unmarshal([]byte(line), &is); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", file, n, err)
+		}
+		if len(is.Commit) != 40 || is.Title == "" {
+			return nil, fmt.Errorf("%s:%d: an issue needs a 40-hex commit and a title", file, n)
+		}
+		out = append(out, is)
+	}
+	return out, sc.Err()
+}
+
+// pickIssues turns an issue set into candidates, oldest fix first (memory
+// is extracted forward, as the post-commit hook would): the parent of each
+// fix, the issue's title and text as the query, the fix's non-test
+// changed files as the answer.
+func pickIssues(dir string, issues []issue) ([]candidate, error) {
+	type dated struct {
+		c    candidate
+		when string
+	}
+	var ds []dated
+	for _, is := range issues {
+		out, err := git(dir, "log", "-1", "--format=%P%x00%ct", is.Commit)
+		if err != nil {
+			return nil, fmt.Errorf("issue #%d: %w", is.Issue, err)
+		}
+		parents, when, _ := strings.Cut(strings.TrimSpace(out), "\x00")
+		ps := strings.Fields(parents)
+		if len(ps) != 1 {
+			return nil, fmt.Errorf("issue #%d: fix %.10s is a merge or a root commit", is.Issue, is.Commit)
+		}
+		changed, err := changedAtParent(dir, ps[0], is.Commit)
+		if err != nil {
+			return nil, err
+		}
+		var impl []string
+		for _, p := range changed {
+			if !recall.IsTestPath(p) && !isDocPath(p) {
+				impl = append(impl, p)
+			}
+		}
+		if len(impl) == 0 {
+			continue
+		}
+		msg := is.Title
+		if t := strings.TrimSpace(is.Text); t != "" {
+			msg += "\n\n" + t
+		}
+		ds = append(ds, dated{candidate{commit: is.Commit, parent: ps[0], msg: msg, changed: impl}, when})
+	}
+	sort.SliceStable(ds, func(i, j int) bool { return ds[i].when < ds[j].when })
+	out := make([]candidate, len(ds))
+	for i, d := range ds {
+		out[i] = d.c
+	}
+	return out, nil
+}
+
+// isDocPath reports whether a changed file is a changelog or release note:
+// a fix records itself there, but no one asks for it.
+func isDocPath(p string) bool {
+	b := strings.ToLower(path.Base(p))
+	for _, s := range []string{"changelog", "changes", "history", "news", "release"} {
+		if strings.HasPrefix(b, s) {
+			return true
+		}
+	}
+	return false
+}
