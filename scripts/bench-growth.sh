@@ -26,7 +26,7 @@ echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 # packed REPO REV...: bytes of a pack of the objects reachable from REVs.
 packed() {
   local dir=$1; shift
-  git -C "$dir" rev-list --objects "$@" | git -C "$dir" pack-objects -q --window=50 --depth=50 --stdout | wc -c
+  git -C "$dir" rev-list --objects --missing=allow-any "$@" | git -C "$dir" pack-objects -q --missing=allow-any --window=50 --depth=50 --stdout | wc -c
 }
 mib() { awk -v b="$1" 'BEGIN { printf "%.2f MiB", b / 1048576 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "-"; else printf "%.2fx", a / b }'; }
