@@ -13,14 +13,15 @@ func fetchCommand() *cli.Command {
 		Name:      "fetch",
 		Usage:     "fetch a remote's memory and merge it into refs/konteks",
 		ArgsUsage: "[REMOTE]",
-		Description: "Fetches the remote's refs/konteks into refs/konteks-remotes/REMOTE (never over\n" +
-			"refs/konteks, never forced), checks it, and merges: durable memories are the union of\n" +
-			"both sides (forgotten ones stay forgotten); derived memory is the side whose source\n" +
-			"commit is in your history, the newer when both are, and only when its memory commit is\n" +
-			"signed by a signer in konteks.trust (see docs/trust.md). Memory that fails its checks is\n" +
-			"refused and skipped until the remote's memory changes; --forget-remote drops it.",
+		Description: "Fetches the remote's memory (refs/konteks-shared/v2/main) into its tracking ref\n" +
+			"refs/konteks-remotes/REMOTE/main (never over refs/konteks), checks it, and merges:\n" +
+			"durable memories are the union of both sides (forgotten ones stay forgotten); derived\n" +
+			"memory is the side whose source commit is in your history, the newer when both are, and\n" +
+			"only when its memory commit is signed by a signer in konteks.trust (see docs/trust.md).\n" +
+			"Memory that fails its checks is refused and skipped until the remote's memory changes;\n" +
+			"--forget-remote drops it.",
 		Flags: []cli.Flag{jsonFlag,
-			&cli.BoolFlag{Name: "forget-remote", Usage: "drop the remote's fetched memory (refs/konteks-remotes/REMOTE) and its refusal, without fetching"}},
+			&cli.BoolFlag{Name: "forget-remote", Usage: "drop the remote's fetched memory (refs/konteks-remotes/REMOTE/main) and its refusal, without fetching"}},
 		Action: runFetch,
 	}
 }

@@ -18,8 +18,9 @@ func initCommand() *cli.Command {
 		Name:  "init",
 		Usage: "set up memory for this repository: hooks, sharing with remotes, first extraction",
 		Description: "Installs the hooks, adds to each remote the refspec that brings its memory along\n" +
-			"with a plain `git fetch` (refs/konteks-shared/main -> refs/konteks-remotes/REMOTE, never\n" +
-			"forced), merges any memory the remotes already have, and extracts HEAD. Safe to run again.",
+			"with a plain `git fetch` (+refs/konteks-shared/v2/*:refs/konteks-remotes/REMOTE/*: a\n" +
+			"remote without memory matches nothing, so `git fetch` keeps working), merges any memory\n" +
+			"the remotes already have, and extracts HEAD. Safe to run again.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "no-hooks", Usage: "do not install hooks"},
 			&cli.BoolFlag{Name: "no-fetch", Usage: "do not fetch remote memory"},
