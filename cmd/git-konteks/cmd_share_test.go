@@ -34,6 +34,9 @@ func cloneOf(t *testing.T, remote, name string) *testgit.Repo {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), name)
 	testgit.At(t, filepath.Dir(dir)).Git("clone", "-q", remote, dir)
+	// The hooks' runner may still be writing when the test ends: let it
+	// finish before the directory is removed.
+	t.Cleanup(func() { waitRunners(t, filepath.Dir(dir)) })
 	return testgit.At(t, dir)
 }
 
@@ -448,6 +451,7 @@ func TestLinkedWorktreeNeverAnswersFromAnotherBranch(t *testing.T) {
 	r.Write("billing/refund.go", "package billing\n\n// Refund returns a customer's monthly charges.\nfunc Refund() int { return 0 }\n")
 	r.Commit("billing")
 	run(t, r.Dir, "init")
+	t.Cleanup(func() { waitRunners(t, filepath.Dir(r.Dir)) })
 	source := r.Git("rev-parse", "HEAD")
 	wt := filepath.Join(t.TempDir(), "wt")
 	r.Git("worktree", "add", "-q", "-b", "feature", wt)
