@@ -1,17 +1,52 @@
 package gitstore
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 )
 
-// RefsWithPrefix lists the direct (non-symbolic) refs whose names start
-// with prefix, sorted by name, with the commits they point at.
+// RefsWithPrefix lists the refs whose names start with prefix, sorted by
+// name, with the commits they point at. It asks `git for-each-ref`, which
+// knows git's lock files: go-git's walk of refs/ reads a lock file another
+// process has just created as an empty ref and fails.
 func (r *Repo) RefsWithPrefix(prefix string) (map[string]Hash, []string, error) {
+	refs := map[string]Hash{}
+	var names []string
+	if r.gitCLI != "" {
+		out, err := r.runGit(nil, "for-each-ref", "--format=%(objectname) %(refname)", strings.TrimSuffix(prefix, "/"))
+		if err != nil {
+			return nil, nil, fmt.Errorf("list %s*: %w", prefix, err)
+		}
+		for _, line := range strings.Split(string(out), "\n") {
+			id, name, ok := strings.Cut(line, " ")
+			if !ok || !strings.HasPrefix(name, prefix) {
+				continue
+			}
+			refs[name] = ParseHash(id)
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		return refs, names, nil
+	}
+	var err error
+	for attempt := 0; attempt < 5; attempt++ {
+		refs, names, err = r.iterRefs(prefix)
+		if !errors.Is(err, dotgit.ErrEmptyRefFile) {
+			break
+		}
+		time.Sleep(time.Duration(attempt+1) * 5 * time.Millisecond) // a writer's lock file
+	}
+	return refs, names, err
+}
+
+func (r *Repo) iterRefs(prefix string) (map[string]Hash, []string, error) {
 	it, err := r.storage.IterReferences()
 	if err != nil {
 		return nil, nil, err
