@@ -178,9 +178,16 @@ func TestPlainFetchMergesWithHooks(t *testing.T) {
 		}
 	}
 	// An ordinary ref update (a commit) does not merge anything by itself,
-	// and never fails because of the hook.
+	// and never fails because of the hook; its post-commit runner brings
+	// memory to it.
 	a.Write("x.go", "package main\n")
-	a.Commit("x")
+	head := a.Commit("x")
+	waitUntil(t, "the post-commit runner extracted the commit", func() bool {
+		var st struct {
+			SourceCommit string `json:"source_commit"`
+		}
+		return json.Unmarshal([]byte(run(t, a.Dir, "status", "--json")), &st) == nil && st.SourceCommit == head
+	}, a)
 }
 
 func readLog(r *testgit.Repo) string {
