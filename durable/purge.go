@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/memref"
 )
 
@@ -18,21 +19,25 @@ import (
 
 // PurgePaths lists the files a memory tree still holds that purge
 // tombstones in the same tree ask to delete: a purged memory or diary
-// entry, and every version of a purged skill older than its purge.
+// entry, and every version of a purged skill older than its purge, each
+// only when the purge's author wrote it.
 func PurgePaths(repo *gitstore.Repo, tree gitstore.Hash) ([]string, error) {
 	items, _, err := Load(repo, tree)
 	if err != nil {
 		return nil, err
 	}
-	purged := map[string]bool{}
+	// A purge deletes only what its own author wrote: a tombstone, and so a
+	// purge, forgets only its author's entries (peer.go screens peers'
+	// tombstones; this holds for every tombstone, skills' included).
+	purgedBy := map[string]string{} // entry id -> the purge's author
 	for _, it := range items {
 		if it.Type == TypeTombstone && it.Purge {
-			purged[it.Forgets] = true
+			purgedBy[it.Forgets] = it.Author
 		}
 	}
 	var paths []string
 	for _, it := range items {
-		if it.Type != TypeTombstone && purged[it.ID] {
+		if by, ok := purgedBy[it.ID]; ok && it.Type != TypeTombstone && SameAuthor(it.Author, by) {
 			paths = append(paths, it.Path)
 		}
 	}
@@ -49,7 +54,7 @@ func PurgePaths(repo *gitstore.Repo, tree gitstore.Hash) ([]string, error) {
 		}
 	}
 	for _, v := range vs {
-		if c, ok := cut[v.Name]; ok && v.Type != TypeTombstone && !newer(v, c) {
+		if c, ok := cut[v.Name]; ok && v.Type != TypeTombstone && !newer(v, c) && SameAuthor(v.Author, c.Author) {
 			paths = append(paths, v.Path)
 		}
 	}
@@ -97,6 +102,20 @@ func RemoveSkillPurge(repo *gitstore.Repo, name, reason string) (Skill, error) {
 	s := Skill{Type: TypeTombstone, Name: strings.TrimSpace(name), Reason: strings.TrimSpace(reason), Purge: true}
 	if err := ValidSkillName(s.Name); err != nil {
 		return Skill{}, err
+	}
+	// Versions by someone else would survive (PurgePaths): say so rather
+	// than report a purge that leaves their text.
+	if mem, err := memref.Read(repo, memory.Ref); err == nil && mem != nil {
+		vs, _, err := loadSkillVersions(repo, mem.Tree)
+		if err != nil {
+			return Skill{}, err
+		}
+		me := LocalAuthor(repo)
+		for _, v := range vs {
+			if v.Name == s.Name && v.Type != TypeTombstone && !SameAuthor(v.Author, me) {
+				return Skill{}, fmt.Errorf("%w: skill %s has a version by %s, and only its author can purge it; ask them to run `git konteks skill remove %s --purge`", ErrRejected, s.Name, v.Author, s.Name)
+			}
+		}
 	}
 	saved, _, err := writeSkill(repo, s, func(cur *Skill) (bool, error) {
 		if cur == nil {

@@ -743,29 +743,23 @@ func Load(repo *gitstore.Repo, memTree gitstore.Hash) (*History, error) {
 		return nil, corrupt("format version %d, this tool reads %d", st.Version, Version)
 	}
 	hs := &History{Key: h, State: *st, Commits: make([]Commit, 0, st.Commits)}
-	for _, s := range st.Segments {
-		p := SegmentPath(s.Seq)
-		bh, _, ok, err := repo.Lookup(memTree, p)
-		if err != nil || !ok {
-			return nil, corrupt("%s is missing", p)
+	// Recent segments, then the older ones the background walk recorded.
+	for _, part := range []struct {
+		segs []Segment
+		path func(int) string
+	}{{st.Segments, SegmentPath}, {st.Back, BackPath}} {
+		for _, s := range part.segs {
+			p := part.path(s.Seq)
+			bh, _, ok, err := repo.Lookup(memTree, p)
+			if err != nil || !ok {
+				return nil, corrupt("%s is missing", p)
+			}
+			cs, err := cachedSegment(repo, bh, p, s.Commits)
+			if err != nil {
+				return nil, err
+			}
+			hs.Commits = append(hs.Commits, cs...)
 		}
-		cs, err := cachedSegment(repo, bh, p, s.Commits)
-		if err != nil {
-			return nil, err
-		}
-		hs.Commits = append(hs.Commits, cs...)
-	}
-	for _, s := range st.Back {
-		p := BackPath(s.Seq)
-		bh, _, ok, err := repo.Lookup(memTree, p)
-		if err != nil || !ok {
-			return nil, corrupt("%s is missing", p)
-		}
-		cs, err := cachedSegment(repo, bh, p, s.Commits)
-		if err != nil {
-			return nil, err
-		}
-		hs.Commits = append(hs.Commits, cs...)
 	}
 	if st.Tail > 0 {
 		th, _, ok, err := repo.Lookup(memTree, TailPath)

@@ -29,27 +29,8 @@ func GC(repo *gitstore.Repo, prune string) (GCResult, error) {
 	if res.Before, err = memref.MeasureSize(repo); err != nil {
 		return res, err
 	}
-	for attempt := 0; attempt < 5; attempt++ {
-		local, err := repo.ReadRef(memory.Ref)
-		if err != nil || local.IsZero() {
-			break
-		}
-		w := repo.NewWriter()
-		next, squashed, err := memref.Squash(repo, w, local, keep)
-		if err != nil {
-			return res, err
-		}
-		if !squashed {
-			break
-		}
-		if err := w.Flush(); err != nil {
-			return res, err
-		}
-		if err = repo.UpdateRef(memory.Ref, next, local, "konteks: gc"); err == nil {
-			break
-		} else if !errors.Is(err, gitstore.ErrRefMoved) {
-			return res, err
-		}
+	if _, err := squashLocal(repo, keep, "konteks: gc"); err != nil {
+		return res, err
 	}
 	remotes, err := repo.Remotes()
 	if err != nil {
@@ -77,4 +58,28 @@ func GC(repo *gitstore.Repo, prune string) (GCResult, error) {
 	}
 	res.After, err = memref.MeasureSize(repo)
 	return res, err
+}
+
+// squashLocal cuts refs/konteks to its newest keep commits by
+// compare-and-swap, trying again when another writer moved it meanwhile.
+// It returns the memory commit refs/konteks ends at (zero without memory).
+func squashLocal(repo *gitstore.Repo, keep int, reason string) (gitstore.Hash, error) {
+	for attempt := 0; ; attempt++ {
+		local, err := repo.ReadRef(memory.Ref)
+		if err != nil || local.IsZero() {
+			return local, err
+		}
+		w := repo.NewWriter()
+		next, squashed, err := memref.Squash(repo, w, local, keep)
+		if err != nil || !squashed {
+			return local, err
+		}
+		if err := w.Flush(); err != nil {
+			return local, err
+		}
+		err = repo.UpdateRef(memory.Ref, next, local, reason)
+		if err == nil || !errors.Is(err, gitstore.ErrRefMoved) || attempt >= 4 {
+			return next, err
+		}
+	}
 }

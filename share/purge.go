@@ -1,12 +1,10 @@
 package share
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/memory"
-	"github.com/konteks/git-konteks/memref"
 )
 
 // PurgeResult reports how memory's history was rewritten after a purge.
@@ -43,30 +41,8 @@ func Purge(repo *gitstore.Repo) (PurgeResult, error) {
 		res.Pushed = append(res.Pushed, rm)
 	}
 	// Squash what is local now (push squashed it already when it ran).
-	for attempt := 0; attempt < 5; attempt++ {
-		local, err := repo.ReadRef(memory.Ref)
-		if err != nil || local.IsZero() {
-			return res, err
-		}
-		w := repo.NewWriter()
-		one, squashed, err := memref.Squash(repo, w, local, 1)
-		if err != nil {
-			return res, err
-		}
-		res.Commit = one
-		if !squashed {
-			break
-		}
-		if err := w.Flush(); err != nil {
-			return res, err
-		}
-		err = repo.UpdateRef(memory.Ref, one, local, "konteks: purge rewrote memory history")
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, gitstore.ErrRefMoved) {
-			return res, err
-		}
+	if res.Commit, err = squashLocal(repo, 1, "konteks: purge rewrote memory history"); err != nil || res.Commit.IsZero() {
+		return res, err
 	}
 	// A checkpoint of an interrupted run may hold the old tree.
 	if wip, err := repo.ReadRef(memory.WIPRef); err == nil && !wip.IsZero() {
