@@ -63,6 +63,11 @@ type Commit struct {
 	// Weight scales the commit's evidence: 1 for an ordinary commit, less
 	// for merges, bots, mass and formatting changes.
 	Weight float64 `json:"w"`
+
+	// enc is the record's JSON line, made by the walk while git lists
+	// the next commits (encodeCommits then only joins and compresses).
+	// Set only on a record nothing changes after.
+	enc []byte
 }
 
 // Change is one path a commit changed.
@@ -101,7 +106,6 @@ func (c *Commit) Lines() int {
 
 var (
 	botRe    = regexp.MustCompile(`(?i)\[bot\]|dependabot|renovate|greenkeeper|snyk-bot|github-actions|pre-commit-ci|mergify|imgbot|allcontributors|semantic-release-bot|codecov`)
-	formatRe = regexp.MustCompile(`(?i)\b(re-?format(ted|ting)?|format(ted|ting)?|fmt|gofmt|gofumpt|goimports|prettier|black|isort|autopep8|yapf|eslint\s*--fix|whitespace|indent(ation)?|trailing spaces?|code style|clang-format|rustfmt|lint fix(es)?)\b`)
 	revertRe = regexp.MustCompile(`(?m)^Revert "|^This reverts commit [0-9a-f]{7,40}`)
 )
 
@@ -170,18 +174,40 @@ func classify(c *Commit, msg string, merge, shallow bool) {
 	c.Weight = float64(int(w*1000+0.5)) / 1000
 }
 
-// formatWords are substrings of every word formatRe matches: a subject
-// without any of them is not asked the regular expression (most are not).
-var formatWords = []string{"format", "fmt", "gofumpt", "goimports", "prettier", "black", "isort", "autopep8",
-	"yapf", "eslint", "whitespace", "indent", "trailing space", "code style", "lint fix"}
+// A formatting commit says so in the action its subject names: "gofmt",
+// "Reformat code", "style: black", "Fix indentation", "Remove trailing
+// whitespace", "lint fixes". A subject that only mentions a format ("new
+// chunk format", "fix the log format of X", "bump prettier to 3.5") or a
+// tool in passing ("remove leftover fmt.Println") does not: such commits
+// change behaviour, and weighing them as formatting would hide them.
+var (
+	formatTools = `(gofmt|gofumpt|goimports|go ?fmt|cargo ?fmt|rustfmt|prettier|black|isort|autopep8|yapf|ruff ?format|clang-format|standardrb|rubocop -a|eslint --fix|golangci-lint fmt)`
+	formatRe    = regexp.MustCompile(`(?i)^(?:` +
+		// style: anything (conventional commits' type for formatting)
+		`style(?:\([^)]*\))?!?:` +
+		// a tool as the action, optionally run or applied
+		`|(?:(?:re-?)?run |ran |apply |applied |make )?` + formatTools + `(?:\W|$)` +
+		// a formatting verb first
+		`|(?:re-?)?format(?:ted|ting|s)?(?: (?:code|sources?|files?|all|everything|with|using|by|according)\b|:|$)` +
+		`|re-?format(?:ted|ting|s)?\b|(?:re-?)?indent(?:ed|ation)?\b|whitespace\b|fmt(?::|$)` +
+		// fixing, removing or cleaning up formatting, whitespace, style, lint
+		`|(?:fix(?:ed|es)?|clean ?up|cleanup|tidy|remove|removed|strip|trim|correct)(?: up)? (?:the |some |minor |more )?` +
+		`(?:code |import |go )?(?:format(?:ting)?|whitespace|white space|indentation|indents?|trailing (?:white ?)?spaces?|code style|style)(?: (?:issues?|nits?))?(?:\W*$| in | of (?:the )?(?:code|files?|sources?)\b)` +
+		`|lint(?:ing)? fix(?:es)?\b)`)
+	// formatPrefix is a conventional-commit type or a path scope before
+	// the subject's action ("chore: ", "docs(api): ", "tsdb: ").
+	formatPrefix = regexp.MustCompile(`^(?:[\w./-]+(?:\([^)]*\))?!?:\s*)`)
+)
 
-// saysFormat reports whether a subject says it formats (formatRe).
+// saysFormat reports whether a subject says it is a formatting change
+// (formatRe), after a conventional-commit type or scope.
 func saysFormat(subj string) bool {
-	l := strings.ToLower(subj)
-	for _, w := range formatWords {
-		if strings.Contains(l, w) {
-			return formatRe.MatchString(subj)
-		}
+	s := strings.TrimSpace(subj)
+	if formatRe.MatchString(s) {
+		return true
+	}
+	if loc := formatPrefix.FindStringIndex(s); loc != nil && loc[1] < len(s) {
+		return formatRe.MatchString(strings.TrimSpace(s[loc[1]:]))
 	}
 	return false
 }

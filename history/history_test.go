@@ -633,3 +633,36 @@ func TestCompanions(t *testing.T) {
 		t.Fatalf("a deleted file has evidence: %v", ev)
 	}
 }
+
+// TestSaysFormat: a subject is a formatting change when the action it
+// names formats; one that only mentions a format or a formatter changes
+// behaviour and keeps its full weight.
+func TestSaysFormat(t *testing.T) {
+	for _, s := range []string{
+		"gofmt", "gofmt -s.", "gofmt: reformat util.go", "Run gofumpt on all files (#10392)",
+		"Apply gofmt -s on storage/remote/write_test.go (#7791)", "goimports run", "cargo fmt",
+		"Reformat code", "reformatted with black", "Format code with prettier", "formatting",
+		"style: black", "style(api): sort imports", "chore: Fix formatting", "doc: fix formatting",
+		"React: Clean up formatting", "Fix indentation", "fix indentation issue", "Fixed indentation",
+		"Fix trailing spaces", "Remove trailing whitespace", "Whitespace and other cleanups",
+		"lint fixes", "Fix import formatting",
+	} {
+		if !saysFormat(s) {
+			t.Errorf("saysFormat(%q) = false, want true", s)
+		}
+	}
+	for _, s := range []string{
+		"Update getting started with new rules format",
+		"feat(tsdb/chunkenc): add float chunk format with start timestamp support",
+		"Fix markdown format (#18505)", "Make dump-series a --format flag on the dump command",
+		"tsdb: Remove leftover debug fmt.Println", "chore(deps): update dependency prettier to v3.7.4 (#17782)",
+		"chore(deps-dev): bump eslint-plugin-prettier in /web/ui/react-app (#15925)",
+		"Fix formatting of range vector selectors with smoothed/anchored modifier",
+		"promql/parser: simplify BinaryExpr label formatting", "fix lint", "Fix lint errors",
+		"Add golangci-lint fmt (#16602)", "util/runtime: accept hex format", "Print twice in helper",
+	} {
+		if saysFormat(s) {
+			t.Errorf("saysFormat(%q) = true, want false", s)
+		}
+	}
+}

@@ -281,26 +281,38 @@ func Update(ctx context.Context, repo *gitstore.Repo, ed *gitstore.TreeEditor, w
 		}
 	}
 	tail = append(tail, fresh...)
+	// Cut the commits into segments and the tail, then encode every piece
+	// at once (JSON and zstd are most of this stage's own time).
+	var pieces [][]Commit
 	if len(tail) >= tailMax {
 		for len(tail) > 0 {
 			n := min(len(tail), segmentMax)
 			// Keep the last piece of a long first walk whole-sized: the
 			// remainder below TailMax stays in the tail.
-			if n < tailMax && len(st.Segments) > 0 && n == len(tail) {
+			if n < tailMax && len(pieces)+len(st.Segments) > 0 && n == len(tail) {
 				break
 			}
-			b, err := encodeCommits(tail[:n])
-			if err != nil {
-				return nil, err
-			}
-			if err := setBlob(ed, w, SegmentPath(st.NextSeq), b); err != nil {
-				return nil, err
-			}
-			res.Written++
-			st.Segments = append(st.Segments, Segment{Seq: st.NextSeq, Commits: n})
-			st.NextSeq++
+			pieces = append(pieces, tail[:n])
 			tail = tail[n:]
 		}
+	}
+	if len(tail) > 0 {
+		pieces = append(pieces, tail)
+	}
+	blobs, err := encodePieces(pieces)
+	if err != nil {
+		return nil, err
+	}
+	for i, b := range blobs {
+		if len(tail) > 0 && i == len(blobs)-1 {
+			break // the tail, below
+		}
+		if err := setBlob(ed, w, SegmentPath(st.NextSeq), b); err != nil {
+			return nil, err
+		}
+		res.Written++
+		st.Segments = append(st.Segments, Segment{Seq: st.NextSeq, Commits: len(pieces[i])})
+		st.NextSeq++
 	}
 	st.Tail = len(tail)
 	if len(tail) == 0 {
@@ -308,11 +320,7 @@ func Update(ctx context.Context, repo *gitstore.Repo, ed *gitstore.TreeEditor, w
 			return nil, err
 		}
 	} else {
-		b, err := encodeCommits(tail)
-		if err != nil {
-			return nil, err
-		}
-		if err := setBlob(ed, w, TailPath, b); err != nil {
+		if err := setBlob(ed, w, TailPath, blobs[len(blobs)-1]); err != nil {
 			return nil, err
 		}
 		res.Written++
@@ -492,12 +500,41 @@ func setBlob(ed *gitstore.TreeEditor, w *gitstore.Writer, p string, b []byte) er
 	return ed.Set(p, filemode.Regular, h)
 }
 
+// encodePieces encodes each piece (encodeCommits), in parallel.
+func encodePieces(pieces [][]Commit) ([][]byte, error) {
+	out := make([][]byte, len(pieces))
+	errs := make([]error, len(pieces))
+	var wg sync.WaitGroup
+	for i, p := range pieces {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i], errs[i] = encodeCommits(p)
+		}()
+	}
+	wg.Wait()
+	return out, errors.Join(errs...)
+}
+
+// encodeCommit is the JSON line of c, as encodeCommits writes it.
+func encodeCommit(c *Commit) ([]byte, error) {
+	var buf bytes.Buffer
+	e := json.NewEncoder(&buf)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(c); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
 func encodeCommits(cs []Commit) ([]byte, error) {
 	var buf bytes.Buffer
 	e := json.NewEncoder(&buf)
 	e.SetEscapeHTML(false)
 	for i := range cs {
-		if err := e.Encode(&cs[i]); err != nil {
+		if cs[i].enc != nil {
+			buf.Write(cs[i].enc)
+		} else if err := e.Encode(&cs[i]); err != nil {
 			return nil, err
 		}
 	}

@@ -27,6 +27,11 @@ import (
 // The records are those a `-M --numstat` walk makes, line counts aside:
 // the same change kinds, paths, renames, flags and weights.
 
+// rediffMax is the most commits one second git process diffs. The
+// differ takes whatever is waiting whenever it is free, so its diffs
+// overlap the walk and little is left for after it.
+const rediffMax = 64
+
 // walk lists the commits of opt (newest first, git's order) as records.
 // keep sees each commit as git lists it; an error from it ends the walk
 // there (that commit left out), and walk returns the commits before it
@@ -34,62 +39,136 @@ import (
 func walk(ctx context.Context, repo *gitstore.Repo, opt gitstore.LogOptions, keep func(*gitstore.LogCommit) error) ([]Commit, error) {
 	opt.TreesOnly = true
 	partial := repo.IsPartialClone()
-	// Commits to diff again go to a second git process in batches, while
-	// the walk goes on.
-	type job struct {
-		lcs    []*gitstore.LogCommit
-		counts bool
-	}
-	jobs := make(chan job, 16)
-	var rerr error
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for j := range jobs {
-			if rerr == nil {
-				rerr = rediff(ctx, repo, j.lcs, j.counts)
-			}
-		}
-	}()
-	var all, renames, counts []*gitstore.LogCommit
-	send := func(force bool) {
-		if len(renames) >= 64 || force && len(renames) > 0 {
-			jobs <- job{lcs: renames}
-			renames = nil
-		}
-		if len(counts) >= 64 || force && len(counts) > 0 {
-			jobs <- job{lcs: counts, counts: true}
-			counts = nil
-		}
-	}
+	d := newDiffer(ctx, repo)
+	var out []Commit
+	// again holds the commits diffed again, by their place in out: their
+	// records are made when the diffs are in.
+	again := map[int]*gitstore.LogCommit{}
 	err := repo.Log(ctx, opt, func(lc *gitstore.LogCommit) error {
 		if err := keep(lc); err != nil {
 			return err
 		}
-		all = append(all, lc)
 		if inexact := pairRenames(lc); !partial {
 			switch {
 			case inexact:
-				renames = append(renames, lc)
+				d.add(lc, false)
+				again[len(out)] = lc
+				out = append(out, Commit{})
+				return nil
 			case formatCandidate(lc):
-				counts = append(counts, lc)
+				d.add(lc, true)
+				again[len(out)] = lc
+				out = append(out, Commit{})
+				return nil
 			}
-			send(false)
 		}
+		// The record is made, and encoded, while git lists the next
+		// commits.
+		out = append(out, record(lc))
 		return nil
 	})
-	send(true)
-	close(jobs)
-	wg.Wait()
-	if rerr != nil {
-		return nil, rerr
+	if derr := d.wait(); derr != nil {
+		return nil, derr
 	}
-	out := make([]Commit, len(all))
-	for i, lc := range all {
-		out[i] = FromLog(lc)
+	for i, lc := range again {
+		out[i] = record(lc)
 	}
 	return out, err
+}
+
+// record is FromLog(lc) with its JSON line made (Commit.enc).
+func record(lc *gitstore.LogCommit) Commit {
+	c := FromLog(lc)
+	if b, err := encodeCommit(&c); err == nil {
+		c.enc = b
+	}
+	return c
+}
+
+// A differ diffs commits again while the walk goes on: one `git
+// diff-tree --stdin` process with line counts and one without
+// (gitstore.DiffStream), each started when its first commit comes. A
+// commit the streams could not diff (git stopped at a missing blob) is
+// diffed by rediff, which walks around what git cannot read.
+type differ struct {
+	ctx             context.Context
+	repo            *gitstore.Repo
+	renames, counts *gitstore.DiffStream
+	mu              sync.Mutex
+	// pending are the commits handed over and not yet diffed, each with
+	// whether it wants line counts.
+	pending map[gitstore.Hash]pendingDiff
+}
+
+type pendingDiff struct {
+	lc     *gitstore.LogCommit
+	counts bool
+}
+
+func newDiffer(ctx context.Context, repo *gitstore.Repo) *differ {
+	return &differ{ctx: ctx, repo: repo, pending: map[gitstore.Hash]pendingDiff{}}
+}
+
+// add hands lc over to be diffed again, with line counts when counts is
+// set.
+func (d *differ) add(lc *gitstore.LogCommit, counts bool) {
+	s := &d.renames
+	if counts {
+		s = &d.counts
+	}
+	d.mu.Lock()
+	d.pending[lc.Hash] = pendingDiff{lc, counts}
+	d.mu.Unlock()
+	if *s == nil {
+		st, err := d.repo.StartDiff(d.ctx, counts, d.got)
+		if err != nil {
+			return // lc stays pending, and wait diffs it
+		}
+		*s = st
+	}
+	// An error means git stopped: lc stays pending, and wait diffs it.
+	_ = (*s).Add(lc.Hash)
+}
+
+// got takes a commit a stream diffed.
+func (d *differ) got(c *gitstore.LogCommit) error {
+	d.mu.Lock()
+	p, ok := d.pending[c.Hash]
+	delete(d.pending, c.Hash)
+	d.mu.Unlock()
+	if ok && len(c.Changes) > 0 {
+		p.lc.Changes = c.Changes
+	}
+	return nil
+}
+
+// wait waits for the streams; what they left undiffed is diffed by rediff.
+func (d *differ) wait() error {
+	for _, s := range []*gitstore.DiffStream{d.renames, d.counts} {
+		if s != nil {
+			if err := s.Close(); err != nil && d.ctx.Err() != nil {
+				return d.ctx.Err()
+			}
+		}
+	}
+	// Left over (git stopped, or could not start): diffed in batches.
+	var rest [2][]*gitstore.LogCommit
+	for _, p := range d.pending {
+		if p.counts {
+			rest[1] = append(rest[1], p.lc)
+		} else {
+			rest[0] = append(rest[0], p.lc)
+		}
+	}
+	for i, lcs := range rest {
+		if len(lcs) == 0 {
+			continue
+		}
+		if err := rediff(d.ctx, d.repo, lcs, i == 1); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // rediff replaces the changes of lcs by git's -M diff of each, with line

@@ -28,8 +28,11 @@ var version = "dev"
 
 func main() {
 	tuneGC()
-	// KONTEKS_CPUPROFILE=FILE writes a CPU profile (for `make bench`).
+	// KONTEKS_CPUPROFILE=FILE writes a CPU profile (for `make bench`) of
+	// this process only: the background runner it may start must not
+	// overwrite the file.
 	if p := os.Getenv("KONTEKS_CPUPROFILE"); p != "" {
+		os.Unsetenv("KONTEKS_CPUPROFILE")
 		if f, err := os.Create(p); err == nil {
 			pprof.StartCPUProfile(f)
 			defer pprof.StopCPUProfile()
