@@ -666,3 +666,41 @@ func TestSaysFormat(t *testing.T) {
 		}
 	}
 }
+
+// TestRenameBeforeAMissingBlob: when git stops at a commit whose blob is
+// missing, the commit it listed just before (held back, as it might be
+// cut short) is diffed again alone, not lost: its inexact rename is kept.
+func TestRenameBeforeAMissingBlob(t *testing.T) {
+	isolate(t)
+	r := testgit.New(t)
+	body := func(name string) string {
+		var b strings.Builder
+		for i := 0; i < 30; i++ {
+			fmt.Fprintf(&b, "line %d of %s\n", i, name)
+		}
+		return b.String()
+	}
+	r.Write("old.go", body("old"))
+	r.Write("first.go", body("first"))
+	r.Commit("Add two files")
+	r.Git("mv", "old.go", "damaged.go")
+	r.Write("damaged.go", body("old")+"// edited\n")
+	r.Commit("Rename old.go, edited")
+	r.Git("mv", "first.go", "second.go")
+	r.Write("second.go", body("first")+"// edited\n")
+	r.Commit("Rename first.go, edited")
+	blob := r.Git("rev-parse", "HEAD~1:damaged.go")
+	if err := os.Remove(filepath.Join(r.Dir, ".git", "objects", blob[:2], blob[2:])); err != nil {
+		t.Fatal(err)
+	}
+	repo := open(t, r)
+	root, _ := update(t, repo, gitstore.ZeroHash, "HEAD", defaults)
+	h, err := Load(repo, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := h.ByHash(r.Git("rev-parse", "HEAD"))
+	if c == nil || len(c.Changes) != 1 || c.Changes[0].Kind != "R" || c.Changes[0].Old != "first.go" {
+		t.Fatalf("the rename before the damaged commit is lost: %+v", c)
+	}
+}

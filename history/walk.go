@@ -3,6 +3,7 @@ package history
 import (
 	"context"
 	"errors"
+	"sort"
 	"strings"
 	"sync"
 
@@ -98,11 +99,13 @@ type differ struct {
 	// pending are the commits handed over and not yet diffed, each with
 	// whether it wants line counts.
 	pending map[gitstore.Hash]pendingDiff
+	handed  int // commits handed over
 }
 
 type pendingDiff struct {
 	lc     *gitstore.LogCommit
 	counts bool
+	seq    int // order handed over
 }
 
 func newDiffer(ctx context.Context, repo *gitstore.Repo) *differ {
@@ -117,7 +120,8 @@ func (d *differ) add(lc *gitstore.LogCommit, counts bool) {
 		s = &d.counts
 	}
 	d.mu.Lock()
-	d.pending[lc.Hash] = pendingDiff{lc, counts}
+	d.pending[lc.Hash] = pendingDiff{lc, counts, d.handed}
+	d.handed++
 	d.mu.Unlock()
 	if *s == nil {
 		st, err := d.repo.StartDiff(d.ctx, counts, d.got)
@@ -151,9 +155,15 @@ func (d *differ) wait() error {
 			}
 		}
 	}
-	// Left over (git stopped, or could not start): diffed in batches.
-	var rest [2][]*gitstore.LogCommit
+	// Left over (git stopped, or could not start): diffed in batches,
+	// in the order handed over.
+	left := make([]pendingDiff, 0, len(d.pending))
 	for _, p := range d.pending {
+		left = append(left, p)
+	}
+	sort.Slice(left, func(i, j int) bool { return left[i].seq < left[j].seq })
+	var rest [2][]*gitstore.LogCommit
+	for _, p := range left {
 		if p.counts {
 			rest[1] = append(rest[1], p.lc)
 		} else {
@@ -219,12 +229,16 @@ func diffEach(ctx context.Context, repo *gitstore.Repo, hs []gitstore.Hash, coun
 			return err
 		}
 		// Log holds back the commit git printed last when it died: it
-		// may be whole (git died before printing the next one) or cut
-		// short. It is tried again first; failing alone, it is left out.
-		if n == 0 {
-			n = 1
+		// may be whole (git died in the next one's diff, before printing
+		// it) or cut short. It is tried again alone, and left out if it
+		// fails alone; git goes on after it.
+		if n < len(hs) {
+			err := repo.Log(ctx, gitstore.LogOptions{Include: hs[n : n+1], NoWalk: true, Counts: true, RenamesOnly: !counts, Paths: paths}, fn)
+			if err != nil && !errors.Is(err, gitstore.ErrMissingObjects) {
+				return err
+			}
 		}
-		hs = hs[min(n, len(hs)):]
+		hs = hs[min(n+1, len(hs)):]
 	}
 	return nil
 }

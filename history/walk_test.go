@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"os/exec"
 	"sort"
 	"strings"
 	"testing"
@@ -98,16 +99,50 @@ func generated(t *testing.T) *testgit.Repo {
 }
 
 // reference walks history as it was walked before trees-only walks: one
-// `git log -M --numstat`, every record complete.
+// `git log -M --numstat`, every record complete. A commit whose line
+// counts git cannot make (a blob missing from the object store) is diffed
+// for renames alone, and one it cannot diff at all keeps its trees-only
+// record, as the walk does.
 func reference(t *testing.T, repo *gitstore.Repo, source gitstore.Hash) *History {
 	t.Helper()
-	var cs []Commit
-	err := repo.Log(context.Background(), gitstore.LogOptions{Include: []gitstore.Hash{source}}, func(lc *gitstore.LogCommit) error {
-		cs = append(cs, FromLog(lc))
+	var lcs []*gitstore.LogCommit
+	err := repo.Log(context.Background(), gitstore.LogOptions{Include: []gitstore.Hash{source}, TreesOnly: true}, func(lc *gitstore.LogCommit) error {
+		pairRenames(lc)
+		lcs = append(lcs, lc)
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	full := map[gitstore.Hash]*gitstore.LogCommit{}
+	hs := make([]gitstore.Hash, len(lcs))
+	for i, lc := range lcs {
+		hs[i] = lc.Hash
+	}
+	if err := diffEach(context.Background(), repo, hs, true, nil, func(lc *gitstore.LogCommit) error {
+		full[lc.Hash] = lc
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var uncounted []gitstore.Hash
+	for _, h := range hs {
+		if full[h] == nil {
+			uncounted = append(uncounted, h)
+		}
+	}
+	if err := diffEach(context.Background(), repo, uncounted, false, nil, func(lc *gitstore.LogCommit) error {
+		full[lc.Hash] = lc
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var cs []Commit
+	for _, lc := range lcs {
+		if f := full[lc.Hash]; f != nil && (len(f.Changes) > 0 || len(lc.Changes) == 0) {
+			lc = f
+		}
+		cs = append(cs, FromLog(lc))
 	}
 	for i, j := 0, len(cs)-1; i < j; i, j = i+1, j-1 {
 		cs[i], cs[j] = cs[j], cs[i]
@@ -153,9 +188,6 @@ func TestTreesOnlyWalkAnswersAsBefore(t *testing.T) {
 	}
 	// Answers: why for every path any commit touched, for line ranges,
 	// and history for questions.
-	refRoot := storeReference(t, repo, ref)
-	mem := &memref.Memory{Tree: root, Manifest: &manifest.Manifest{SourceCommit: head.Hash.String()}}
-	refMem := &memref.Memory{Tree: refRoot, Manifest: mem.Manifest}
 	paths := map[string]bool{}
 	for _, c := range ref.Commits {
 		for _, ch := range c.Changes {
@@ -172,6 +204,17 @@ func TestTreesOnlyWalkAnswersAsBefore(t *testing.T) {
 	for _, p := range []string{"src/tokens.go", "src/grammar.go", "docs/manual.md", "src/extra.go"} {
 		targets = append(targets, Target{Path: p, Start: 1, End: 8}, Target{Path: p, Start: 5, End: 5})
 	}
+	sameAnswers(t, repo, head.Hash, root, ref, targets, []string{"rename", "parser", "guide manual", "logo", "gofmt", "side branch", "identical files", "link"})
+}
+
+// sameAnswers fails unless why for each target and history for each
+// question give the same answers from the history tree root as from the
+// complete walk ref.
+func sameAnswers(t *testing.T, repo *gitstore.Repo, source, root gitstore.Hash, ref *History, targets []Target, questions []string) {
+	t.Helper()
+	refRoot := storeReference(t, repo, ref)
+	mem := &memref.Memory{Tree: root, Manifest: &manifest.Manifest{SourceCommit: source.String()}}
+	refMem := &memref.Memory{Tree: refRoot, Manifest: mem.Manifest}
 	sort.Slice(targets, func(i, j int) bool { return fmt.Sprint(targets[i]) < fmt.Sprint(targets[j]) })
 	for _, tg := range targets {
 		a, errA := Why(context.Background(), repo, mem, tg, 10)
@@ -183,7 +226,7 @@ func TestTreesOnlyWalkAnswersAsBefore(t *testing.T) {
 			t.Fatalf("why %v:\n%s\nbefore:\n%s", tg, a.Text(), b.Text())
 		}
 	}
-	for _, q := range []string{"rename", "parser", "guide manual", "logo", "gofmt", "side branch", "identical files", "link"} {
+	for _, q := range questions {
 		a, errA := Ask(repo, mem, q, 10, 20)
 		b, errB := Ask(repo, refMem, q, 10, 20)
 		if errA != nil || errB != nil {
@@ -195,20 +238,114 @@ func TestTreesOnlyWalkAnswersAsBefore(t *testing.T) {
 	}
 }
 
+// TestTreesOnlyWalkOnARealRepository compares as above on a real
+// repository (KONTEKS_HISTORY_COMPARE=DIR, a git directory; `make
+// bench-history` sets it): every record of its whole history, why for 200
+// files (50 of them with a line range) and history for 50 questions made
+// of words of its commit subjects. Skipped without the variable: it reads
+// the whole history twice.
+func TestTreesOnlyWalkOnARealRepository(t *testing.T) {
+	dir := os.Getenv("KONTEKS_HISTORY_COMPARE")
+	if dir == "" {
+		t.Skip("set KONTEKS_HISTORY_COMPARE to a repository's git directory")
+	}
+	isolate(t)
+	recentCommits = 1 << 30 // the first walk records everything
+	defer func() { recentCommits = RecentCommits }()
+	// A clone sharing its objects: the memory written goes into the
+	// clone, never into the repository compared.
+	clone := t.TempDir() + "/repo.git"
+	if out, err := exec.Command("git", "clone", "-q", "--bare", "--shared", dir, clone).CombinedOutput(); err != nil {
+		t.Fatalf("clone %s: %v\n%s", dir, err, out)
+	}
+	repo, err := gitstore.Open(clone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := repo.Resolve("HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	ref := reference(t, repo, head.Hash)
+	t1 := time.Now()
+	root, res := update(t, repo, gitstore.ZeroHash, "HEAD", defaults)
+	t.Logf("%d commits: the complete walk %v, the trees-only walk %v", res.Total, t1.Sub(t0), time.Since(t1))
+	h, err := Load(repo, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := withLines(t, repo, h)
+	if len(got) != len(ref.Commits) {
+		t.Fatalf("%d commits, the complete walk has %d", len(got), len(ref.Commits))
+	}
+	for i := range got {
+		if a, b := jsonOf(t, got[i]), jsonOf(t, ref.Commits[i]); a != b {
+			t.Fatalf("commit %d differs:\ntrees-only: %s\ncomplete:   %s", i, a, b)
+		}
+	}
+	rnd := rand.New(rand.NewSource(1))
+	var paths []string
+	seen := map[string]bool{}
+	for _, c := range ref.Commits {
+		for _, ch := range c.Changes {
+			if !seen[ch.Path] {
+				seen[ch.Path] = true
+				paths = append(paths, ch.Path)
+			}
+		}
+	}
+	sort.Strings(paths)
+	rnd.Shuffle(len(paths), func(i, j int) { paths[i], paths[j] = paths[j], paths[i] })
+	var targets []Target
+	for i, p := range paths[:min(200, len(paths))] {
+		tg := Target{Path: p}
+		if i < 50 {
+			tg.Start, tg.End = 1+rnd.Intn(40), 41+rnd.Intn(40)
+		}
+		targets = append(targets, tg)
+	}
+	var questions []string
+	for len(questions) < 50 {
+		words := strings.Fields(ref.Commits[rnd.Intn(len(ref.Commits))].Subject)
+		if len(words) < 2 {
+			continue
+		}
+		i := rnd.Intn(len(words) - 1)
+		questions = append(questions, words[i]+" "+words[i+1])
+	}
+	sameAnswers(t, repo, head.Hash, root, ref, targets, questions)
+}
+
 // storeReference writes complete records as a history tree, so that the
 // reference answers come from the same Why and Ask.
 func storeReference(t *testing.T, repo *gitstore.Repo, ref *History) gitstore.Hash {
 	t.Helper()
 	ed := repo.NewTreeEditor(gitstore.ZeroHash)
 	w := repo.NewWriter()
-	b, err := encodeCommits(ref.Commits)
+	st := &State{Version: Version, Commits: len(ref.Commits), Config: defaults}
+	cs := ref.Commits
+	for len(cs) > tailMax {
+		n := min(len(cs), segmentMax)
+		b, err := encodeCommits(cs[:n])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := setBlob(ed, w, SegmentPath(st.NextSeq), b); err != nil {
+			t.Fatal(err)
+		}
+		st.Segments = append(st.Segments, Segment{Seq: st.NextSeq, Commits: n})
+		st.NextSeq++
+		cs = cs[n:]
+	}
+	b, err := encodeCommits(cs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := setBlob(ed, w, TailPath, b); err != nil {
 		t.Fatal(err)
 	}
-	st := &State{Version: Version, Commits: len(ref.Commits), Tail: len(ref.Commits), Config: defaults}
+	st.Tail = len(cs)
 	if err := writeState(ed, w, st); err != nil {
 		t.Fatal(err)
 	}

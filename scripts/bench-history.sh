@@ -22,6 +22,7 @@ export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
 
 # Bare: the extraction reads only objects, and a mirror may lack a blob
 # that a checkout would need.
+root=$(pwd)
 git clone -q --bare "$src" "$work/repo"
 cd "$work/repo"
 commits=$(git rev-list --count HEAD)
@@ -63,3 +64,12 @@ med() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($#+1)/2 ))p"; }
 printf 'one-commit append: history stage median %.1f ms (max %.1f); whole one-file changed run median %.0f ms, over %d runs\n' \
   "$(med "${stage[@]}")" "$(printf '%s\n' "${stage[@]}" | sort -n | tail -1)" "$(med "${wall[@]}")" "$runs"
 printf 'after: %d commits recorded\n' "$total"
+
+# The trees-only walk answers as the complete -M --numstat walk did: every
+# record of the whole history, why for 200 files and history for 50
+# questions (history/walk_test.go, TestTreesOnlyWalkOnARealRepository).
+cd "$root"
+if [ -z "${BENCH_NO_COMPARE:-}" ]; then
+  KONTEKS_HISTORY_COMPARE="$src" go test ./history -run '^TestTreesOnlyWalkOnARealRepository$' -count=1 -v -timeout 30m |
+    grep -E 'commits:|^(--- |ok|FAIL)' || true
+fi
