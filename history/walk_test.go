@@ -177,15 +177,7 @@ func TestTreesOnlyWalkAnswersAsBefore(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The records, line counts filled in, are the complete walk's.
-	got := withLines(t, repo, h)
-	if len(got) != len(ref.Commits) {
-		t.Fatalf("%d commits, the complete walk has %d", len(got), len(ref.Commits))
-	}
-	for i := range got {
-		if a, b := jsonOf(t, got[i]), jsonOf(t, ref.Commits[i]); a != b {
-			t.Fatalf("commit %d differs:\ntrees-only: %s\ncomplete:   %s", i, a, b)
-		}
-	}
+	sameRecords(t, repo, h, ref)
 	// Answers: why for every path any commit touched, for line ranges,
 	// and history for questions.
 	paths := map[string]bool{}
@@ -205,6 +197,21 @@ func TestTreesOnlyWalkAnswersAsBefore(t *testing.T) {
 		targets = append(targets, Target{Path: p, Start: 1, End: 8}, Target{Path: p, Start: 5, End: 5})
 	}
 	sameAnswers(t, repo, head.Hash, root, ref, targets, []string{"rename", "parser", "guide manual", "logo", "gofmt", "side branch", "identical files", "link"})
+}
+
+// sameRecords fails unless the records of h, line counts filled in, are
+// those of the complete walk ref.
+func sameRecords(t *testing.T, repo *gitstore.Repo, h *History, ref *History) {
+	t.Helper()
+	got := withLines(t, repo, h)
+	if len(got) != len(ref.Commits) {
+		t.Fatalf("%d commits, the complete walk has %d", len(got), len(ref.Commits))
+	}
+	for i := range got {
+		if a, b := jsonOf(t, got[i]), jsonOf(t, ref.Commits[i]); a != b {
+			t.Fatalf("commit %d differs:\ntrees-only: %s\ncomplete:   %s", i, a, b)
+		}
+	}
 }
 
 // sameAnswers fails unless why for each target and history for each
@@ -275,15 +282,7 @@ func TestTreesOnlyWalkOnARealRepository(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := withLines(t, repo, h)
-	if len(got) != len(ref.Commits) {
-		t.Fatalf("%d commits, the complete walk has %d", len(got), len(ref.Commits))
-	}
-	for i := range got {
-		if a, b := jsonOf(t, got[i]), jsonOf(t, ref.Commits[i]); a != b {
-			t.Fatalf("commit %d differs:\ntrees-only: %s\ncomplete:   %s", i, a, b)
-		}
-	}
+	sameRecords(t, repo, h, ref)
 	rnd := rand.New(rand.NewSource(1))
 	var paths []string
 	seen := map[string]bool{}
