@@ -103,11 +103,20 @@ func pickIssues(dir string, issues []issue) ([]candidate, error) {
 }
 
 // isDocPath reports whether a changed file is a changelog or release note:
-// a fix records itself there, but no one asks for it.
+// a fix records itself there, but no one asks for it. Only documents
+// count (CHANGELOG.md, HISTORY.rst, NEWS, History.rdoc...): a source file
+// that happens to be named history.go or release.rs is part of the answer.
 func isDocPath(p string) bool {
 	b := strings.ToLower(path.Base(p))
+	ext := path.Ext(b)
+	switch ext {
+	case "", ".md", ".markdown", ".rst", ".txt", ".adoc", ".asciidoc", ".org", ".rdoc":
+	default:
+		return false
+	}
+	stem := strings.TrimSuffix(b, ext)
 	for _, s := range []string{"changelog", "changes", "history", "news", "release"} {
-		if strings.HasPrefix(b, s) {
+		if strings.HasPrefix(stem, s) {
 			return true
 		}
 	}
