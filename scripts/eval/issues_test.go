@@ -5,6 +5,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/konteks/git-konteks/internal/testgit"
+	"github.com/konteks/git-konteks/recall"
 )
 
 func TestIsDocPath(t *testing.T) {
@@ -68,4 +71,41 @@ func TestIssueSets(t *testing.T) {
 		total += len(issues)
 	}
 	t.Logf("%d issues in %d sets", total, len(files))
+}
+
+// TestIssueAskedFromParent: an issue is asked from a checkout at its
+// fix's parent. A file the fix changed and a later commit renamed away is
+// still the answer there; with HEAD left at the newest commit, recall would
+// leave it out as a file the checkout does not have.
+func TestIssueAskedFromParent(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	r := testgit.New(t)
+	r.WriteFiles(map[string]string{
+		"server/router.go": "package server\n\n// Dispatch routes a request to its handler by method and path.\nfunc Dispatch(method, path string) string {\n\treturn method + \" \" + path\n}\n",
+		"server/log.go":    "package server\n\n// Logf writes a line to the access log.\nfunc Logf(format string) string { return format }\n",
+		"README.md":        "# demo\n\nA tiny server.\n",
+	})
+	r.Commit("initial")
+	r.Write("server/router.go", "package server\n\n// Dispatch routes a request to its handler by method and path.\nfunc Dispatch(method, path string) string {\n\tif path == \"\" {\n\t\tpath = \"/\"\n\t}\n\treturn method + \" \" + path\n}\n")
+	fix := r.Commit("server: dispatch an empty path to the root handler")
+	r.Git("mv", "server/router.go", "server/dispatch.go")
+	r.Commit("server: rename router.go")
+
+	qs, _, err := evalRepo(r.Dir, "demo", setIssues, []issue{{
+		Issue: 1, Commit: fix,
+		Title: "Dispatch panics when a request has an empty path",
+		Text:  "Routing a request whose path is empty never reaches a handler; Dispatch should route it to the root.",
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) != 1 {
+		t.Fatalf("got %d queries, want 1", len(qs))
+	}
+	if rs := qs[0].ranksBy[recall.Hybrid]; len(rs) != 1 || rs[0] == 0 {
+		t.Errorf("server/router.go ranks %v in hybrid recall asked at the fix's parent; want it found", rs)
+	}
+	if head := r.Git("rev-parse", "HEAD"); head == fix {
+		t.Errorf("the source's HEAD was moved")
+	}
 }
