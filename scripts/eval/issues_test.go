@@ -109,3 +109,34 @@ func TestIssueAskedFromParent(t *testing.T) {
 		t.Errorf("the source's HEAD was moved")
 	}
 }
+
+// TestIssuesLandedTogether: fixes with the same commit time (a rebase, a
+// merged series) are asked ancestor first, whatever their order in the
+// set, so that neither is left out as already in memory's history.
+func TestIssuesLandedTogether(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	r := testgit.New(t) // every commit has the same date
+	r.WriteFiles(map[string]string{
+		"cookie.go":   "package web\n\n// SetCookie writes a Set-Cookie header with a max age.\nfunc SetCookie(name string, maxAge int) string { return name }\n",
+		"redirect.go": "package web\n\n// Redirect sends a Location header.\nfunc Redirect(url string) string { return url }\n",
+	})
+	r.Commit("initial")
+	r.Write("cookie.go", "package web\n\n// SetCookie writes a Set-Cookie header with a max age.\nfunc SetCookie(name string, maxAge int) string {\n\tif maxAge < 0 {\n\t\tmaxAge = 0\n\t}\n\treturn name\n}\n")
+	first := r.Commit("cookie: a negative max age expires the cookie")
+	r.Write("redirect.go", "package web\n\n// Redirect sends a Location header.\nfunc Redirect(url string) string {\n\tif url == \"\" {\n\t\turl = \"/\"\n\t}\n\treturn url\n}\n")
+	second := r.Commit("redirect: an empty location goes to the root")
+
+	qs, _, err := evalRepo(r.Dir, "demo", setIssues, []issue{
+		{Issue: 2, Commit: second, Title: "Redirect to an empty URL sends no Location header", Text: "res redirect with an empty url should go to /"},
+		{Issue: 1, Commit: first, Title: "Cookie with a negative max age never expires", Text: "SetCookie with maxAge -1 keeps the cookie"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) != 2 {
+		t.Fatalf("got %d queries, want both issues asked", len(qs))
+	}
+	if qs[0].Commit != first || qs[1].Commit != second {
+		t.Errorf("asked %.7s then %.7s; want the ancestor %.7s first", qs[0].Commit, qs[1].Commit, first)
+	}
+}
