@@ -95,6 +95,19 @@ func pickIssues(dir string, issues []issue) ([]candidate, error) {
 		ds = append(ds, dated{candidate{commit: is.Commit, parent: ps[0], msg: msg, changed: impl}, when})
 	}
 	sort.SliceStable(ds, func(i, j int) bool { return ds[i].when < ds[j].when })
+	// Fixes landed together (a rebase, a merged series) share a commit
+	// time; among them an ancestor must come first, or memory extracted at
+	// the descendant's parent would already hold the ancestor's fix and
+	// its query would be left out.
+	for i := 0; i < len(ds); i++ {
+		for j := i + 1; j < len(ds) && ds[j].when == ds[i].when; j++ {
+			if isAncestor(dir, ds[j].c.commit, ds[i].c.commit) {
+				d := ds[j]
+				copy(ds[i+1:j+1], ds[i:j])
+				ds[i] = d
+			}
+		}
+	}
 	out := make([]candidate, len(ds))
 	for i, d := range ds {
 		out[i] = d.c
@@ -102,12 +115,27 @@ func pickIssues(dir string, issues []issue) ([]candidate, error) {
 	return out, nil
 }
 
+// isAncestor reports whether commit a is an ancestor of commit b.
+func isAncestor(dir, a, b string) bool {
+	_, err := git(dir, "merge-base", "--is-ancestor", a, b)
+	return err == nil
+}
+
 // isDocPath reports whether a changed file is a changelog or release note:
-// a fix records itself there, but no one asks for it.
+// a fix records itself there, but no one asks for it. Only documents
+// count (CHANGELOG.md, HISTORY.rst, NEWS, History.rdoc...): a source file
+// that happens to be named history.go or release.rs is part of the answer.
 func isDocPath(p string) bool {
 	b := strings.ToLower(path.Base(p))
+	ext := path.Ext(b)
+	switch ext {
+	case "", ".md", ".markdown", ".rst", ".txt", ".adoc", ".asciidoc", ".org", ".rdoc":
+	default:
+		return false
+	}
+	stem := strings.TrimSuffix(b, ext)
 	for _, s := range []string{"changelog", "changes", "history", "news", "release"} {
-		if strings.HasPrefix(b, s) {
+		if strings.HasPrefix(stem, s) {
 			return true
 		}
 	}

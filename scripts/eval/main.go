@@ -381,6 +381,15 @@ func evalRepo(src, name, set string, issues []issue) ([]query, map[string]*metri
 			return nil, nil, err
 		}
 	}
+	// HEAD is where the asker's checkout is: the mirror's newest commit
+	// while candidates are picked, each query's parent while it is asked
+	// (see atParent). It is set from the source first, so that a cached
+	// clone left at some parent by an interrupted run picks the same
+	// commits again.
+	if err := resetHead(src, dir); err != nil {
+		return nil, nil, err
+	}
+	defer resetHead(src, dir)
 	var cands []candidate
 	var err error
 	if set == setIssues {
@@ -417,6 +426,9 @@ func evalRepo(src, name, set string, issues []issue) ([]query, map[string]*metri
 	defer fb.idx.Close()
 	for i, c := range cands {
 		t0 := time.Now()
+		if err := atParent(dir, c.parent); err != nil {
+			return nil, nil, err
+		}
 		var mem *memref.Memory
 		if h, ok := known[c.parent]; ok {
 			if mem, err = memref.ReadCommit(repo, h); err != nil {
@@ -537,6 +549,31 @@ func evalRepo(src, name, set string, issues []issue) ([]query, map[string]*metri
 	}
 	fmt.Fprintf(os.Stderr, "%s: %d queries; extraction %v, index open/update %v, queries %v\n", name, len(qs), extractT.Round(time.Millisecond), openT.Round(time.Millisecond), queryT.Round(time.Millisecond))
 	return qs, ms, nil
+}
+
+// atParent detaches HEAD at a query's parent commit: the query is asked
+// from a checkout there, as the agent fixing it would have. Recall leaves
+// out hits for files HEAD does not have (a checkout elsewhere than memory's
+// source), so a HEAD left at the mirror's newest commit would hide every
+// answer file that was later renamed or deleted.
+func atParent(dir, parent string) error {
+	_, err := git(dir, "update-ref", "--no-deref", "HEAD", parent)
+	return err
+}
+
+// resetHead points the clone's HEAD where the source's is: the same
+// branch (symbolic), or the same commit when the source's is detached.
+func resetHead(src, dir string) error {
+	if ref, err := git(src, "symbolic-ref", "-q", "HEAD"); err == nil && strings.TrimSpace(ref) != "" {
+		_, err := git(dir, "symbolic-ref", "HEAD", strings.TrimSpace(ref))
+		return err
+	}
+	h, err := git(src, "rev-parse", "HEAD")
+	if err != nil {
+		return err
+	}
+	_, err = git(dir, "update-ref", "--no-deref", "HEAD", strings.TrimSpace(h))
+	return err
 }
 
 // knownMemory maps source commits to the memory commits describing them,

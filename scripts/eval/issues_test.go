@@ -1,0 +1,142 @@
+package main
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/konteks/git-konteks/internal/testgit"
+	"github.com/konteks/git-konteks/recall"
+)
+
+func TestIsDocPath(t *testing.T) {
+	for p, want := range map[string]bool{
+		"CHANGELOG.md":                true,
+		"actionview/CHANGELOG.md":     true,
+		"HISTORY.rst":                 true,
+		"History.rdoc":                true,
+		"NEWS":                        true,
+		"docs/changes.txt":            true,
+		"RELEASE_NOTES.md":            true,
+		"history/history.go":          false,
+		"internal/release.rs":         false,
+		"lib/news_feed.rb":            false,
+		"src/changes/detector.py":     false,
+		"activerecord/lib/changes.rb": false,
+	} {
+		if got := isDocPath(p); got != want {
+			t.Errorf("isDocPath(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
+
+// TestIssueSets checks the committed issue sets: every line parses, names
+// a full commit and a title, carries the reporter's text, and no issue is
+// listed twice in a repository.
+func TestIssueSets(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("issues", "*.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no issue sets under scripts/eval/issues")
+	}
+	hex := regexp.MustCompile(`^[0-9a-f]{40}$`)
+	total := 0
+	for _, f := range files {
+		if !strings.Contains(filepath.Base(f), "+") {
+			t.Errorf("%s: an issue set is named owner+name.jsonl", f)
+		}
+		issues, err := readIssues(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(issues) == 0 {
+			t.Errorf("%s: empty issue set", f)
+		}
+		seen := map[int]bool{}
+		for _, is := range issues {
+			if seen[is.Issue] {
+				t.Errorf("%s: issue #%d listed twice", f, is.Issue)
+			}
+			seen[is.Issue] = true
+			if !hex.MatchString(is.Commit) {
+				t.Errorf("%s #%d: commit %q is not 40 lower-case hex digits", f, is.Issue, is.Commit)
+			}
+			if strings.TrimSpace(is.Text) == "" {
+				t.Errorf("%s #%d: no reporter text", f, is.Issue)
+			}
+		}
+		total += len(issues)
+	}
+	t.Logf("%d issues in %d sets", total, len(files))
+}
+
+// TestIssueAskedFromParent: an issue is asked from a checkout at its
+// fix's parent. A file the fix changed and a later commit renamed away is
+// still the answer there; with HEAD left at the newest commit, recall would
+// leave it out as a file the checkout does not have.
+func TestIssueAskedFromParent(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	r := testgit.New(t)
+	r.WriteFiles(map[string]string{
+		"server/router.go": "package server\n\n// Dispatch routes a request to its handler by method and path.\nfunc Dispatch(method, path string) string {\n\treturn method + \" \" + path\n}\n",
+		"server/log.go":    "package server\n\n// Logf writes a line to the access log.\nfunc Logf(format string) string { return format }\n",
+		"README.md":        "# demo\n\nA tiny server.\n",
+	})
+	r.Commit("initial")
+	r.Write("server/router.go", "package server\n\n// Dispatch routes a request to its handler by method and path.\nfunc Dispatch(method, path string) string {\n\tif path == \"\" {\n\t\tpath = \"/\"\n\t}\n\treturn method + \" \" + path\n}\n")
+	fix := r.Commit("server: dispatch an empty path to the root handler")
+	r.Git("mv", "server/router.go", "server/dispatch.go")
+	r.Commit("server: rename router.go")
+
+	qs, _, err := evalRepo(r.Dir, "demo", setIssues, []issue{{
+		Issue: 1, Commit: fix,
+		Title: "Dispatch panics when a request has an empty path",
+		Text:  "Routing a request whose path is empty never reaches a handler; Dispatch should route it to the root.",
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) != 1 {
+		t.Fatalf("got %d queries, want 1", len(qs))
+	}
+	if rs := qs[0].ranksBy[recall.Hybrid]; len(rs) != 1 || rs[0] == 0 {
+		t.Errorf("server/router.go ranks %v in hybrid recall asked at the fix's parent; want it found", rs)
+	}
+	if head := r.Git("rev-parse", "HEAD"); head == fix {
+		t.Errorf("the source's HEAD was moved")
+	}
+}
+
+// TestIssuesLandedTogether: fixes with the same commit time (a rebase, a
+// merged series) are asked ancestor first, whatever their order in the
+// set, so that neither is left out as already in memory's history.
+func TestIssuesLandedTogether(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	r := testgit.New(t) // every commit has the same date
+	r.WriteFiles(map[string]string{
+		"cookie.go":   "package web\n\n// SetCookie writes a Set-Cookie header with a max age.\nfunc SetCookie(name string, maxAge int) string { return name }\n",
+		"redirect.go": "package web\n\n// Redirect sends a Location header.\nfunc Redirect(url string) string { return url }\n",
+	})
+	r.Commit("initial")
+	r.Write("cookie.go", "package web\n\n// SetCookie writes a Set-Cookie header with a max age.\nfunc SetCookie(name string, maxAge int) string {\n\tif maxAge < 0 {\n\t\tmaxAge = 0\n\t}\n\treturn name\n}\n")
+	first := r.Commit("cookie: a negative max age expires the cookie")
+	r.Write("redirect.go", "package web\n\n// Redirect sends a Location header.\nfunc Redirect(url string) string {\n\tif url == \"\" {\n\t\turl = \"/\"\n\t}\n\treturn url\n}\n")
+	second := r.Commit("redirect: an empty location goes to the root")
+
+	qs, _, err := evalRepo(r.Dir, "demo", setIssues, []issue{
+		{Issue: 2, Commit: second, Title: "Redirect to an empty URL sends no Location header", Text: "res redirect with an empty url should go to /"},
+		{Issue: 1, Commit: first, Title: "Cookie with a negative max age never expires", Text: "SetCookie with maxAge -1 keeps the cookie"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) != 2 {
+		t.Fatalf("got %d queries, want both issues asked", len(qs))
+	}
+	if qs[0].Commit != first || qs[1].Commit != second {
+		t.Errorf("asked %.7s then %.7s; want the ancestor %.7s first", qs[0].Commit, qs[1].Commit, first)
+	}
+}
