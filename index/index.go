@@ -354,8 +354,9 @@ func (ix *Index) Close() error {
 // Len is the number of indexed sections.
 func (ix *Index) Len() int { return ix.docs.n }
 
-// Doc returns indexed section i (0 <= i < Len()).
-func (ix *Index) Doc(i int) Doc { return ix.docs.doc(i) }
+// Doc returns indexed section i (0 <= i < Len()). Its Topics are shared
+// with other callers: read them, never write them.
+func (ix *Index) Doc(i int) Doc { return ix.docs.cachedDoc(i) }
 
 // Find returns the ordinal of the section with this id, or -1.
 func (ix *Index) Find(id string) int { return ix.docs.find(id) }
