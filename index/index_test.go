@@ -484,3 +484,13 @@ func TestDocCache(t *testing.T) {
 		}
 	}
 }
+
+func TestStartLineIsDocs(t *testing.T) {
+	_, repo := fixture(t)
+	ix := open(t, repo, Options{Model: embed.LocalModel})
+	for i := 0; i < ix.Len(); i++ {
+		if got, want := ix.StartLine(i), ix.Doc(i).StartLine; got != want || want == 0 {
+			t.Fatalf("doc %d: StartLine %d, Doc %d", i, got, want)
+		}
+	}
+}

@@ -190,6 +190,20 @@ func (t *docTable) idBytes(i int) []byte {
 	return r.b[:n]
 }
 
+// startLine returns the start line of doc i without decoding the rest.
+func (t *docTable) startLine(i int) int {
+	r := reader{b: t.record(i)}
+	r.uv()
+	for k := 0; k < 8; k++ { // id, kind, symbol, language, name, qname, summary, blob
+		n := r.uv()
+		if n > len(r.b) {
+			return 0
+		}
+		r.b = r.b[n:]
+	}
+	return r.uv()
+}
+
 // language returns the language of doc i without decoding the rest.
 func (t *docTable) language(i int) string {
 	r := reader{b: t.record(i)}
