@@ -41,6 +41,7 @@ project() {
   python3 -c '
 import json, sys
 o = json.load(sys.stdin)
+o.get("memory", {}).pop("index", None)  # what opening the index did: current, update, build
 hits = o.pop("hits", None) or o.pop("files", None) or []
 for h in hits:
     print(json.dumps(h, sort_keys=True))
@@ -62,6 +63,10 @@ for src in "${repos[@]}"; do
     git clone -q --bare --shared "$src" "$dir"
     (cd "$dir" && "$old" extract --mode full --quiet)
   fi
+  # The extraction leaves older history to a background runner, which
+  # commits new memory when it is done: wait for it.
+  sleep 1
+  while ! flock -n "$dir/konteks/runner.lock" true 2>/dev/null; do sleep 1; done
   qdir="$cache/$name.queries"
   rm -rf "$qdir" && mkdir -p "$qdir"
   issues="$root/scripts/eval/issues/$name.jsonl"
@@ -94,8 +99,12 @@ for line in open(sys.argv[1]):
     for mode in sections files; do
       args=(recall --json -n 20)
       [ "$mode" = files ] && args+=(--files)
-      a=$(cd "$dir" && "$old" "${args[@]}" - <"$qdir/$i" 2>/dev/null | project)
-      b=$(cd "$dir" && "$new" "${args[@]}" - <"$qdir/$i" 2>/dev/null | project)
+      for try in 1 2; do # again if memory moved in between (a runner)
+        m=$(git -C "$dir" rev-parse -q --verify refs/konteks || true)
+        a=$(cd "$dir" && "$old" "${args[@]}" - <"$qdir/$i" 2>/dev/null | project)
+        b=$(cd "$dir" && "$new" "${args[@]}" - <"$qdir/$i" 2>/dev/null | project)
+        [ "$m" = "$(git -C "$dir" rev-parse -q --verify refs/konteks || true)" ] && break
+      done
       if [ "$a" != "$b" ]; then
         differ=$((differ + 1))
         if [ "$differ" -le 3 ]; then
