@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"unsafe"
@@ -328,6 +329,8 @@ type vecTable struct {
 	q      []int8
 	buf    []byte // the whole file, as mapped
 	unmap  func() error
+	// scratch holds shortlist's buffers between searches.
+	scratch sync.Pool
 }
 
 type vecRow struct {
