@@ -160,21 +160,27 @@ func TestNearestFindsTheSectionOfItsOwnText(t *testing.T) {
 
 // After a one-file change the index is updated from the memory diff (not
 // rebuilt): it finds the new text and no longer the old.
+// editParseHeader gives ParseHeader of the fixture another doc comment,
+// commits and extracts, and opens the index, which it checks was updated.
+func editParseHeader(t *testing.T, r *testgit.Repo, repo *gitstore.Repo, comment string) *Index {
+	t.Helper()
+	r.Write("fetch/retry.go", strings.Replace(retryGo, "// ParseHeader splits a raw header line into its name and payload.", comment, 1))
+	r.Commit("edit")
+	extractAt(t, r)
+	up := open(t, repo, Options{Model: embed.LocalModel})
+	if up.How != "update" {
+		t.Fatalf("after a one-file change: how %q, want update", up.How)
+	}
+	return up
+}
+
 func TestUpdateAfterOneFileChange(t *testing.T) {
 	r, repo := fixture(t)
 	ix := open(t, repo, Options{Model: embed.LocalModel})
 	oldDir := ix.dir
 	ix.Close()
 
-	r.Write("fetch/retry.go", strings.Replace(retryGo, "// ParseHeader splits a raw header line into its name and payload.",
-		"// ParseHeader splits a raw header line; quokka handling lives here.", 1))
-	r.Commit("edit")
-	extractAt(t, r)
-
-	up := open(t, repo, Options{Model: embed.LocalModel})
-	if up.How != "update" {
-		t.Fatalf("after a one-file change: how %q, want update", up.How)
-	}
+	up := editParseHeader(t, r, repo, "// ParseHeader splits a raw header line; quokka handling lives here.")
 	if up.Memory != mem(t, repo).Commit {
 		t.Fatal("index does not reflect the new memory")
 	}
@@ -449,14 +455,7 @@ func TestDocCache(t *testing.T) {
 
 	// Memory changes while this index is open (a long-lived searcher):
 	// the new generation answers with the new docs.
-	r.Write("fetch/retry.go", strings.Replace(retryGo, "// ParseHeader splits a raw header line into its name and payload.",
-		"// ParseHeader reads a quokka from a raw header line.", 1))
-	r.Commit("edit")
-	extractAt(t, r)
-	up := open(t, repo, Options{Model: embed.LocalModel})
-	if up.How != "update" {
-		t.Fatalf("how %q, want update", up.How)
-	}
+	up := editParseHeader(t, r, repo, "// ParseHeader reads a quokka from a raw header line.")
 	j := up.Find("fetch/retry.go#func:ParseHeader")
 	if j < 0 {
 		t.Fatal("ParseHeader not indexed after the change")

@@ -77,6 +77,18 @@ func call(t testing.TB, cs *sdk.ClientSession, name string, args map[string]any,
 	return text.String(), nil
 }
 
+// served is the fixture with memory, and a client of a server on it.
+func served(t *testing.T) (*testgit.Repo, *sdk.ClientSession) {
+	t.Helper()
+	r := fixture(t)
+	extractIn(t, r.Dir)
+	s, err := New(context.Background(), Options{Dir: r.Dir, ToolVersion: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, connect(t, s)
+}
+
 func fixture(t *testing.T) *testgit.Repo {
 	t.Helper()
 	r := testgit.New(t)
@@ -100,13 +112,7 @@ func extractIn(t *testing.T, dir string) {
 // (under -race): every call is answered, every save lands, and the server
 // ends on the newest memory.
 func TestConcurrentReadsAndWrites(t *testing.T) {
-	r := fixture(t)
-	extractIn(t, r.Dir)
-	s, err := New(context.Background(), Options{Dir: r.Dir, ToolVersion: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs := connect(t, s)
+	r, cs := served(t)
 
 	var wg sync.WaitGroup
 	errs := make(chan error, 100)
@@ -361,13 +367,7 @@ func TestShowLargeSection(t *testing.T) {
 // index keeps the sections it decoded, answers from new memory once it
 // moves: the section's new name, summary and text, never the old ones.
 func TestRecallAfterMemoryChanges(t *testing.T) {
-	r := fixture(t)
-	extractIn(t, r.Dir)
-	s, err := New(context.Background(), Options{Dir: r.Dir, ToolVersion: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs := connect(t, s)
+	r, cs := served(t)
 	find := func(task, name string) recall.Hit {
 		t.Helper()
 		var rc RecallOutput
