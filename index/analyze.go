@@ -47,11 +47,14 @@ type analyzer struct {
 	fileLost bool
 }
 
+// newAnalyzer makes an analyzer with empty caches: they grow with what it
+// analyses (a query's few words, or a build's vocabulary), so that the
+// analyzers of a query or of a package's start cost little.
 func newAnalyzer() *analyzer {
 	return &analyzer{
-		words: make(map[string][]int32, 4096),
-		ids:   make(map[string]int32, 4096),
-		stems: make(map[string]string, 1024),
+		words: map[string][]int32{},
+		ids:   map[string]int32{},
+		stems: map[string]string{},
 	}
 }
 

@@ -160,21 +160,27 @@ func TestNearestFindsTheSectionOfItsOwnText(t *testing.T) {
 
 // After a one-file change the index is updated from the memory diff (not
 // rebuilt): it finds the new text and no longer the old.
+// editParseHeader gives ParseHeader of the fixture another doc comment,
+// commits and extracts, and opens the index, which it checks was updated.
+func editParseHeader(t *testing.T, r *testgit.Repo, repo *gitstore.Repo, comment string) *Index {
+	t.Helper()
+	r.Write("fetch/retry.go", strings.Replace(retryGo, "// ParseHeader splits a raw header line into its name and payload.", comment, 1))
+	r.Commit("edit")
+	extractAt(t, r)
+	up := open(t, repo, Options{Model: embed.LocalModel})
+	if up.How != "update" {
+		t.Fatalf("after a one-file change: how %q, want update", up.How)
+	}
+	return up
+}
+
 func TestUpdateAfterOneFileChange(t *testing.T) {
 	r, repo := fixture(t)
 	ix := open(t, repo, Options{Model: embed.LocalModel})
 	oldDir := ix.dir
 	ix.Close()
 
-	r.Write("fetch/retry.go", strings.Replace(retryGo, "// ParseHeader splits a raw header line into its name and payload.",
-		"// ParseHeader splits a raw header line; quokka handling lives here.", 1))
-	r.Commit("edit")
-	extractAt(t, r)
-
-	up := open(t, repo, Options{Model: embed.LocalModel})
-	if up.How != "update" {
-		t.Fatalf("after a one-file change: how %q, want update", up.How)
-	}
+	up := editParseHeader(t, r, repo, "// ParseHeader splits a raw header line; quokka handling lives here.")
 	if up.Memory != mem(t, repo).Commit {
 		t.Fatal("index does not reflect the new memory")
 	}
@@ -416,5 +422,74 @@ func TestBuildingIsAnnounced(t *testing.T) {
 	up := open(t, repo, Options{Model: embed.LocalModel, Building: note})
 	if up.How != "update" || len(calls) != 1 {
 		t.Fatalf("update: how %q, Building calls %v", up.How, calls)
+	}
+}
+
+// TestDocCache checks that the decoded docs an index keeps are the docs
+// of its own generation: the same as decoding them afresh, unharmed by
+// what a caller does with its copy, bounded, and never those of an older
+// memory once memory changes.
+func TestDocCache(t *testing.T) {
+	r, repo := fixture(t)
+	ix := open(t, repo, Options{Model: embed.LocalModel})
+	for round := 0; round < 2; round++ { // decoded, then from the cache
+		for i := 0; i < ix.Len(); i++ {
+			if got, want := ix.Doc(i), ix.docs.doc(i); !reflect.DeepEqual(got, want) {
+				t.Fatalf("round %d, doc %d: %+v, decoded afresh %+v", round, i, got, want)
+			}
+		}
+	}
+	i := ix.Find("fetch/retry.go#func:ParseHeader")
+	if i < 0 {
+		t.Fatal("ParseHeader not indexed")
+	}
+	d := ix.Doc(i)
+	if len(d.Topics) == 0 {
+		t.Fatalf("ParseHeader has no topics: %+v", d)
+	}
+	d.Name = "changed"
+	_ = append(d.Topics, "appended")
+	if again := ix.Doc(i); again.Name != "ParseHeader" || !reflect.DeepEqual(again, ix.docs.doc(i)) {
+		t.Fatalf("a caller's copy changed the cache: %+v", again)
+	}
+
+	// Memory changes while this index is open (a long-lived searcher):
+	// the new generation answers with the new docs.
+	up := editParseHeader(t, r, repo, "// ParseHeader reads a quokka from a raw header line.")
+	j := up.Find("fetch/retry.go#func:ParseHeader")
+	if j < 0 {
+		t.Fatal("ParseHeader not indexed after the change")
+	}
+	if s := up.Doc(j).Summary; !strings.Contains(s, "quokka") {
+		t.Fatalf("new generation's summary %q: want the new text", s)
+	}
+	if s := ix.Doc(i).Summary; strings.Contains(s, "quokka") {
+		t.Fatalf("old generation's summary %q changed", s)
+	}
+
+	// Bounded: past maxCachedDocs the cache starts over, and answers stay
+	// right.
+	old := maxCachedDocs
+	maxCachedDocs = 2
+	defer func() { maxCachedDocs = old }()
+	for round := 0; round < 3; round++ {
+		for k := 0; k < up.Len(); k++ {
+			if got, want := up.Doc(k), up.docs.doc(k); !reflect.DeepEqual(got, want) {
+				t.Fatalf("bounded cache, doc %d: %+v, want %+v", k, got, want)
+			}
+			if s := up.docs.cached.Load(); s != nil && s.n.Load() > maxCachedDocs+1 {
+				t.Fatalf("cache holds %d docs, bound %d", s.n.Load(), maxCachedDocs)
+			}
+		}
+	}
+}
+
+func TestStartLineIsDocs(t *testing.T) {
+	_, repo := fixture(t)
+	ix := open(t, repo, Options{Model: embed.LocalModel})
+	for i := 0; i < ix.Len(); i++ {
+		if got, want := ix.StartLine(i), ix.Doc(i).StartLine; got != want || want == 0 {
+			t.Fatalf("doc %d: StartLine %d, Doc %d", i, got, want)
+		}
 	}
 }

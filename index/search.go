@@ -245,7 +245,7 @@ func (ix *Index) Nearest(q embed.Quantized, n int) []Hit {
 		rows = t.shortlist(sketch(nil, q.Q), short)
 	}
 	// Exact scores, best per doc.
-	best := map[int]float64{}
+	best := make(map[int]float64, len(rows))
 	dim := t.dim
 	for _, i := range rows {
 		s := float64(embed.DotInt8(q.Q, t.q[int(i)*dim:(int(i)+1)*dim])) * float64(q.Scale) * float64(t.scales[i])
@@ -290,7 +290,15 @@ func (t *vecTable) shortlist(qs []uint64, m int) []int32 {
 	if qnnz == 0 {
 		qnnz = 1
 	}
-	est := make([]float32, t.n)
+	// The estimates, and a copy of them for the selection below: a
+	// search's largest allocation (8 bytes a vector), so reused.
+	buf, _ := t.scratch.Get().(*[]float32)
+	if buf == nil || len(*buf) != 2*t.n {
+		b := make([]float32, 2*t.n)
+		buf = &b
+	}
+	defer t.scratch.Put(buf)
+	est, tmp := (*buf)[:t.n], (*buf)[t.n:]
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		lo, hi := t.n*w/workers, t.n*(w+1)/workers
@@ -315,7 +323,7 @@ func (t *vecTable) shortlist(qs []uint64, m int) []int32 {
 	}
 	wg.Wait()
 	// The m-th largest estimate, by selection on a copy.
-	tmp := append([]float32(nil), est...)
+	copy(tmp, est)
 	cut := nthLargest(tmp, m)
 	rows := make([]int32, 0, m+m/8)
 	for i, e := range est {

@@ -1,13 +1,16 @@
 package index
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"sort"
-	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 )
@@ -102,7 +105,21 @@ type docTable struct {
 	offs  []byte // (n+1) little-endian uint32
 	data  []byte
 	unmap func() error
+	// cached holds docs decoded already (see cachedDoc); nil until the
+	// first.
+	cached atomic.Pointer[docSlots]
 }
+
+// docSlots are the decoded docs of a table, by ordinal, and how many
+// were decoded into them.
+type docSlots struct {
+	docs []atomic.Pointer[Doc]
+	n    atomic.Int64
+}
+
+// maxCachedDocs bounds the docs a table keeps decoded (about 500 bytes
+// each): past it, it starts over. (A variable for the tests.)
+var maxCachedDocs int64 = 1 << 15
 
 var errTable = errors.New("index table is damaged")
 
@@ -160,10 +177,32 @@ func (r *reader) str() string {
 }
 
 // id returns the id of doc i without decoding the rest.
-func (t *docTable) id(i int) string {
+func (t *docTable) id(i int) string { return string(t.idBytes(i)) }
+
+// idBytes returns the id of doc i as it is in the table (not a copy: for
+// comparisons only).
+func (t *docTable) idBytes(i int) []byte {
 	r := reader{b: t.record(i)}
 	r.uv()
-	return r.str()
+	n := r.uv()
+	if n > len(r.b) {
+		return nil
+	}
+	return r.b[:n]
+}
+
+// startLine returns the start line of doc i without decoding the rest.
+func (t *docTable) startLine(i int) int {
+	r := reader{b: t.record(i)}
+	r.uv()
+	for k := 0; k < 8; k++ { // id, kind, symbol, language, name, qname, summary, blob
+		n := r.uv()
+		if n > len(r.b) {
+			return 0
+		}
+		r.b = r.b[n:]
+	}
+	return r.uv()
 }
 
 // language returns the language of doc i without decoding the rest.
@@ -201,10 +240,47 @@ func (t *docTable) doc(i int) Doc {
 	return d
 }
 
-// find returns the ordinal of the doc with this id, or -1.
+// cachedDoc is doc(i), decoded once: ranking one query reads the same
+// couple of thousand docs several times over (fusion, boosts, graph and
+// history signals, the hits), and a long-lived searcher (the MCP server)
+// the same ones again for the next query. A table is one generation of
+// the index and never changes, so what it decoded stays true for as long
+// as the table is open. Safe for concurrent use.
+func (t *docTable) cachedDoc(i int) Doc {
+	if i < 0 || i >= t.n {
+		return t.doc(i)
+	}
+	s := t.cached.Load()
+	if s == nil {
+		s = &docSlots{docs: make([]atomic.Pointer[Doc], t.n)}
+		if !t.cached.CompareAndSwap(nil, s) {
+			s = t.cached.Load()
+			if s == nil {
+				return t.doc(i)
+			}
+		}
+	}
+	if d := s.docs[i].Load(); d != nil {
+		return *d
+	}
+	d := t.doc(i)
+	// The topics are shared by every copy handed out: an append must not
+	// write into them.
+	d.Topics = slices.Clip(d.Topics)
+	if s.n.Add(1) > maxCachedDocs {
+		t.cached.CompareAndSwap(s, nil)
+		return d
+	}
+	c := d
+	s.docs[i].Store(&c)
+	return d
+}
+
+// find returns the ordinal of the doc with this id, or -1. (The
+// comparisons of string(idBytes) do not copy.)
 func (t *docTable) find(id string) int {
-	i := sort.Search(t.n, func(i int) bool { return t.id(i) >= id })
-	if i < t.n && t.id(i) == id {
+	i := sort.Search(t.n, func(i int) bool { return string(t.idBytes(i)) >= id })
+	if i < t.n && string(t.idBytes(i)) == id {
 		return i
 	}
 	return -1
@@ -212,10 +288,10 @@ func (t *docTable) find(id string) int {
 
 // pathRange returns the ordinals [lo, hi) of a path's docs.
 func (t *docTable) pathRange(path string) (int, int) {
-	prefix := path + "#"
-	lo := sort.Search(t.n, func(i int) bool { return t.id(i) >= prefix })
+	prefix := []byte(path + "#")
+	lo := sort.Search(t.n, func(i int) bool { return bytes.Compare(t.idBytes(i), prefix) >= 0 })
 	hi := lo
-	for hi < t.n && strings.HasPrefix(t.id(hi), prefix) {
+	for hi < t.n && bytes.HasPrefix(t.idBytes(hi), prefix) {
 		hi++
 	}
 	return lo, hi
@@ -253,6 +329,8 @@ type vecTable struct {
 	q      []int8
 	buf    []byte // the whole file, as mapped
 	unmap  func() error
+	// scratch holds shortlist's buffers between searches.
+	scratch sync.Pool
 }
 
 type vecRow struct {

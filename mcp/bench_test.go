@@ -123,5 +123,6 @@ func timeCalls(b *testing.B, f func(task string) error) {
 	b.StopTimer()
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(lat[len(lat)*90/100].Microseconds())/1000, "p90-ms")
 	b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "p95-ms")
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/konteks/git-konteks/extract"
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/internal/testgit"
+	"github.com/konteks/git-konteks/recall"
 )
 
 // connect serves s over in-memory transports and returns a client
@@ -76,6 +77,18 @@ func call(t testing.TB, cs *sdk.ClientSession, name string, args map[string]any,
 	return text.String(), nil
 }
 
+// served is the fixture with memory, and a client of a server on it.
+func served(t *testing.T) (*testgit.Repo, *sdk.ClientSession) {
+	t.Helper()
+	r := fixture(t)
+	extractIn(t, r.Dir)
+	s, err := New(context.Background(), Options{Dir: r.Dir, ToolVersion: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, connect(t, s)
+}
+
 func fixture(t *testing.T) *testgit.Repo {
 	t.Helper()
 	r := testgit.New(t)
@@ -99,13 +112,7 @@ func extractIn(t *testing.T, dir string) {
 // (under -race): every call is answered, every save lands, and the server
 // ends on the newest memory.
 func TestConcurrentReadsAndWrites(t *testing.T) {
-	r := fixture(t)
-	extractIn(t, r.Dir)
-	s, err := New(context.Background(), Options{Dir: r.Dir, ToolVersion: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs := connect(t, s)
+	r, cs := served(t)
 
 	var wg sync.WaitGroup
 	errs := make(chan error, 100)
@@ -353,5 +360,51 @@ func TestShowLargeSection(t *testing.T) {
 	}
 	if len(one.Content) > maxSectionText+200 || !strings.Contains(one.Content, "section truncated") || !strings.Contains(text, "read notes.txt from line") {
 		t.Fatalf("large section: %d bytes, ends %q", len(one.Content), one.Content[max(0, len(one.Content)-120):])
+	}
+}
+
+// TestRecallAfterMemoryChanges checks that a long-lived server, whose
+// index keeps the sections it decoded, answers from new memory once it
+// moves: the section's new name, summary and text, never the old ones.
+func TestRecallAfterMemoryChanges(t *testing.T) {
+	r, cs := served(t)
+	find := func(task, name string) recall.Hit {
+		t.Helper()
+		var rc RecallOutput
+		if _, err := call(t, cs, ToolRecall, map[string]any{"task": task}, &rc); err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range rc.Hits {
+			if h.Path == "internal/store/store.go" && h.Name == name {
+				return h
+			}
+		}
+		t.Fatalf("%q: no hit %s in internal/store/store.go: %+v", task, name, rc.Hits)
+		return recall.Hit{}
+	}
+	for range 2 { // the second answer comes from what the index decoded
+		if h := find("sets key to value", "Store.Put"); h.Summary != "Put sets key to value." {
+			t.Fatalf("before the change: %+v", h)
+		}
+	}
+	src := r.Git("show", "HEAD:internal/store/store.go") + "\n"
+	src = strings.Replace(src, "// Put sets key to value.\nfunc (s *Store) Put(", "// Insert stores a quokka under key.\nfunc (s *Store) Insert(", 1)
+	r.Write("internal/store/store.go", src)
+	r.Commit("rename Put")
+	if _, err := call(t, cs, ToolRefresh, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	h := find("stores a quokka under key", "Store.Insert")
+	if h.Summary != "Insert stores a quokka under key." || !strings.Contains(h.Snippet, "func (s *Store) Insert(") {
+		t.Fatalf("after the change: %+v", h)
+	}
+	var rc RecallOutput
+	if _, err := call(t, cs, ToolRecall, map[string]any{"task": "sets key to value"}, &rc); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range rc.Hits {
+		if h.Name == "Store.Put" || strings.Contains(h.Summary, "Put sets key") {
+			t.Fatalf("the old section is still answered: %+v", h)
+		}
 	}
 }

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"context"
 	"strings"
 	"testing"
 )
@@ -10,13 +9,7 @@ import (
 // one entry per file with its best sections and why, and filters that
 // leave out what they exclude.
 func TestRecallFiles(t *testing.T) {
-	r := fixture(t)
-	extractIn(t, r.Dir)
-	s, err := New(context.Background(), Options{Dir: r.Dir, ToolVersion: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs := connect(t, s)
+	_, cs := served(t)
 	var out RecallOutput
 	text, err := call(t, cs, ToolRecall, map[string]any{"task": "key value store", "files": true, "limit": 3}, &out)
 	if err != nil {

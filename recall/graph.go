@@ -193,7 +193,7 @@ func (s *Searcher) graphSignal(ctx context.Context, hs []index.Hit, rk *Ranking)
 		// many; reading them all costs more than the rest of the signal).
 		d, line := docs[0], 0
 		for _, x := range docs[:min(len(docs), 8)] {
-			if l := s.ix.Doc(x).StartLine; line == 0 || l < line {
+			if l := s.ix.StartLine(x); line == 0 || l < line {
 				d, line = x, l
 			}
 		}

@@ -339,7 +339,7 @@ func (s *Searcher) firstDoc(p string) (int, bool) {
 	}
 	first, line := docs[0], 0
 	for _, d := range docs {
-		if l := s.ix.Doc(d).StartLine; line == 0 || l < line {
+		if l := s.ix.StartLine(d); line == 0 || l < line {
 			first, line = d, l
 		}
 	}

@@ -11,8 +11,10 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/konteks/git-konteks/embed"
 	"github.com/konteks/git-konteks/gitstore"
@@ -387,6 +389,16 @@ func (s *Searcher) rank(ctx context.Context, q, mode string, rk *Ranking) ([]ind
 		}
 	}
 	terms = s.expandTerms(terms, rk.Vocabulary)
+	// Whole files rank (in their own bleve index) while sections do.
+	var files []index.FileHit
+	var filesErr error
+	var filesRan sync.WaitGroup
+	filesEarly := mode != Vector && rk.Files > 0
+	if filesEarly {
+		ft := slices.Clone(terms)
+		filesRan.Go(func() { files, filesErr = s.ix.Files(ctx, ft, rk.Candidates, rk.FileLength) })
+	}
+	defer filesRan.Wait()
 	var lex, vec []index.Hit
 	var err error
 	if mode != Vector {
@@ -428,8 +440,11 @@ func (s *Searcher) rank(ctx context.Context, q, mode string, rk *Ranking) ([]ind
 			mode = Lexical
 		}
 	}
-	var files []index.FileHit
-	if mode != Vector && rk.Files > 0 {
+	filesRan.Wait()
+	if filesErr != nil {
+		return nil, mode, nil, nil, filesErr
+	}
+	if !filesEarly && mode != Vector && rk.Files > 0 { // vector search fell back to lexical
 		if files, err = s.ix.Files(ctx, terms, rk.Candidates, rk.FileLength); err != nil {
 			return nil, mode, nil, nil, err
 		}
@@ -596,7 +611,7 @@ func (s *Searcher) fileSections(files []index.FileHit, fused map[int]float64) []
 				best, bestScore = d, sc
 			}
 			if best < 0 {
-				if l := s.ix.Doc(d).StartLine; firstLine == 0 || l < firstLine {
+				if l := s.ix.StartLine(d); firstLine == 0 || l < firstLine {
 					first, firstLine = d, l
 				}
 			}

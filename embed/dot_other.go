@@ -1,0 +1,7 @@
+//go:build !amd64
+
+package embed
+
+const haveDot16 = false
+
+func dot16(a, b *int8, n int) int32 { panic("dot16 without vector instructions") }
