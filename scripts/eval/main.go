@@ -381,6 +381,13 @@ func evalRepo(src, name, set string, issues []issue) ([]query, map[string]*metri
 			return nil, nil, err
 		}
 	}
+	// Queries are picked from the newest commit the clone had (tipRef);
+	// HEAD itself moves to each query's parent below.
+	if _, err := git(dir, "rev-parse", "-q", "--verify", tipRef); err != nil {
+		if _, err := git(dir, "update-ref", tipRef, "HEAD"); err != nil {
+			return nil, nil, err
+		}
+	}
 	var cands []candidate
 	var err error
 	if set == setIssues {
@@ -433,6 +440,9 @@ func evalRepo(src, name, set string, issues []issue) ([]query, map[string]*metri
 			if mem, err = memref.Read(repo, "refs/konteks"); err != nil {
 				return nil, nil, err
 			}
+			if _, err := git(dir, "update-ref", memoryRefs+c.parent, mem.Commit.String()); err != nil {
+				return nil, nil, err
+			}
 		}
 		extractT += time.Since(t0)
 		t0 = time.Now()
@@ -456,6 +466,12 @@ func evalRepo(src, name, set string, issues []issue) ([]query, map[string]*metri
 			continue
 		}
 		if err := fb.update(repo, mem); err != nil {
+			return nil, nil, err
+		}
+		// The checkout is at the commit memory describes, as the hooks
+		// keep it: recall leaves out files HEAD does not have, and the
+		// newest commit lacks the files deleted or renamed since.
+		if _, err := git(dir, "update-ref", "--no-deref", "HEAD", c.parent); err != nil {
 			return nil, nil, err
 		}
 		s, err := recall.Open(ctx, repo, recall.OpenOptions{Memory: mem})
@@ -539,10 +555,16 @@ func evalRepo(src, name, set string, issues []issue) ([]query, map[string]*metri
 	return qs, ms, nil
 }
 
-// knownMemory maps source commits to the memory commits describing them,
-// from the history of refs/konteks (a cached clone's earlier runs).
+// knownMemory maps source commits to the memory commits describing them:
+// those a cached clone's earlier runs kept under memoryRefs, and the
+// history of refs/konteks.
 func knownMemory(repo *gitstore.Repo) map[string]gitstore.Hash {
 	out := map[string]gitstore.Hash{}
+	if refs, _, err := repo.RefsWithPrefix(memoryRefs); err == nil {
+		for name, h := range refs {
+			out[strings.TrimPrefix(name, memoryRefs)] = h
+		}
+	}
 	h, err := repo.ReadRef("refs/konteks")
 	for err == nil && !h.IsZero() {
 		m, err := memref.ReadCommit(repo, h)
@@ -560,6 +582,11 @@ func knownMemory(repo *gitstore.Repo) map[string]gitstore.Hash {
 	}
 	return out
 }
+
+// memoryRefs is where a clone keeps the memory extracted at each query's
+// parent (memoryRefs + source commit): memory's own chain is squashed
+// (konteks.history.keep), and a later run must ask the same memory.
+const memoryRefs = "refs/eval/memory/"
 
 // score adds one query's ranks (one per answer file, 0 past the depth):
 // hit@k is whether any answer file is in the top k, files@10 the share of
@@ -595,11 +622,15 @@ func firstLine(s string) string {
 	return s
 }
 
+// tipRef is where a clone keeps the commit its queries are picked from
+// (its HEAD when cloned): HEAD is moved to each query's parent.
+const tipRef = "refs/eval/tip"
+
 // pick lists candidate commits, oldest first: non-merge, not by a bot,
 // with a message, changing at least one file that existed at the parent.
 func pick(dir string) ([]candidate, error) {
 	limit := *nCommits * 3
-	out, err := git(dir, "log", "--no-merges", "-z", fmt.Sprintf("-n%d", limit), "--format=%H%x00%P%x00%an%x00%B", "HEAD")
+	out, err := git(dir, "log", "--no-merges", "-z", fmt.Sprintf("-n%d", limit), "--format=%H%x00%P%x00%an%x00%B", tipRef)
 	if err != nil {
 		return nil, err
 	}
