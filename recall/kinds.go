@@ -39,8 +39,10 @@ var kindWords = func() map[string]int {
 	add(kindPackaging, `bump bumps bumped release releases releasing version versions deps dependency
 	dependencies upgrade upgrades downgrade pin pinned unpin packaging extras requirements publish
 	bundle bundler setuptools pypi rubygems`)
-	add(kindDocs, `docs doc documentation document documented readme markdown typo typos grammar
-	spelling tutorial guide mkdocs sphinx`)
+	// The words of a change to documentation, not of a question about
+	// what documentation says: an issue "documentation issue for netrc
+	// support" is about the code the docs describe.
+	add(kindDocs, `docs readme markdown typo typos grammar spelling mkdocs sphinx`)
 	add(kindCI, `ci workflow workflows pipeline pipelines`)
 	return m
 }()
@@ -121,6 +123,9 @@ func pathKinds(p, kind string) int {
 		base == ".travis.yml" || base == ".gitlab-ci.yml" || base == "appveyor.yml" || base == ".appveyor.yml" ||
 			base == "azure-pipelines.yml" || base == "jenkinsfile" || base == ".cirrus.yml":
 		k |= kindCI
+	}
+	if k&kindCI != 0 && (strings.Contains(base, "release") || strings.Contains(base, "publish")) {
+		k |= kindPackaging // a release pipeline is release tooling
 	}
 	if IsTestPath(p) {
 		k |= kindTests

@@ -246,12 +246,38 @@ func TestTaskAndPathKinds(t *testing.T) {
 		{"docs/api.md", "markdown", kindDocs},
 		{"mkdocs.yml", "yaml", kindDocs},
 		{"history/history.go", "code", 0},
-		{".github/workflows/publish.yaml", "yaml", kindCI},
+		{".github/workflows/test.yaml", "yaml", kindCI},
+		{".github/workflows/publish.yaml", "yaml", kindCI | kindPackaging},
 		{"test/res.append.js", "code", kindTests},
 		{"src/flask/app.py", "code", 0},
 	} {
 		if got := pathKinds(c.p, c.kind); got != c.want {
 			t.Errorf("pathKinds(%q) = %d, want %d", c.p, got, c.want)
+		}
+	}
+}
+
+func TestHyphenMentions(t *testing.T) {
+	got := hyphenMentions("CI: remove sinatra from `rack-protection` bundle; pass --no-deps to pre-commit, a-b")
+	want := []string{"rack-protection", "no-deps", "pre-commit"}
+	if len(got) != len(want) {
+		t.Fatalf("hyphenMentions = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("hyphenMentions = %v, want %v", got, want)
+		}
+	}
+	for p, want := range map[string]bool{
+		"rack-protection/Gemfile":                true,
+		"lib/rack-protection/base.rb":            true,
+		"ui-commits":                             false,
+		"docs/pre-commit":                        true,
+		"rack-protection-extra/Gemfile":          false,
+		"sinatra-contrib/lib/rack-protection.rb": false,
+	} {
+		if got := namedComponent(p, []string{"rack-protection", "pre-commit"}); got != want {
+			t.Errorf("namedComponent(%q) = %v, want %v", p, got, want)
 		}
 	}
 }

@@ -585,9 +585,6 @@ func (s *Searcher) fuseScores(lex, vec []index.Hit, files []index.FileHit, rk *R
 	}
 	norm(lex, rk.Lexical)
 	norm(vec, rk.Vector)
-	if rk.File > 0 {
-		s.fuseFileEvidence(fused, lex, rk.File)
-	}
 	if len(files) == 0 {
 		return fused
 	}
