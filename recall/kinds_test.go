@@ -110,6 +110,12 @@ def load_plugins(client):
     """Load the plugins registered for a client."""
     return []
 `)
+	return withMemory(t, r)
+}
+
+// withMemory commits the fixture written to r and extracts its memory.
+func withMemory(t *testing.T, r *testgit.Repo) *gitstore.Repo {
+	t.Helper()
 	r.Commit("init")
 	repo, err := gitstore.Open(r.Dir)
 	if err != nil {
@@ -131,40 +137,36 @@ func rankOf(hs []Hit, p string) int {
 	return 0
 }
 
-func TestReleaseWordsReachTheManifest(t *testing.T) {
+// TestKindPriors checks that each kind of change a task's first line
+// states brings the file of that kind first, and that without its prior
+// another file is first: each test checks the prior, not the fixture.
+func TestKindPriors(t *testing.T) {
 	s := openS(t, packagingRepo(t), OpenOptions{NoEmbedder: true})
-	q := "bump httpcore to 1.0.5"
-	res := search(t, s, q, Options{PerFile: 1})
-	if got := rankOf(res.Hits, "pyproject.toml"); got != 1 {
-		t.Fatalf("pyproject.toml at rank %d for %q: %v", got, q, paths(res.Hits))
-	}
-	// Without the prior the code that says httpcore most wins: the test
-	// checks the prior, not the fixture.
-	off := DefaultRanking
-	off.Packaging = 1
-	res = search(t, s, q, Options{PerFile: 1, Ranking: &off})
-	if got := rankOf(res.Hits, "pyproject.toml"); got == 1 {
-		t.Fatalf("pyproject.toml first without the packaging prior: %v", paths(res.Hits))
-	}
-}
-
-func TestDocsWordsReachTheDocumentation(t *testing.T) {
-	s := openS(t, packagingRepo(t), OpenOptions{NoEmbedder: true})
-	q := "docs: describe timeouts of the client"
-	res := search(t, s, q, Options{PerFile: 1})
-	if got := rankOf(res.Hits, "GUIDE.md"); got != 1 {
-		t.Fatalf("GUIDE.md at rank %d for %q: %v", got, q, paths(res.Hits))
-	}
-	off := DefaultRanking
-	off.Docs = 1
-	res = search(t, s, q, Options{PerFile: 1, Ranking: &off})
-	if got := rankOf(res.Hits, "GUIDE.md"); got == 1 {
-		t.Fatalf("GUIDE.md first without the docs prior: %v", paths(res.Hits))
+	for _, c := range []struct {
+		name, q, want string
+		off           func(*Ranking)
+	}{
+		// The code says httpcore more often than the manifest does.
+		{"release words", "bump httpcore to 1.0.5", "pyproject.toml", func(r *Ranking) { r.Packaging = 1 }},
+		{"docs words", "docs: describe timeouts of the client", "GUIDE.md", func(r *Ranking) { r.Docs = 1 }},
+		{"CI words", "CI: keep the pip cache", ".github/workflows/test.yml", func(r *Ranking) { r.CI = 1 }},
+		{"a commit of type test", "test: cover sending through the pool", "tests/test_client.py", func(r *Ranking) { r.TestType = 1 }},
+	} {
+		res := search(t, s, c.q, Options{PerFile: 1})
+		if got := rankOf(res.Hits, c.want); got != 1 {
+			t.Errorf("%s: %s at rank %d for %q: %v", c.name, c.want, got, c.q, paths(res.Hits))
+		}
+		off := DefaultRanking
+		c.off(&off)
+		res = search(t, s, c.q, Options{PerFile: 1, Ranking: &off})
+		if got := rankOf(res.Hits, c.want); got == 1 {
+			t.Errorf("%s: %s first without the prior: %v", c.name, c.want, paths(res.Hits))
+		}
 	}
 	// Without docs words, the code named by the task comes first.
-	res = search(t, s, "describe timeouts of the client", Options{PerFile: 1})
+	res := search(t, s, "describe timeouts of the client", Options{PerFile: 1})
 	if got := rankOf(res.Hits, "fetcher/client.py"); got != 1 {
-		t.Fatalf("fetcher/client.py at rank %d without docs words: %v", got, paths(res.Hits))
+		t.Errorf("fetcher/client.py at rank %d without docs words: %v", got, paths(res.Hits))
 	}
 }
 
@@ -180,36 +182,6 @@ func TestHyphenatedNameReachesItsDirectory(t *testing.T) {
 	res = search(t, s, q, Options{PerFile: 1, Ranking: &off})
 	if a, b := rankOf(res.Hits, "fetcher-plugins/pyproject.toml"), rankOf(res.Hits, "pyproject.toml"); b == 0 || a != 0 && a < b {
 		t.Fatalf("without the rule, fetcher-plugins/pyproject.toml (%d) still before pyproject.toml (%d): %v", a, b, paths(res.Hits))
-	}
-}
-
-func TestCIWordsReachTheWorkflows(t *testing.T) {
-	s := openS(t, packagingRepo(t), OpenOptions{NoEmbedder: true})
-	q := "CI: keep the pip cache"
-	res := search(t, s, q, Options{PerFile: 1})
-	if got := rankOf(res.Hits, ".github/workflows/test.yml"); got != 1 {
-		t.Fatalf("the workflow at rank %d for %q: %v", got, q, paths(res.Hits))
-	}
-	off := DefaultRanking
-	off.CI = 1
-	res = search(t, s, q, Options{PerFile: 1, Ranking: &off})
-	if got := rankOf(res.Hits, ".github/workflows/test.yml"); got == 1 {
-		t.Fatalf("the workflow first without the CI prior: %v", paths(res.Hits))
-	}
-}
-
-func TestCommitOfTypeTestReachesTheTests(t *testing.T) {
-	s := openS(t, packagingRepo(t), OpenOptions{NoEmbedder: true})
-	q := "test: cover sending through the pool"
-	res := search(t, s, q, Options{PerFile: 1})
-	if got := rankOf(res.Hits, "tests/test_client.py"); got != 1 {
-		t.Fatalf("the test at rank %d for %q: %v", got, q, paths(res.Hits))
-	}
-	off := DefaultRanking
-	off.TestType = 1
-	res = search(t, s, q, Options{PerFile: 1, Ranking: &off})
-	if got := rankOf(res.Hits, "tests/test_client.py"); got == 1 {
-		t.Fatalf("the test first without the test-type prior: %v", paths(res.Hits))
 	}
 }
 

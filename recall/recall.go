@@ -311,6 +311,11 @@ var DefaultRanking = Ranking{
 	Question:   0.3,
 	Tests:      0.6,
 	Mentions:   1.5,
+	// Hyphenated names and the kind of change a task's first line
+	// states: on the eval's commit set (440 commits, 11 repositories)
+	// hit@10 0.930 → 0.939 and MRR 0.717 → 0.738, each helping when
+	// switched off alone; the issue set does not move (see
+	// docs/evaluation.md).
 	Hyphenated: 1.5,
 	Packaging:  2,
 	Docs:       1.5,
