@@ -382,11 +382,15 @@ func evalRepo(src, name, set string, issues []issue) ([]query, map[string]*metri
 		}
 	}
 	// Queries are picked from the newest commit the clone had (tipRef);
-	// HEAD itself moves to each query's parent below.
+	// HEAD itself moves to each query's parent below, and back to the
+	// branch it named when the run ends.
 	if _, err := git(dir, "rev-parse", "-q", "--verify", tipRef); err != nil {
 		if _, err := git(dir, "update-ref", tipRef, "HEAD"); err != nil {
 			return nil, nil, err
 		}
+	}
+	if branch, err := git(dir, "symbolic-ref", "-q", "HEAD"); err == nil {
+		defer git(dir, "symbolic-ref", "HEAD", strings.TrimSpace(branch))
 	}
 	var cands []candidate
 	var err error
