@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/konteks/git-konteks/extract"
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/index"
 	"github.com/konteks/git-konteks/internal/testgit"
@@ -75,15 +74,7 @@ func TestMiddlewareChain(t *testing.T) {
 func TestRoutingDone(t *testing.T) {}
 `)
 	r.Write("docs/guide.md", "# Guide\n\n## Middleware\n\nMiddleware wraps every request in a chain.\n")
-	r.Commit("init")
-	repo, err := gitstore.Open(r.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := extract.Run(context.Background(), repo, extract.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	return repo
+	return withMemory(t, r)
 }
 
 func TestQuestionWordEarnsNoNameBoost(t *testing.T) {

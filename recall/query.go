@@ -222,3 +222,36 @@ func codeShaped(w string) bool {
 	}
 	return false
 }
+
+// hyphenMentions are the hyphenated words of a query ("sinatra-contrib",
+// "rack-protection", "ui-commits"), lowercased: projects name packages,
+// directories and tools that way, and pathMentions takes only words with
+// a slash or an extension. A path one of whose directories or whose name
+// is such a word is one the query names (see namedComponent).
+func hyphenMentions(q string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-')
+	}) {
+		f = strings.Trim(f, "-")
+		if len(f) < 5 || len(f) > 64 || seen[f] || !strings.Contains(f, "-") || strings.Contains(f, "--") {
+			continue
+		}
+		seen[f] = true
+		out = append(out, f)
+	}
+	return out
+}
+
+// namedComponent reports whether one of a path's directories, or its
+// name, is one of the words (lowercase).
+func namedComponent(p string, words []string) bool {
+	lp := strings.ToLower(p)
+	for _, w := range words {
+		if lp == w || strings.HasPrefix(lp, w+"/") || strings.HasSuffix(lp, "/"+w) || strings.Contains(lp, "/"+w+"/") {
+			return true
+		}
+	}
+	return false
+}

@@ -256,6 +256,20 @@ type Ranking struct {
 	// again of one whose name it spells as code (NetRCAuth,
 	// redirect_url; see symbolMentions).
 	Mentions float64 `json:",omitempty"`
+	// Hyphenated multiplies the score of a section under a directory, or
+	// in a file, that the query names as a hyphenated word
+	// ("sinatra-contrib", "ui-commits"; see hyphenMentions).
+	Hyphenated float64 `json:",omitempty"`
+	// Packaging multiplies the score of a manifest, version file or
+	// changelog when the task's first line speaks of releases, versions
+	// or dependencies; Docs that of documentation when it speaks of docs
+	// (see kindPrior). CI does the same for continuous integration
+	// files ("CI: ...", "workflow"), TestType for test code when the task
+	// is a conventional commit of type test ("test: ...").
+	Packaging float64 `json:",omitempty"`
+	Docs      float64 `json:",omitempty"`
+	CI        float64 `json:",omitempty"`
+	TestType  float64 `json:",omitempty"`
 	// Fields weighs matches in names and paths against the text.
 	Fields index.Boosts
 	// History weighs the signal of past commits (history.go).
@@ -299,6 +313,16 @@ var DefaultRanking = Ranking{
 	Question:   0.3,
 	Tests:      0.6,
 	Mentions:   1.5,
+	// Hyphenated names and the kind of change a task's first line
+	// states: on the eval's commit set (440 commits, 11 repositories)
+	// hit@10 0.930 → 0.939 and MRR 0.717 → 0.738, each helping when
+	// switched off alone; the issue set does not move (see
+	// docs/evaluation.md).
+	Hyphenated: 1.5,
+	Packaging:  2,
+	Docs:       1.5,
+	CI:         2,
+	TestType:   2,
 	Fields:     index.DefaultBoosts,
 	// History: see HistoryRanking (history.go) for the evaluation.
 	HistoryRanking: DefaultHistoryRanking,
@@ -478,6 +502,16 @@ func (s *Searcher) rank(ctx context.Context, q, mode string, rk *Ranking) ([]ind
 			}
 		}
 	}
+	if rk.Hyphenated > 0 && rk.Hyphenated != 1 {
+		if hs := hyphenMentions(q); len(hs) > 0 {
+			for i := range out {
+				if namedComponent(s.ix.Doc(out[i].Doc).Path, hs) {
+					out[i].Score *= rk.Hyphenated
+				}
+			}
+		}
+	}
+	s.kindPrior(out, q, rk)
 	out = s.graphSignal(ctx, out, rk)
 	via := map[int]string{}
 	out = s.historySignal(ctx, q, terms, out, rk, via)

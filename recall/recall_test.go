@@ -59,15 +59,7 @@ func repoWithMemory(t *testing.T) (*testgit.Repo, *gitstore.Repo) {
 	for i := 0; i < 6; i++ {
 		r.Write(fmt.Sprintf("render/extra%d.go", i), fmt.Sprintf("package render\n\n// Helper%d does helper things number %d.\nfunc Helper%d() int { return %d }\n", i, i, i, i))
 	}
-	r.Commit("init")
-	repo, err := gitstore.Open(r.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := extract.Run(context.Background(), repo, extract.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	return r, repo
+	return r, withMemory(t, r)
 }
 
 func openS(t *testing.T, repo *gitstore.Repo, opt OpenOptions) *Searcher {

@@ -390,6 +390,12 @@ func evalRepo(src, name, set string, issues []issue) ([]query, map[string]*metri
 		return nil, nil, err
 	}
 	defer resetHead(src, dir)
+	// Queries are picked from the newest commit the clone had (tipRef).
+	if _, err := git(dir, "rev-parse", "-q", "--verify", tipRef); err != nil {
+		if _, err := git(dir, "update-ref", tipRef, "HEAD"); err != nil {
+			return nil, nil, err
+		}
+	}
 	var cands []candidate
 	var err error
 	if set == setIssues {
@@ -443,6 +449,9 @@ func evalRepo(src, name, set string, issues []issue) ([]query, map[string]*metri
 				return nil, nil, fmt.Errorf("extract %s: %w", c.parent, err)
 			}
 			if mem, err = memref.Read(repo, "refs/konteks"); err != nil {
+				return nil, nil, err
+			}
+			if _, err := git(dir, "update-ref", memoryRefs+c.parent, mem.Commit.String()); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -576,10 +585,16 @@ func resetHead(src, dir string) error {
 	return err
 }
 
-// knownMemory maps source commits to the memory commits describing them,
-// from the history of refs/konteks (a cached clone's earlier runs).
+// knownMemory maps source commits to the memory commits describing them:
+// those a cached clone's earlier runs kept under memoryRefs, and the
+// history of refs/konteks.
 func knownMemory(repo *gitstore.Repo) map[string]gitstore.Hash {
 	out := map[string]gitstore.Hash{}
+	if refs, _, err := repo.RefsWithPrefix(memoryRefs); err == nil {
+		for name, h := range refs {
+			out[strings.TrimPrefix(name, memoryRefs)] = h
+		}
+	}
 	h, err := repo.ReadRef("refs/konteks")
 	for err == nil && !h.IsZero() {
 		m, err := memref.ReadCommit(repo, h)
@@ -597,6 +612,11 @@ func knownMemory(repo *gitstore.Repo) map[string]gitstore.Hash {
 	}
 	return out
 }
+
+// memoryRefs is where a clone keeps the memory extracted at each query's
+// parent (memoryRefs + source commit): memory's own chain is squashed
+// (konteks.history.keep), and a later run must ask the same memory.
+const memoryRefs = "refs/eval/memory/"
 
 // score adds one query's ranks (one per answer file, 0 past the depth):
 // hit@k is whether any answer file is in the top k, files@10 the share of
@@ -632,11 +652,15 @@ func firstLine(s string) string {
 	return s
 }
 
+// tipRef is where a clone keeps the commit its queries are picked from
+// (its HEAD when cloned): HEAD is moved to each query's parent.
+const tipRef = "refs/eval/tip"
+
 // pick lists candidate commits, oldest first: non-merge, not by a bot,
 // with a message, changing at least one file that existed at the parent.
 func pick(dir string) ([]candidate, error) {
 	limit := *nCommits * 3
-	out, err := git(dir, "log", "--no-merges", "-z", fmt.Sprintf("-n%d", limit), "--format=%H%x00%P%x00%an%x00%B", "HEAD")
+	out, err := git(dir, "log", "--no-merges", "-z", fmt.Sprintf("-n%d", limit), "--format=%H%x00%P%x00%an%x00%B", tipRef)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,161 @@
+package recall
+
+import (
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/konteks/git-konteks/index"
+)
+
+// A commit message, or a task written like one, often names the kind of
+// change and not the file: "bump to globset 0.4.18", "update dev
+// dependencies", "start version 3.2.0" change the project's manifests,
+// version files and changelog; "docs: ...", "fix typo in the guide" change
+// its documentation. Neither kind of file says such words of itself
+// (Cargo.toml says "dependencies" once, README.md never says "docs"), so
+// the words of the task's first line that state the kind lift the files of
+// that kind (see Ranking.Packaging and Ranking.Docs).
+
+// Kinds a task's first line can state.
+const (
+	kindPackaging = 1 << iota // manifests, version files, changelogs
+	kindDocs                  // documentation
+	kindCI                    // continuous integration: workflows, pipelines
+	kindTests                 // test code
+)
+
+// kindWords are the words that state a kind, analysed as the index
+// analyses them.
+var kindWords = func() map[string]int {
+	m := map[string]int{}
+	add := func(kind int, words string) {
+		for _, w := range strings.Fields(words) {
+			for _, t := range index.QueryTerms(w) {
+				m[t.Text] |= kind
+			}
+		}
+	}
+	add(kindPackaging, `bump bumps bumped release releases releasing version versions deps dependency
+	dependencies upgrade upgrades downgrade pin pinned unpin packaging extras requirements publish
+	bundle bundler setuptools pypi rubygems`)
+	// The words of a change to documentation, not of a question about
+	// what documentation says: an issue "documentation issue for netrc
+	// support" is about the code the docs describe.
+	add(kindDocs, `docs readme markdown typo typos grammar spelling mkdocs sphinx`)
+	add(kindCI, `ci workflow workflows pipeline pipelines`)
+	return m
+}()
+
+// versionNumber matches a release number in a task's first line ("0.4.18",
+// "v1.2", "ignore-0.4.25"): a release changes the manifests that carry it.
+var versionNumber = regexp.MustCompile(`(?:^|[^0-9A-Za-z.])v?\d+\.\d+(?:\.\d+)*(?:$|[^0-9A-Za-z.])`)
+
+// taskKinds is the kinds the first line of a task states.
+func taskKinds(q string) int {
+	first, _, _ := strings.Cut(q, "\n")
+	k := 0
+	for _, t := range index.QueryTerms(first) {
+		k |= kindWords[t.Text]
+	}
+	if versionNumber.MatchString(first) {
+		k |= kindPackaging
+	}
+	if m := commitType.FindStringSubmatch(first); m != nil {
+		for _, w := range m[1:] {
+			switch strings.ToLower(w) {
+			case "test", "tests":
+				k |= kindTests
+			case "ci":
+				k |= kindCI
+			}
+		}
+	}
+	return k
+}
+
+// commitType matches the type of a conventional commit's subject
+// ("test: ...", "fix(test): ...", "ci!: ..."): its type and its scope,
+// either of which may name a kind of file.
+var commitType = regexp.MustCompile(`^\s*([a-zA-Z]+)(?:\(([a-zA-Z]+)\))?!?:`)
+
+// pathKinds is the kinds a file is of, by its path: the manifests,
+// version files and changelogs of the common ecosystems (Go, Rust,
+// Python, JavaScript, Ruby, the JVM, PHP, Elixir), and documentation
+// (Markdown and the other prose formats, docs directories, READMEs, the
+// documentation tools' configuration).
+func pathKinds(p, kind string) int {
+	lp := strings.ToLower(p)
+	dir, base := path.Split(lp)
+	ext := path.Ext(base)
+	stem := strings.TrimSuffix(base, ext)
+	k := 0
+	switch base {
+	case "go.mod", "cargo.toml", "pyproject.toml", "setup.py", "setup.cfg", "pipfile", "tox.ini", "manifest.in",
+		"package.json", "gemfile", "build.gradle", "build.gradle.kts", "pom.xml", "composer.json", "mix.exs",
+		"__version__.py", "_version.py", "version.py", "version.rb", "version.go", "version.txt", "version",
+		"makefile", "rakefile", "justfile":
+		k |= kindPackaging
+	}
+	switch {
+	case ext == ".gemspec",
+		strings.HasPrefix(base, "requirements") && (ext == ".txt" || ext == ".in"),
+		(strings.HasPrefix(dir, "requirements/") || strings.Contains(dir, "/requirements/")) && (ext == ".txt" || ext == ".in"):
+		k |= kindPackaging
+	}
+	if ext == "" || ext == ".md" || ext == ".rst" || ext == ".txt" || ext == ".adoc" {
+		for _, c := range []string{"changelog", "changes", "history", "news", "releases", "releasing", "release-notes", "release_notes"} {
+			if stem == c {
+				k |= kindPackaging
+			}
+		}
+	}
+	switch {
+	case kind == "markdown" || kind == "rst" || kind == "asciidoc" || kind == "org",
+		strings.HasPrefix(lp, "docs/") || strings.HasPrefix(lp, "doc/") || strings.Contains(lp, "/docs/"),
+		strings.HasPrefix(base, "readme"),
+		base == "mkdocs.yml" || base == "mkdocs.yaml" || base == ".readthedocs.yml" || base == ".readthedocs.yaml":
+		k |= kindDocs
+	}
+	switch {
+	case strings.HasPrefix(lp, ".github/workflows/") || strings.HasPrefix(lp, ".github/actions/") ||
+		strings.HasPrefix(lp, ".circleci/") || strings.HasPrefix(lp, ".buildkite/"),
+		base == ".travis.yml" || base == ".gitlab-ci.yml" || base == "appveyor.yml" || base == ".appveyor.yml" ||
+			base == "azure-pipelines.yml" || base == "jenkinsfile" || base == ".cirrus.yml":
+		k |= kindCI
+	}
+	if k&kindCI != 0 && (strings.Contains(base, "release") || strings.Contains(base, "publish")) {
+		k |= kindPackaging // a release pipeline is release tooling
+	}
+	if IsTestPath(p) {
+		k |= kindTests
+	}
+	return k
+}
+
+// kindPrior multiplies the candidates of the kinds the task's first line
+// states: Packaging for manifests, version files and changelogs, Docs for
+// documentation, CI for workflows, TestType for test code (a commit of
+// type test).
+func (s *Searcher) kindPrior(hs []index.Hit, q string, rk *Ranking) {
+	want := taskKinds(q)
+	if want == 0 {
+		return
+	}
+	weights := []struct {
+		kind int
+		w    float64
+	}{{kindPackaging, rk.Packaging}, {kindDocs, rk.Docs}, {kindCI, rk.CI}, {kindTests, rk.TestType}}
+	for i := range hs {
+		d := s.ix.Doc(hs[i].Doc)
+		got := pathKinds(d.Path, d.Kind) & want
+		if got == 0 {
+			continue
+		}
+		for _, k := range weights {
+			if got&k.kind != 0 && k.w > 0 {
+				hs[i].Score *= k.w
+			}
+		}
+	}
+}

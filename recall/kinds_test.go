@@ -1,0 +1,255 @@
+package recall
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/konteks/git-konteks/extract"
+	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/internal/testgit"
+)
+
+// packagingRepo is a small Python project with two packages: a client
+// built on httpcore, whose code says "httpcore" far more often than the
+// manifest does, a user guide, and a plugin package in a hyphenated
+// directory with its own manifest.
+func packagingRepo(t *testing.T) *gitstore.Repo {
+	t.Helper()
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	r := testgit.New(t)
+	r.Write("pyproject.toml", `[project]
+name = "fetcher"
+version = "1.4.0"
+description = "Fetch resources over HTTP with a small client"
+readme = "README.md"
+license = "BSD-3-Clause"
+requires-python = ">=3.9"
+dependencies = ["httpcore>=1.0", "certifi", "idna", "sniffio", "anyio"]
+
+[project.optional-dependencies]
+brotli = ["brotli"]
+socks = ["socksio"]
+
+[tool.pytest.ini_options]
+addopts = "-rxXs"
+filterwarnings = ["error"]
+`)
+	r.Write("fetcher/client.py", `import httpcore
+
+
+class Client:
+    """A client over a connection pool."""
+
+    def __init__(self):
+        self.pool = httpcore.ConnectionPool()
+
+    def send(self, request):
+        """Send a request through the pool."""
+        return self.pool.handle_request(request)
+
+
+def timeout_config(seconds):
+    """Build the timeout config of a request: the timeout config maps
+    connect and read to seconds."""
+    return {"connect": seconds, "read": seconds}
+`)
+	r.Write("fetcher/_exceptions.py", `class TransportError(Exception):
+    """Raised for an error of the transport."""
+
+
+class DecodingError(Exception):
+    """Raised when a response body cannot be decoded."""
+`)
+	r.Write("fetcher/_urls.py", `def join(base, path):
+    """Join a path to a base URL."""
+    return base.rstrip("/") + "/" + path.lstrip("/")
+`)
+	r.Write("NOTES.txt", strings.Repeat("The project keeps its notes here, about releases, plans, config and people. ", 20)+
+		"It once used httpcore for a prototype, installed with pip.\n"+strings.Repeat("More notes on plans follow. ", 20)+"\n")
+	r.Write(".github/workflows/test.yml", `name: test
+on: [push]
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/setup-python@v5
+        with:
+          cache: pip
+      - run: pip install -e . && pytest
+`)
+	r.Write("fetcher/cache.py", `class DownloadCache:
+    """Downloads kept until they expire."""
+
+    def get(self, url):
+        """The cached download of url, or None."""
+        return None
+`)
+	r.Write("tests/test_client.py", `from fetcher.client import Client
+
+
+def test_send():
+    """Sending works."""
+    assert Client().send is not None
+`)
+	r.Write("GUIDE.md", `# Guide
+
+## Timeouts
+
+Pass timeout_config(seconds) to change how long the client waits to
+connect and to read.
+`)
+	r.Write("fetcher-plugins/pyproject.toml", `[project]
+name = "fetcher-plugins"
+dependencies = ["fetcher"]
+`)
+	r.Write("fetcher-plugins/plugins.py", `"""Plugins for the fetcher client."""
+
+
+def load_plugins(client):
+    """Load the plugins registered for a client."""
+    return []
+`)
+	return withMemory(t, r)
+}
+
+// withMemory commits the fixture written to r and extracts its memory.
+func withMemory(t *testing.T, r *testgit.Repo) *gitstore.Repo {
+	t.Helper()
+	r.Commit("init")
+	repo, err := gitstore.Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := extract.Run(context.Background(), repo, extract.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return repo
+}
+
+// rankOf is the 1-based rank of the first hit in path p (0: none).
+func rankOf(hs []Hit, p string) int {
+	for i, h := range hs {
+		if h.Path == p {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// TestKindPriors checks that each kind of change a task's first line
+// states brings the file of that kind first, and that without its prior
+// another file is first: each test checks the prior, not the fixture.
+func TestKindPriors(t *testing.T) {
+	s := openS(t, packagingRepo(t), OpenOptions{NoEmbedder: true})
+	for _, c := range []struct {
+		name, q, want string
+		off           func(*Ranking)
+	}{
+		// The code says httpcore more often than the manifest does.
+		{"release words", "bump httpcore to 1.0.5", "pyproject.toml", func(r *Ranking) { r.Packaging = 1 }},
+		{"docs words", "docs: describe timeouts of the client", "GUIDE.md", func(r *Ranking) { r.Docs = 1 }},
+		{"CI words", "CI: keep the pip cache", ".github/workflows/test.yml", func(r *Ranking) { r.CI = 1 }},
+		{"a commit of type test", "test: cover sending through the pool", "tests/test_client.py", func(r *Ranking) { r.TestType = 1 }},
+	} {
+		res := search(t, s, c.q, Options{PerFile: 1})
+		if got := rankOf(res.Hits, c.want); got != 1 {
+			t.Errorf("%s: %s at rank %d for %q: %v", c.name, c.want, got, c.q, paths(res.Hits))
+		}
+		off := DefaultRanking
+		c.off(&off)
+		res = search(t, s, c.q, Options{PerFile: 1, Ranking: &off})
+		if got := rankOf(res.Hits, c.want); got == 1 {
+			t.Errorf("%s: %s first without the prior: %v", c.name, c.want, paths(res.Hits))
+		}
+	}
+	// Without docs words, the code named by the task comes first.
+	res := search(t, s, "describe timeouts of the client", Options{PerFile: 1})
+	if got := rankOf(res.Hits, "fetcher/client.py"); got != 1 {
+		t.Errorf("fetcher/client.py at rank %d without docs words: %v", got, paths(res.Hits))
+	}
+}
+
+func TestHyphenatedNameReachesItsDirectory(t *testing.T) {
+	s := openS(t, packagingRepo(t), OpenOptions{NoEmbedder: true})
+	q := "remove certifi from the fetcher-plugins dependencies"
+	res := search(t, s, q, Options{PerFile: 1})
+	if a, b := rankOf(res.Hits, "fetcher-plugins/pyproject.toml"), rankOf(res.Hits, "pyproject.toml"); a == 0 || b != 0 && a > b {
+		t.Fatalf("fetcher-plugins/pyproject.toml at %d, pyproject.toml at %d: %v", a, b, paths(res.Hits))
+	}
+	off := DefaultRanking
+	off.Hyphenated = 1
+	res = search(t, s, q, Options{PerFile: 1, Ranking: &off})
+	if a, b := rankOf(res.Hits, "fetcher-plugins/pyproject.toml"), rankOf(res.Hits, "pyproject.toml"); b == 0 || a != 0 && a < b {
+		t.Fatalf("without the rule, fetcher-plugins/pyproject.toml (%d) still before pyproject.toml (%d): %v", a, b, paths(res.Hits))
+	}
+}
+
+func TestTaskAndPathKinds(t *testing.T) {
+	for _, c := range []struct {
+		q    string
+		want int
+	}{
+		{"deps: bump to globset 0.4.18", kindPackaging},
+		{"ignore-0.4.25", kindPackaging},
+		{"update dev dependencies", kindPackaging},
+		{"docs: add rovo", kindDocs},
+		{"Fix typo in the README", kindDocs},
+		{"fix wildcards not getting expanded in delta build (#946)", 0},
+		{"where is request routing done\nsee version 2.1 docs", 0}, // only the first line states a kind
+		{"fix(test): remove duplicate word", kindTests},
+		{"test(router): cover trailing slashes", kindTests},
+		{"CI: skip the slow job", kindCI},
+		{"feat(indexserver): keep deleted repos", 0},
+	} {
+		if got := taskKinds(c.q); got != c.want {
+			t.Errorf("taskKinds(%q) = %d, want %d", c.q, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		p, kind string
+		want    int
+	}{
+		{"crates/ignore/Cargo.toml", "toml", kindPackaging},
+		{"sinatra-contrib/Gemfile", "text", kindPackaging},
+		{"requirements/dev.txt", "text", kindPackaging},
+		{"src/requests/__version__.py", "code", kindPackaging},
+		{"CHANGES.rst", "rst", kindPackaging | kindDocs},
+		{"docs/api.md", "markdown", kindDocs},
+		{"mkdocs.yml", "yaml", kindDocs},
+		{"history/history.go", "code", 0},
+		{".github/workflows/test.yaml", "yaml", kindCI},
+		{".github/workflows/publish.yaml", "yaml", kindCI | kindPackaging},
+		{"test/res.append.js", "code", kindTests},
+		{"src/flask/app.py", "code", 0},
+	} {
+		if got := pathKinds(c.p, c.kind); got != c.want {
+			t.Errorf("pathKinds(%q) = %d, want %d", c.p, got, c.want)
+		}
+	}
+}
+
+func TestHyphenMentions(t *testing.T) {
+	got := hyphenMentions("CI: remove sinatra from `rack-protection` bundle; pass --no-deps to pre-commit, a-b")
+	want := []string{"rack-protection", "no-deps", "pre-commit"}
+	if len(got) != len(want) {
+		t.Fatalf("hyphenMentions = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("hyphenMentions = %v, want %v", got, want)
+		}
+	}
+	for p, want := range map[string]bool{
+		"rack-protection/Gemfile":                true,
+		"lib/rack-protection/base.rb":            true,
+		"ui-commits":                             false,
+		"docs/pre-commit":                        true,
+		"rack-protection-extra/Gemfile":          false,
+		"sinatra-contrib/lib/rack-protection.rb": false,
+	} {
+		if got := namedComponent(p, []string{"rack-protection", "pre-commit"}); got != want {
+			t.Errorf("namedComponent(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
