@@ -253,3 +253,57 @@ func TestHyphenMentions(t *testing.T) {
 		}
 	}
 }
+
+// TestNamedFileFirst: a task whose first line says every word of a file's
+// name ("fish shell completion") names that file: it comes before files
+// that say the task's words more often, and does not without the rule.
+func TestNamedFileFirst(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	r := testgit.New(t)
+	r.Write("command.go", `package cli
+
+// Command is a command line command. Shell completion functions complete
+// its arguments; their names must not contain characters a shell cannot use.
+type Command struct{ Name string }
+`)
+	r.Write("bash_completions.go", `package cli
+
+// GenBashCompletion writes the bash shell completion script: its
+// completion functions, one per command, named after the command.
+func GenBashCompletion(c Completion) string { return "complete -F " + ShellCompletionName(c) }
+`)
+	r.Write("fish_completions.go", `package cli
+
+// genFish writes the script for fish.
+func genFish(name string) string { return "function __" + name + "_perform" }
+`)
+	s := openS(t, withMemory(t, r), OpenOptions{NoEmbedder: true})
+	q := "functions in fish shell completion should not contain a dash\nThe generated file breaks."
+	res := search(t, s, q, Options{PerFile: 1})
+	if got := rankOf(res.Hits, "fish_completions.go"); got != 1 {
+		t.Fatalf("fish_completions.go at %d: %v", got, paths(res.Hits))
+	}
+	off := DefaultRanking
+	off.NamedFile = 1
+	res = search(t, s, q, Options{PerFile: 1, Ranking: &off})
+	if got := rankOf(res.Hits, "fish_completions.go"); got == 1 {
+		t.Fatalf("without the rule fish_completions.go is still first: %v", paths(res.Hits))
+	}
+}
+
+func TestFileNamed(t *testing.T) {
+	terms := firstLineTerms("Completions modify os.Args in fish shell\nbash is fine")
+	for p, want := range map[string]bool{
+		"completions.go":          true,
+		"cmd/fish_completions.go": true,
+		"bash_completions.go":     false, // bash is not on the first line
+		"zsh_completions.go":      false,
+		"args.go":                 true,
+		"os.go":                   false, // a name of two letters names nothing
+		"README.md":               false,
+	} {
+		if got := fileNamed(p, terms); got != want {
+			t.Errorf("fileNamed(%q) = %v, want %v", p, got, want)
+		}
+	}
+}

@@ -255,3 +255,39 @@ func namedComponent(p string, words []string) bool {
 	}
 	return false
 }
+
+// firstLineTerms are the analysed terms of a task's first line (a
+// commit's subject, an issue's title), as a set.
+func firstLineTerms(q string) map[string]bool {
+	first, _, _ := strings.Cut(q, "\n")
+	out := map[string]bool{}
+	for _, t := range index.QueryTerms(first) {
+		out[t.Text] = true
+	}
+	return out
+}
+
+// fileNamed reports whether every word of a file's name (without its
+// extension: "fish_completions.go" is fish and completions) is among
+// terms: a task whose first line says "fish shell completion" names
+// fish_completions.go as surely as one that spells it, and one that says
+// "completions" names completions.go but not bash_completions.go.
+func fileNamed(p string, terms map[string]bool) bool {
+	base := path.Base(p)
+	if i := strings.IndexByte(base, '.'); i > 0 {
+		base = base[:i]
+	}
+	ts := index.QueryTerms(base)
+	if len(ts) > 1 {
+		ts = ts[1:] // the analyser gives the whole name first, then its words
+	}
+	if len(ts) == 0 {
+		return false
+	}
+	for _, t := range ts {
+		if len(t.Text) < 3 || !terms[t.Text] {
+			return false
+		}
+	}
+	return true
+}
