@@ -28,11 +28,6 @@ import (
 // The records are those a `-M --numstat` walk makes, line counts aside:
 // the same change kinds, paths, renames, flags and weights.
 
-// rediffMax is the most commits one second git process diffs. The
-// differ takes whatever is waiting whenever it is free, so its diffs
-// overlap the walk and little is left for after it.
-const rediffMax = 64
-
 // walk lists the commits of opt (newest first, git's order) as records.
 // keep sees each commit as git lists it; an error from it ends the walk
 // there (that commit left out), and walk returns the commits before it

@@ -66,7 +66,7 @@ echo "server: $url"
 
 # paths to ask about, from memory itself
 read -r file dir < <(cd "$repo" && "$bin" recall --json -n 1 "parse HTTP request headers" 2>/dev/null |
-  python3 -c 'import json,sys,os; h=json.load(sys.stdin)[0]["path"]; print(h, os.path.dirname(h))')
+  python3 -c 'import json,sys,os; h=json.load(sys.stdin)["hits"][0]["path"]; print(h, os.path.dirname(h))')
 if [ "$writes" = 1 ]; then
   skill=$(mktemp "${TMPDIR:-/tmp}/SKILL.XXXXXX.md")
   printf -- '---\nname: bench-skill\ndescription: Run the benchmarks of this repository\n---\n\nRun make bench.\n' >"$skill"
