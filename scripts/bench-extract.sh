@@ -91,7 +91,11 @@ for i in $(seq 1 "$runs"); do
   before=$(git rev-parse refs/konteks)
   t0=$(now); "$bin" extract --quiet; t1=$(now)
   times+=("$(echo "($t1 - $t0)*1000" | bc -l)")
-  written+=("$(git rev-list --objects refs/konteks --not "$before" | git pack-objects -q --stdout | wc -c)")
+  # The objects the new memory has and the one before did not: memory's
+  # history is bounded, so the new commit replaces the one before instead
+  # of descending from it, and `--not $before` would exclude nothing.
+  written+=("$(comm -23 <(git rev-list --objects refs/konteks | cut -d' ' -f1 | sort) \
+    <(git rev-list --objects "$before" | cut -d' ' -f1 | sort) | git pack-objects -q --stdout | wc -c)")
 done
 sorted=$(printf '%s\n' "${times[@]}" | sort -n)
 median=$(echo "$sorted" | sed -n "$(( (runs+1)/2 ))p")
