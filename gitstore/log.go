@@ -112,42 +112,10 @@ func (r *Repo) Log(ctx context.Context, opt LogOptions, fn func(*LogCommit) erro
 			}
 		}
 	}
-	args := []string{
-		// Options that a user's config could change are set explicitly.
-		"-c", "log.showSignature=false", "-c", "core.quotePath=false",
-		"log", "--stdin", "-z", "--no-color", "--no-abbrev", "--no-abbrev-commit",
-		"--no-relative", "--no-ext-diff", "--no-textconv", "--no-mailmap",
-		"--root", "--diff-merges=off", "--raw",
-		"--format=%x1e%H%x00%P%x00%an%x00%ae%x00%at%x00%B%x00",
-	}
 	noBlobs := opt.TreesOnly || (r.IsPartialClone() && !opt.Counts)
-	switch {
-	case noBlobs:
-		args = append(args, "--no-renames")
-	case opt.RenamesOnly:
-		args = append(args, "-M")
-	default:
-		args = append(args, "-M", "--numstat")
-	}
-	if opt.NoWalk {
-		args = append(args, "--no-walk=unsorted")
-	} else if opt.MaxCount > 0 {
-		if opt.MaxCount <= opt.Skip {
-			return nil
-		}
-		args = append(args, "--max-count="+strconv.Itoa(opt.MaxCount-opt.Skip))
-	}
-	if opt.Skip > 0 && !opt.NoWalk {
-		args = append(args, "--skip="+strconv.Itoa(opt.Skip))
-	}
-	if len(opt.Paths) > 0 {
-		// Every commit listed (--full-history --sparse), its diff limited.
-		args = append(args, "--full-history", "--sparse", "--")
-		for _, p := range opt.Paths {
-			if p != "" {
-				args = append(args, ":(top,literal)"+p)
-			}
-		}
+	args, ok := logArgs(opt, noBlobs)
+	if !ok {
+		return nil
 	}
 	cmd := exec.CommandContext(ctx, r.gitCLI, args...)
 	ownGroup(cmd)
@@ -198,6 +166,48 @@ func (r *Repo) Log(ctx context.Context, opt LogOptions, fn func(*LogCommit) erro
 		return fn(last)
 	}
 	return nil
+}
+
+// logArgs is the git command line of a Log walk (its commits come on
+// stdin); false when the walk lists nothing.
+func logArgs(opt LogOptions, noBlobs bool) ([]string, bool) {
+	args := []string{
+		// Options that a user's config could change are set explicitly.
+		"-c", "log.showSignature=false", "-c", "core.quotePath=false",
+		"log", "--stdin", "-z", "--no-color", "--no-abbrev", "--no-abbrev-commit",
+		"--no-relative", "--no-ext-diff", "--no-textconv", "--no-mailmap",
+		"--root", "--diff-merges=off", "--raw",
+		"--format=%x1e%H%x00%P%x00%an%x00%ae%x00%at%x00%B%x00",
+	}
+	switch {
+	case noBlobs:
+		args = append(args, "--no-renames")
+	case opt.RenamesOnly:
+		args = append(args, "-M")
+	default:
+		args = append(args, "-M", "--numstat")
+	}
+	if opt.NoWalk {
+		args = append(args, "--no-walk=unsorted")
+	} else if opt.MaxCount > 0 {
+		if opt.MaxCount <= opt.Skip {
+			return nil, false
+		}
+		args = append(args, "--max-count="+strconv.Itoa(opt.MaxCount-opt.Skip))
+	}
+	if opt.Skip > 0 && !opt.NoWalk {
+		args = append(args, "--skip="+strconv.Itoa(opt.Skip))
+	}
+	if len(opt.Paths) > 0 {
+		// Every commit listed (--full-history --sparse), its diff limited.
+		args = append(args, "--full-history", "--sparse", "--")
+		for _, p := range opt.Paths {
+			if p != "" {
+				args = append(args, ":(top,literal)"+p)
+			}
+		}
+	}
+	return args, true
 }
 
 // shallowCommits reads the boundary commits of a shallow clone.
@@ -267,38 +277,60 @@ func (r *Repo) CountLog(ctx context.Context, opt LogOptions) (int, error) {
 // entries ("added\tdeleted\tpath\0" or, for a rename,
 // "added\tdeleted\t\0old\0new\0"), in the same path order.
 func parseLog(br *bufio.Reader, shallow map[Hash]bool, noCounts bool, fn func(*LogCommit) error) error {
-	next := func() (string, error) {
-		s, err := br.ReadString(0)
-		if err != nil {
-			if err == io.EOF && s != "" {
-				return s, nil
+	// next returns the next field, without its NUL; it stays valid until
+	// the next call (a slice of br's buffer, or of long for a field
+	// longer than the buffer). Most fields are parsed where they lie;
+	// only names, paths and messages become strings.
+	var long []byte
+	next := func() ([]byte, error) {
+		b, err := br.ReadSlice(0)
+		if err == bufio.ErrBufferFull {
+			long = append(long[:0], b...)
+			for err == bufio.ErrBufferFull {
+				b, err = br.ReadSlice(0)
+				long = append(long, b...)
 			}
-			return s, err
+			b = long
 		}
-		return s[:len(s)-1], nil
+		if err != nil {
+			if err == io.EOF && len(b) > 0 {
+				return b, nil
+			}
+			return b, err
+		}
+		return b[:len(b)-1], nil
+	}
+	nextString := func() (string, error) {
+		b, err := next()
+		return string(b), err
 	}
 	tok, err := next()
 	for err == nil {
-		tok = strings.TrimLeft(tok, "\n")
-		if !strings.HasPrefix(tok, "\x1e") {
+		tok = bytes.TrimLeft(tok, "\n")
+		if len(tok) == 0 || tok[0] != '\x1e' {
 			return fmt.Errorf("git log: unexpected output %.40q", tok)
 		}
-		var f [6]string
-		f[0] = tok[1:]
-		for i := 1; i < 6 && err == nil; i++ {
-			f[i], err = next()
+		c := &LogCommit{Hash: parseHash(tok[1:])}
+		if c.Hash.IsZero() {
+			return fmt.Errorf("git log: bad commit id %.40q", tok[1:])
+		}
+		var f []byte
+		if f, err = next(); err == nil {
+			for _, p := range bytes.Fields(f) {
+				c.Parents = append(c.Parents, parseHash(p))
+			}
+			if c.AuthorName, err = nextString(); err == nil {
+				if c.AuthorEmail, err = nextString(); err == nil {
+					if f, err = next(); err == nil {
+						c.AuthorTime = atoi(f)
+						c.Message, err = nextString()
+					}
+				}
+			}
 		}
 		if err != nil {
 			return fmt.Errorf("git log: truncated output: %v", err)
 		}
-		c := &LogCommit{Hash: ParseHash(f[0]), AuthorName: f[2], AuthorEmail: f[3], Message: f[5]}
-		if c.Hash.IsZero() {
-			return fmt.Errorf("git log: bad commit id %.40q", f[0])
-		}
-		for _, p := range strings.Fields(f[1]) {
-			c.Parents = append(c.Parents, ParseHash(p))
-		}
-		c.AuthorTime, _ = strconv.ParseInt(f[4], 10, 64)
 		c.Shallow = shallow[c.Hash]
 		// The diff: raw entries, then numstat entries, until the next commit.
 		var raw []LogChange
@@ -308,16 +340,17 @@ func parseLog(br *bufio.Reader, shallow map[Hash]bool, noCounts bool, fn func(*L
 			if err != nil {
 				break
 			}
-			t := strings.TrimLeft(tok, "\n")
-			if t == "" {
+			t := bytes.TrimLeft(tok, "\n")
+			if len(t) == 0 {
 				continue
 			}
 			if t[0] == '\x1e' {
+				tok = t
 				break
 			}
 			if t[0] == ':' {
 				// ":100644 100644 <old> <new> R066"
-				sp := strings.LastIndexByte(t, ' ')
+				sp := bytes.LastIndexByte(t, ' ')
 				if sp < 0 || sp+1 >= len(t) {
 					return fmt.Errorf("git log: bad raw entry %.60q", t)
 				}
@@ -325,18 +358,16 @@ func parseLog(br *bufio.Reader, shallow map[Hash]bool, noCounts bool, fn func(*L
 				if noCounts {
 					ch.Added, ch.Deleted = LinesUnknown, LinesUnknown
 				}
-				if f := strings.Fields(t[1:sp]); len(f) == 4 {
-					om, _ := strconv.ParseUint(f[0], 8, 32)
-					nm, _ := strconv.ParseUint(f[1], 8, 32)
-					ch.OldMode, ch.NewMode = uint32(om), uint32(nm)
-					ch.OldID, ch.NewID = ParseHash(f[2]), ParseHash(f[3])
+				if f := bytes.Fields(t[1:sp]); len(f) == 4 {
+					ch.OldMode, ch.NewMode = octal(f[0]), octal(f[1])
+					ch.OldID, ch.NewID = parseHash(f[2]), parseHash(f[3])
 				}
-				p, err2 := next()
+				p, err2 := nextString()
 				if err2 != nil {
 					return fmt.Errorf("git log: truncated raw entry")
 				}
 				if ch.Kind == 'R' || ch.Kind == 'C' {
-					np, err2 := next()
+					np, err2 := nextString()
 					if err2 != nil {
 						return fmt.Errorf("git log: truncated rename entry")
 					}
@@ -347,11 +378,12 @@ func parseLog(br *bufio.Reader, shallow map[Hash]bool, noCounts bool, fn func(*L
 				continue
 			}
 			// numstat: "a\td\tpath" or "a\td\t" followed by old and new.
-			parts := strings.SplitN(t, "\t", 3)
+			parts := bytes.SplitN(t, []byte("\t"), 3)
 			if len(parts) != 3 {
 				return fmt.Errorf("git log: bad numstat entry %.60q", t)
 			}
-			if parts[2] == "" {
+			added, deleted := count(parts[0]), count(parts[1])
+			if len(parts[2]) == 0 {
 				if _, err2 := next(); err2 != nil {
 					return fmt.Errorf("git log: truncated numstat entry")
 				}
@@ -360,8 +392,8 @@ func parseLog(br *bufio.Reader, shallow map[Hash]bool, noCounts bool, fn func(*L
 				}
 			}
 			if nstat < len(raw) {
-				raw[nstat].Added = count(parts[0])
-				raw[nstat].Deleted = count(parts[1])
+				raw[nstat].Added = added
+				raw[nstat].Deleted = deleted
 			}
 			nstat++
 		}
@@ -378,15 +410,41 @@ func parseLog(br *bufio.Reader, shallow map[Hash]bool, noCounts bool, fn func(*L
 	return err
 }
 
-func count(s string) int {
-	if s == "-" {
-		return -1
+// count reads a --numstat count: "-" for a binary file, 0 for what is
+// not a count.
+func count(b []byte) int {
+	if len(b) == 1 && b[0] == '-' {
+		return LinesBinary
 	}
-	n, err := strconv.Atoi(s)
+	n, err := strconv.Atoi(string(b))
 	if err != nil {
 		return 0
 	}
 	return n
+}
+
+// atoi reads a decimal number (git's %at), 0 for anything else.
+func atoi(b []byte) int64 {
+	n, err := strconv.ParseInt(string(b), 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// octal reads a raw entry's mode, 0 for anything else.
+func octal(b []byte) uint32 {
+	var m uint32
+	if len(b) == 0 || len(b) > 7 {
+		return 0
+	}
+	for _, c := range b {
+		if c < '0' || c > '7' {
+			return 0
+		}
+		m = m<<3 | uint32(c-'0')
+	}
+	return m
 }
 
 // BlameLine is the commit that last changed a line, as `git blame` sees it.

@@ -39,11 +39,34 @@ type Hash = plumbing.Hash
 var ZeroHash = plumbing.ZeroHash
 
 // ParseHash parses a full hex object id; anything else gives the zero hash.
-func ParseHash(s string) Hash {
-	if len(s) != 40 || strings.Trim(s, "0123456789abcdef") != "" {
+func ParseHash(s string) Hash { return parseHash(s) }
+
+func parseHash[T string | []byte](s T) Hash {
+	var h Hash
+	if len(s) != 2*len(h) {
 		return ZeroHash
 	}
-	return plumbing.NewHash(s)
+	for i := range h {
+		hi, ok1 := unhex(s[2*i])
+		lo, ok2 := unhex(s[2*i+1])
+		if !ok1 || !ok2 {
+			return ZeroHash
+		}
+		h[i] = hi<<4 | lo
+	}
+	return h
+}
+
+// unhex is the value of a lower-case hexadecimal digit (git prints ids
+// in lower case; an upper-case one is not an id Log or ParseHash reads).
+func unhex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	}
+	return 0, false
 }
 
 // ErrNotRepository is returned when no git repository is found.

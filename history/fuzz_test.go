@@ -1,6 +1,7 @@
 package history
 
 import (
+	"bytes"
 	"errors"
 	"testing"
 
@@ -46,6 +47,22 @@ func FuzzDecodeCommits(f *testing.F) {
 			if err := cs[i].validate(); err != nil {
 				t.Fatalf("decoded commit %d does not validate: %v", i, err)
 			}
+		}
+	})
+}
+
+// FuzzAppendCommit: the hand-written encoder writes what encoding/json
+// writes, for any strings.
+func FuzzAppendCommit(f *testing.F) {
+	f.Add("0123456789abcdef0123456789abcdef01234567", "A <a@b>", "Fix \"x\"\n\nbody\t\\", "p/\xff", int64(5), 0.5)
+	f.Fuzz(func(t *testing.T, h, a, s, p string, tm int64, w float64) {
+		if w != w || w > 1e300 || w < -1e300 {
+			return // not a weight; encoding/json refuses NaN and infinities
+		}
+		c := Commit{Hash: h, Parents: []string{h, a}, Author: a, Email: s, Time: tm, Subject: s, Body: a + s,
+			Changes: []Change{{Path: p, Old: s, Kind: a, Add: int(tm % 7), Del: -2}}, Files: int(tm % 3), Flags: []string{p}, Weight: w}
+		if got, want := appendCommit(nil, &c), jsonLine(t, &c); !bytes.Equal(got, want) {
+			t.Fatalf("got %q\nwant %q", got, want)
 		}
 	})
 }

@@ -11,6 +11,7 @@
 package history
 
 import (
+	"bytes"
 	"regexp"
 	"strings"
 	"sync"
@@ -203,11 +204,46 @@ var (
 // (formatRe), after a conventional-commit type or scope.
 func saysFormat(subj string) bool {
 	s := strings.TrimSpace(subj)
+	if !mayFormat(s) {
+		return false
+	}
 	if formatRe.MatchString(s) {
 		return true
 	}
 	if loc := formatPrefix.FindStringIndex(s); loc != nil && loc[1] < len(s) {
 		return formatRe.MatchString(strings.TrimSpace(s[loc[1]:]))
+	}
+	return false
+}
+
+// formatWords are the words one of which every subject formatRe matches
+// contains (each alternative of formatRe holds one).
+var formatWords = []string{"style", "fmt", "format", "gofumpt", "goimports", "prettier", "black", "isort", "autopep8", "yapf", "standardrb", "rubocop", "eslint", "indent", "whitespace", "white space", "trailing", "lint"}
+
+// mayFormat reports whether s may match formatRe: it holds one of
+// formatWords, in any case. Most subjects hold none, and this is far
+// cheaper than the regular expression. A subject with bytes beyond ASCII
+// (which case folding may map onto ASCII letters) always may.
+func mayFormat(s string) bool {
+	var buf [256]byte
+	if len(s) > len(buf) {
+		return true
+	}
+	low := buf[:len(s)]
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			return true
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		low[i] = c
+	}
+	for _, w := range formatWords {
+		if bytes.Contains(low, []byte(w)) {
+			return true
+		}
 	}
 	return false
 }
@@ -287,13 +323,15 @@ func isTrailer(k string) bool {
 // clean bounds s to n bytes of valid UTF-8 without control characters
 // other than newline and tab.
 func clean(s string, n int) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	s = strings.Map(func(r rune) rune {
-		if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f {
-			return -1
-		}
-		return r
-	}, s)
+	if !cleanText(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+		s = strings.Map(func(r rune) rune {
+			if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f {
+				return -1
+			}
+			return r
+		}, s)
+	}
 	if len(s) > n {
 		cut := n
 		for cut > 0 && !utf8.RuneStart(s[cut]) {
@@ -302,6 +340,22 @@ func clean(s string, n int) string {
 		s = s[:cut]
 	}
 	return s
+}
+
+// cleanText reports whether clean would keep every byte of s: valid UTF-8
+// without control characters other than newline and tab (nearly every
+// name and message, which then need no copy).
+func cleanText(s string) bool {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		switch b := s[i]; {
+		case b >= 0x80:
+			ascii = false
+		case (b < 0x20 && b != '\n' && b != '\t') || b == 0x7f:
+			return false
+		}
+	}
+	return ascii || utf8.ValidString(s)
 }
 
 func validPath(p string) bool {

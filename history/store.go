@@ -518,27 +518,26 @@ func encodePieces(pieces [][]Commit) ([][]byte, error) {
 
 // encodeCommit is the JSON line of c, as encodeCommits writes it.
 func encodeCommit(c *Commit) ([]byte, error) {
-	var buf bytes.Buffer
-	e := json.NewEncoder(&buf)
-	e.SetEscapeHTML(false)
-	if err := e.Encode(c); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return appendCommit(make([]byte, 0, 256+len(c.Subject)+len(c.Body)+64*len(c.Changes)), c), nil
 }
 
 func encodeCommits(cs []Commit) ([]byte, error) {
-	var buf bytes.Buffer
-	e := json.NewEncoder(&buf)
-	e.SetEscapeHTML(false)
+	size := 0
 	for i := range cs {
-		if cs[i].enc != nil {
-			buf.Write(cs[i].enc)
-		} else if err := e.Encode(&cs[i]); err != nil {
-			return nil, err
+		size += len(cs[i].enc)
+		if cs[i].enc == nil {
+			size += 512
 		}
 	}
-	return memory.Compress(buf.Bytes()), nil
+	buf := make([]byte, 0, size)
+	for i := range cs {
+		if cs[i].enc != nil {
+			buf = append(buf, cs[i].enc...)
+		} else {
+			buf = appendCommit(buf, &cs[i])
+		}
+	}
+	return memory.Compress(buf), nil
 }
 
 func corrupt(format string, a ...any) error {
