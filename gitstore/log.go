@@ -123,13 +123,11 @@ func (r *Repo) Log(ctx context.Context, opt LogOptions, fn func(*LogCommit) erro
 	cmd.Stdin = &stdin
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
-	out, err := cmd.StdoutPipe()
+	out, err := startPiped(cmd)
 	if err != nil {
 		return err
 	}
-	if err := cmd.Start(); err != nil {
-		return err
-	}
+	defer out.Close()
 	shallow := r.shallowCommits()
 	// The last commit is held back until git exits cleanly: when git dies
 	// in a commit's diff, what it printed of that commit is incomplete.

@@ -3,10 +3,14 @@ package gitstore
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"fmt"
+	"io"
 	"os/exec"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/konteks/git-konteks/internal/testgit"
 )
@@ -113,4 +117,72 @@ func TestParseLogFieldsLongerThanItsBuffer(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestStartPipedReadsAll: what git prints through startPiped's pipe
+// (bigger than the pipe, read with and without naps) arrives whole and
+// in order; a command killed mid-way ends the reading instead of
+// leaving it blocked.
+func TestStartPipedReadsAll(t *testing.T) {
+	r := testgit.New(t)
+	var big strings.Builder
+	for i := 0; big.Len() < 3<<20; i++ {
+		fmt.Fprintf(&big, "line %d of a file bigger than the pipe\n", i)
+	}
+	r.Write("big.txt", big.String())
+	r.Commit("big")
+	for _, chunk := range []int{1 << 10, 64 << 10, 4 << 20} {
+		cmd := exec.Command("git", "cat-file", "blob", "HEAD:big.txt")
+		cmd.Dir, cmd.Env = r.Dir, testgit.Env()
+		out, err := startPiped(cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		buf := make([]byte, chunk)
+		for {
+			n, err := out.Read(buf)
+			got.Write(buf[:n])
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := cmd.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		out.Close()
+		if got.String() != big.String() {
+			t.Fatalf("reads of %d: %d bytes, want %d", chunk, got.Len(), big.Len())
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, "git", "cat-file", "--batch")
+	cmd.Dir, cmd.Env = r.Dir, testgit.Env()
+	pr, pw := io.Pipe() // git waits for requests on it, printing nothing
+	cmd.Stdin = pr
+	out, err := startPiped(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(io.Discard, out)
+		done <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("reading a killed command: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("reading a killed command blocks")
+	}
+	pw.Close()
+	_ = cmd.Wait()
+	out.Close()
 }
