@@ -35,7 +35,7 @@ const (
 	FlagFormat  = "format"  // formatting only (by message and line counts)
 	FlagRevert  = "revert"  // reverts an earlier commit
 	FlagShallow = "shallow" // boundary of a shallow clone: parents absent, no paths
-	FlagSecret  = "secret"  // the message held a credential and was withheld
+	FlagSecret  = "secret"  // the message, or the author, held a credential and was withheld
 )
 
 // Limits of one record.
@@ -45,6 +45,9 @@ const (
 	MaxChanges = 1000 // paths kept per commit (Files holds the true count)
 	MassFiles  = 100  // a commit changing more files than this is a mass change
 	withheld   = "[message withheld: it looks like it holds a credential]"
+	// withheldAuthor stands for an author name or email that looks like
+	// it holds a credential.
+	withheldAuthor = "[author withheld]"
 )
 
 // Commit is the record of one commit.
@@ -120,13 +123,21 @@ func FromLog(lc *gitstore.LogCommit) Commit {
 		Email:  clean(lc.AuthorEmail, 200),
 		Time:   lc.AuthorTime,
 	}
+	if authorSecret(lc.AuthorName, lc.AuthorEmail) {
+		// A credential pasted into user.name or user.email would reach
+		// every clone with the memory, as one in a message would.
+		c.Author, c.Email = withheldAuthor, ""
+		c.Flags = append(c.Flags, FlagSecret)
+	}
 	for _, p := range lc.Parents {
 		c.Parents = append(c.Parents, p.String())
 	}
 	msg := strings.ReplaceAll(lc.Message, "\r\n", "\n")
 	if secret.Contains([]byte(msg)) {
 		c.Subject = withheld
-		c.Flags = append(c.Flags, FlagSecret)
+		if !c.Has(FlagSecret) {
+			c.Flags = append(c.Flags, FlagSecret)
+		}
 	} else {
 		subj, body, _ := strings.Cut(strings.TrimSpace(msg), "\n")
 		c.Subject = clean(strings.TrimSpace(subj), MaxSubject)
@@ -246,6 +257,32 @@ func mayFormat(s string) bool {
 		}
 	}
 	return false
+}
+
+var (
+	authorMu    sync.Mutex
+	authorCache = map[string]bool{}
+)
+
+// authorSecret reports whether an author's name or email holds what the
+// secret detector takes for a credential, remembering the answer (a
+// history has far fewer authors than commits).
+func authorSecret(name, email string) bool {
+	k := name + "\x00" + email
+	authorMu.Lock()
+	b, ok := authorCache[k]
+	authorMu.Unlock()
+	if ok {
+		return b
+	}
+	b = secret.Contains([]byte(k))
+	authorMu.Lock()
+	if len(authorCache) > 1<<14 {
+		clear(authorCache)
+	}
+	authorCache[k] = b
+	authorMu.Unlock()
+	return b
 }
 
 var (

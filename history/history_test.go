@@ -160,10 +160,11 @@ func TestRecords(t *testing.T) {
 		t.Fatalf("merge: %+v", c)
 	}
 	for _, c := range h.Commits {
-		if strings.Contains(c.Subject+c.Body, "ghp_") {
-			t.Fatalf("a token reached memory: %q", c.Subject)
+		if strings.Contains(c.Subject+c.Body+c.Author+c.Email, "ghp_") {
+			t.Fatalf("a token reached memory: %q by %q <%s>", c.Subject, c.Author, c.Email)
 		}
 	}
+
 	if c := by[withheld]; c == nil || !c.Has(FlagSecret) {
 		t.Fatal("the message with a token was not withheld")
 	}
@@ -702,5 +703,48 @@ func TestRenameBeforeAMissingBlob(t *testing.T) {
 	c, _ := h.ByHash(r.Git("rev-parse", "HEAD"))
 	if c == nil || len(c.Changes) != 1 || c.Changes[0].Kind != "R" || c.Changes[0].Old != "first.go" {
 		t.Fatalf("the rename before the damaged commit is lost: %+v", c)
+	}
+}
+
+// TestAuthorWithCredentialWithheld: a token pasted into user.name or
+// user.email does not reach the memory every clone fetches; the commit
+// keeps its message, changes and flag.
+func TestAuthorWithCredentialWithheld(t *testing.T) {
+	isolate(t)
+	r := testgit.New(t)
+	r.Write("a.go", "package a\n")
+	r.Commit("An ordinary commit")
+	r.Write("b.go", "package a\n")
+	r.Git("add", "-A")
+	tok := "ghp_" + strings.Repeat("B2c3", 9)
+	r.Git("commit", "-q", "-m", "Add b", "--author", tok+" <dev@example.invalid>")
+	r.Write("c.go", "package a\n")
+	r.Git("add", "-A")
+	r.Git("commit", "-q", "-m", "Add c", "--author", "Dev <"+tok+"@example.invalid>")
+	repo, err := gitstore.Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, _ := update(t, repo, gitstore.ZeroHash, "HEAD", defaults)
+	h, err := Load(repo, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withheldN := 0
+	for _, c := range h.Commits {
+		if strings.Contains(c.Author+c.Email+c.Subject, "ghp_") {
+			t.Fatalf("a token reached memory: %+v", c)
+		}
+		if c.Author == withheldAuthor {
+			withheldN++
+			if c.Email != "" || !c.Has(FlagSecret) || len(c.Changes) != 1 || !strings.HasPrefix(c.Subject, "Add ") {
+				t.Fatalf("withheld author: %+v", c)
+			}
+		} else if c.Has(FlagSecret) {
+			t.Fatalf("flagged without cause: %+v", c)
+		}
+	}
+	if withheldN != 2 {
+		t.Fatalf("%d authors withheld, want 2", withheldN)
 	}
 }
