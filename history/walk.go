@@ -90,7 +90,10 @@ type differ struct {
 	ctx             context.Context
 	repo            *gitstore.Repo
 	renames, counts *gitstore.DiffStream
-	mu              sync.Mutex
+	// noStream is set when a stream could not start: the commits go
+	// straight to wait's rediff instead of starting git once each.
+	noStream [2]bool
+	mu       sync.Mutex
 	// pending are the commits handed over and not yet diffed, each with
 	// whether it wants line counts.
 	pending map[gitstore.Hash]pendingDiff
@@ -110,18 +113,22 @@ func newDiffer(ctx context.Context, repo *gitstore.Repo) *differ {
 // add hands lc over to be diffed again, with line counts when counts is
 // set.
 func (d *differ) add(lc *gitstore.LogCommit, counts bool) {
-	s := &d.renames
+	s, kind := &d.renames, 0
 	if counts {
-		s = &d.counts
+		s, kind = &d.counts, 1
 	}
 	d.mu.Lock()
 	d.pending[lc.Hash] = pendingDiff{lc, counts, d.handed}
 	d.handed++
 	d.mu.Unlock()
 	if *s == nil {
+		if d.noStream[kind] {
+			return // lc stays pending, and wait diffs it
+		}
 		st, err := d.repo.StartDiff(d.ctx, counts, d.got)
 		if err != nil {
-			return // lc stays pending, and wait diffs it
+			d.noStream[kind] = true
+			return
 		}
 		*s = st
 	}
