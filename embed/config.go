@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -52,12 +53,32 @@ func ReadConfig(gitDir string) (Config, error) {
 		}
 		return c, fmt.Errorf("read konteks.embed config: %w", err)
 	}
+	vals := map[string]string{}
 	for _, kv := range bytes.Split(out, []byte{0}) {
 		if len(kv) == 0 {
 			continue
 		}
 		k, v, _ := strings.Cut(string(kv), "\n")
-		if err := c.set(strings.TrimPrefix(strings.ToLower(k), "konteks.embed."), strings.TrimSpace(v)); err != nil {
+		vals[strings.ToLower(k)] = v // the last value of a key wins
+	}
+	return ConfigFrom(vals)
+}
+
+// ConfigFrom makes the Config of konteks.embed.* values already read
+// (keys in lower case, as gitstore.Repo.ConfigValues gives them).
+func ConfigFrom(vals map[string]string) (Config, error) {
+	var c Config
+	keys := make([]string, 0, len(vals))
+	for k := range vals {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // the first error is the same every time
+	for _, k := range keys {
+		name, ok := strings.CutPrefix(k, "konteks.embed.")
+		if !ok {
+			continue
+		}
+		if err := c.set(name, strings.TrimSpace(vals[k])); err != nil {
 			return c, err
 		}
 	}
@@ -144,6 +165,16 @@ func New(c Config) (Embedder, error) {
 // (the local embedder when nothing is configured; nil when turned off).
 func Configured(gitDir string) (Embedder, error) {
 	c, err := ReadConfig(gitDir)
+	if err != nil {
+		return nil, err
+	}
+	return New(c)
+}
+
+// ConfiguredFrom is Configured for konteks.embed.* values already read
+// (ConfigFrom).
+func ConfiguredFrom(vals map[string]string) (Embedder, error) {
+	c, err := ConfigFrom(vals)
 	if err != nil {
 		return nil, err
 	}

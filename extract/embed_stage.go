@@ -43,7 +43,7 @@ import (
 // vectors it has and marks the model incomplete; recall falls back to
 // lexical search for sections without vectors.
 func (r *run) embedStage() error {
-	e, err := r.emb.get(r.repo.GitDir)
+	e, err := r.emb.get(r.repo)
 	if err != nil {
 		return err
 	}
@@ -359,7 +359,7 @@ type embedder struct {
 	err  error
 }
 
-func (m *embedder) get(gitDir string) (embed.Embedder, error) {
-	m.once.Do(func() { m.e, m.err = embed.Configured(gitDir) })
+func (m *embedder) get(repo *gitstore.Repo) (embed.Embedder, error) {
+	m.once.Do(func() { m.e, m.err = embed.ConfiguredFrom(repo.ConfigValues("konteks.embed.")) })
 	return m.e, m.err
 }

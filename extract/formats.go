@@ -1,10 +1,7 @@
 package extract
 
 import (
-	"bytes"
 	"errors"
-	"os"
-	"os/exec"
 	"path"
 	"strconv"
 	"strings"
@@ -17,6 +14,7 @@ import (
 	"github.com/konteks/git-konteks/extract/section/notebook"
 	"github.com/konteks/git-konteks/extract/section/pdf"
 	"github.com/konteks/git-konteks/extract/section/text"
+	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/manifest"
 	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/secret"
@@ -127,32 +125,21 @@ type formatCaps struct {
 	pdf, media int64
 }
 
-func (c *formatCaps) load(gitDir string) {
+func (c *formatCaps) load(repo *gitstore.Repo) {
 	c.once.Do(func() {
 		c.pdf, c.media = defaultPDFMax, defaultMediaMax
-		git, err := exec.LookPath("git")
-		if err != nil || gitDir == "" {
-			return
-		}
-		cmd := exec.Command(git, "config", "-z", "--get-regexp", `^konteks\.(pdf|media)\.maxsize$`)
-		cmd.Env = append(os.Environ(), "GIT_DIR="+gitDir)
-		out, err := cmd.Output()
-		if err != nil {
-			return // exit 1: nothing set
-		}
-		for _, kv := range bytes.Split(out, []byte{0}) {
-			k, v, ok := strings.Cut(string(kv), "\n")
-			if !ok {
+		for _, k := range []string{"konteks.pdf.maxsize", "konteks.media.maxsize"} {
+			v := repo.ConfigValue(k)
+			if v == "" {
 				continue
 			}
 			n, err := parseSize(v)
 			if err != nil {
 				continue
 			}
-			switch strings.ToLower(k) {
-			case "konteks.pdf.maxsize":
+			if k == "konteks.pdf.maxsize" {
 				c.pdf = n
-			case "konteks.media.maxsize":
+			} else {
 				c.media = n
 			}
 		}
@@ -183,7 +170,7 @@ func parseSize(s string) (int64, error) {
 // linguist-generated attribute, and the credential scan of the raw bytes. The text found in
 // them is scanned again once sectioned (extractedSecret).
 func (g *Gate) formatContent(p string, data []byte) string {
-	g.caps.load(g.repo.GitDir)
+	g.caps.load(g.repo)
 	limit := g.caps.media
 	if strings.EqualFold(path.Ext(p), ".pdf") {
 		limit = g.caps.pdf

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -517,26 +516,4 @@ func (r *Repo) Blame(ctx context.Context, rev Hash, path string, start, end int,
 		}
 	}
 	return lines, sc.Err()
-}
-
-// ConfigValues reads every git config value whose key starts with prefix
-// (one `git config --get-regexp` process), keys lowercased as git reports
-// them; the last value of a key wins. Empty without the git command.
-func (r *Repo) ConfigValues(prefix string) map[string]string {
-	out := map[string]string{}
-	if r.gitCLI == "" {
-		return out
-	}
-	b, err := r.runGit(nil, "config", "--get-regexp", "^"+regexp.QuoteMeta(prefix))
-	if err != nil {
-		return out // exit status 1: nothing set
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if l == "" {
-			continue
-		}
-		k, v, _ := strings.Cut(l, " ")
-		out[strings.ToLower(k)] = v
-	}
-	return out
 }

@@ -3,7 +3,9 @@
 package gitstore
 
 import (
+	"os"
 	"os/exec"
+	"strconv"
 	"syscall"
 )
 
@@ -16,4 +18,13 @@ import (
 // group, where it can ask for a password on /dev/tty.
 func ownGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+}
+
+// fileID names the file fi describes (device and inode): a file replaced
+// by rename, as git replaces its config, has another.
+func fileID(fi os.FileInfo) string {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return strconv.FormatUint(uint64(st.Dev), 10) + ":" + strconv.FormatUint(uint64(st.Ino), 10)
+	}
+	return ""
 }

@@ -91,6 +91,8 @@ type Repo struct {
 
 	signerRead bool    // commitSigner has read the signing config
 	signer     *signer // nil: memory commits are not signed (sign.go)
+
+	cfg configCache // config.go
 }
 
 // Open finds the repository containing dir (or named by $GIT_DIR) and opens it.
@@ -617,6 +619,9 @@ func (r *Repo) runGit(stdin []byte, args ...string) ([]byte, error) {
 	if r.gitCLI == "" {
 		return nil, errors.New("git command not found")
 	}
+	if len(args) > 0 && args[0] == "config" {
+		r.cfg.drop() // it may write: the next read takes a new snapshot
+	}
 	cmd := exec.Command(r.gitCLI, args...)
 	// KONTEKS_INTERNAL tells our hooks that git konteks itself moved a ref
 	// (a fetch, a push, a ref update): the command handles what follows,
@@ -681,26 +686,4 @@ func (r *Repo) UnsetConfig(key string) error {
 		return nil // git: the key was not set
 	}
 	return err
-}
-
-// ConfigValue reads one git config value (all config levels, as git
-// resolves them); "" when unset.
-func (r *Repo) ConfigValue(key string) string {
-	if r.gitCLI != "" {
-		out, err := r.runGit(nil, "config", "--get", key)
-		if err != nil {
-			return ""
-		}
-		return strings.TrimSpace(string(out))
-	}
-	cfg, err := r.storage.Config()
-	if err != nil {
-		return ""
-	}
-	i := strings.IndexByte(key, '.')
-	j := strings.LastIndexByte(key, '.')
-	if i < 0 || j <= i {
-		return cfg.Raw.Section(key[:max(i, 0)]).Option(key[i+1:])
-	}
-	return cfg.Raw.Section(key[:i]).Subsection(key[i+1 : j]).Option(key[j+1:])
 }

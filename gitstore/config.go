@@ -1,0 +1,168 @@
+package gitstore
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Reading git config costs a git process per question, and a one-file
+// extraction asks about ten (providers, embedding, history bounds,
+// signing): tens of milliseconds of a run that should take a few. The
+// whole config is read once instead, with one `git config --list`
+// (every level, includes resolved, as git itself resolves them), and
+// answers come from that snapshot while nothing it was read from changed:
+// the config files git reads (their size, time and inode), and the
+// environment that chooses them or adds values (GIT_CONFIG_*, HOME,
+// XDG_CONFIG_HOME). A file reached only through an include is not
+// watched; the snapshot is read anew after configTTL in any case, so a
+// long-lived process (the MCP server) sees such a change within a second.
+// A config write made through the Repo drops the snapshot.
+const configTTL = time.Second
+
+type configCache struct {
+	mu   sync.Mutex
+	at   time.Time
+	from string   // configSource when the snapshot was read
+	keys []string // canonical keys, in git's order (the last value wins)
+	vals []string
+}
+
+func (c *configCache) drop() {
+	c.mu.Lock()
+	c.at = time.Time{}
+	c.keys, c.vals = nil, nil
+	c.mu.Unlock()
+}
+
+// configSource describes what git's config comes from: the environment
+// that bears on it and the state of each file it reads by default.
+func (r *Repo) configSource() string {
+	var b strings.Builder
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "GIT_CONFIG") || k == "HOME" || k == "XDG_CONFIG_HOME" {
+			b.WriteString(kv)
+			b.WriteByte(0)
+		}
+	}
+	files := []string{filepath.Join(r.CommonDir, "config"), filepath.Join(r.CommonDir, "config.worktree"), filepath.Join(r.GitDir, "config.worktree")}
+	if g, ok := os.LookupEnv("GIT_CONFIG_GLOBAL"); ok {
+		files = append(files, g)
+	} else {
+		home, _ := os.UserHomeDir()
+		xdg := os.Getenv("XDG_CONFIG_HOME")
+		if xdg == "" {
+			xdg = filepath.Join(home, ".config")
+		}
+		files = append(files, filepath.Join(home, ".gitconfig"), filepath.Join(xdg, "git", "config"))
+	}
+	if os.Getenv("GIT_CONFIG_NOSYSTEM") == "" {
+		if sys, ok := os.LookupEnv("GIT_CONFIG_SYSTEM"); ok {
+			files = append(files, sys)
+		} else {
+			files = append(files, "/etc/gitconfig")
+		}
+	}
+	for _, f := range files {
+		b.WriteString(f)
+		if fi, err := os.Stat(f); err == nil {
+			fmt.Fprintf(&b, " %d %d %s", fi.Size(), fi.ModTime().UnixNano(), fileID(fi))
+		}
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+// snapshot returns the config's keys and values, read anew when the
+// snapshot is older than configTTL. A config git cannot read gives none,
+// as `git config --get` would give nothing.
+func (r *Repo) configSnapshot() (keys, vals []string) {
+	c := &r.cfg
+	from := r.configSource()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.at.IsZero() && time.Since(c.at) < configTTL && c.from == from {
+		return c.keys, c.vals
+	}
+	c.from = from
+	cmd := exec.Command(r.gitCLI, "config", "-z", "--list")
+	cmd.Env = append(os.Environ(), "GIT_DIR="+r.GitDir)
+	out, err := cmd.Output()
+	c.keys, c.vals = nil, nil
+	if err == nil {
+		for _, kv := range bytes.Split(out, []byte{0}) {
+			if len(kv) == 0 {
+				continue
+			}
+			k, v, _ := strings.Cut(string(kv), "\n")
+			c.keys = append(c.keys, k)
+			c.vals = append(c.vals, v)
+		}
+	}
+	c.at = time.Now()
+	return c.keys, c.vals
+}
+
+// canonicalKey is key as git lists it: section and variable names in
+// lower case, a subsection as written.
+func canonicalKey(key string) string {
+	i := strings.IndexByte(key, '.')
+	j := strings.LastIndexByte(key, '.')
+	if i < 0 {
+		return strings.ToLower(key)
+	}
+	return strings.ToLower(key[:i]) + key[i:j] + strings.ToLower(key[j:])
+}
+
+// ConfigValue reads one git config value (all config levels, as git
+// resolves them; the last one set wins), trimmed; "" when unset.
+func (r *Repo) ConfigValue(key string) string {
+	if r.gitCLI == "" {
+		return r.storageConfigValue(key)
+	}
+	keys, vals := r.configSnapshot()
+	want := canonicalKey(key)
+	for i := len(keys) - 1; i >= 0; i-- {
+		if keys[i] == want {
+			return strings.TrimSpace(vals[i])
+		}
+	}
+	return ""
+}
+
+// ConfigValues reads every git config value whose key starts with prefix,
+// keys lowercased; the last value of a key wins. Empty without the git
+// command.
+func (r *Repo) ConfigValues(prefix string) map[string]string {
+	out := map[string]string{}
+	if r.gitCLI == "" {
+		return out
+	}
+	keys, vals := r.configSnapshot()
+	for i, k := range keys {
+		if strings.HasPrefix(k, prefix) {
+			out[strings.ToLower(k)] = vals[i]
+		}
+	}
+	return out
+}
+
+// storageConfigValue reads a value from the repository's own config
+// file, without the git command (no global config, no includes).
+func (r *Repo) storageConfigValue(key string) string {
+	cfg, err := r.storage.Config()
+	if err != nil {
+		return ""
+	}
+	i := strings.IndexByte(key, '.')
+	j := strings.LastIndexByte(key, '.')
+	if i < 0 || j <= i {
+		return cfg.Raw.Section(key[:max(i, 0)]).Option(key[i+1:])
+	}
+	return cfg.Raw.Section(key[:i]).Subsection(key[i+1 : j]).Option(key[j+1:])
+}
