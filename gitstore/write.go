@@ -282,9 +282,16 @@ func (r *Repo) Identity() Signature {
 	}
 	var s Signature
 	if r.gitCLI != "" {
-		// git's own answer: environment, config files, includes.
-		if out, err := r.runGit(nil, "var", "GIT_AUTHOR_IDENT"); err == nil {
-			s = parseIdent(strings.TrimSpace(string(out)))
+		// As git resolves it: the environment, then author.* and user.*
+		// from config (the snapshot every level and include went into).
+		s.Name = firstSet(os.Getenv("GIT_AUTHOR_NAME"), r.ConfigValue("author.name"), r.ConfigValue("user.name"))
+		s.Email = firstSet(os.Getenv("GIT_AUTHOR_EMAIL"), r.ConfigValue("author.email"), r.ConfigValue("user.email"), os.Getenv("EMAIL"))
+		if !plainIdent(s.Name) || !plainIdent(s.Email) {
+			// git's own answer: its guesses where nothing is set, and
+			// what it strips from names and emails it would not write.
+			if out, err := r.runGit(nil, "var", "GIT_AUTHOR_IDENT"); err == nil {
+				s = parseIdent(strings.TrimSpace(string(out)))
+			}
 		}
 	}
 	if s.Name == "" || s.Email == "" {
@@ -306,6 +313,28 @@ func (r *Repo) Identity() Signature {
 	}
 	r.identity = &s
 	return s
+}
+
+// plainIdent reports whether v is a name or email git writes as it is:
+// not empty, nothing git strips from its ends (spaces and control
+// characters, . , : ; < > " \ '), no angle bracket or newline within.
+func plainIdent(v string) bool {
+	crud := func(c byte) bool {
+		return c <= ' ' || strings.IndexByte(".,:;<>\"\\'", c) >= 0
+	}
+	if v == "" || crud(v[0]) || crud(v[len(v)-1]) {
+		return false
+	}
+	return !strings.ContainsAny(v, "<>\n\x00")
+}
+
+func firstSet(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // PendingObject returns the content of an object added to w and not yet
