@@ -260,6 +260,10 @@ type Ranking struct {
 	// in a file, that the query names as a hyphenated word
 	// ("sinatra-contrib", "ui-commits"; see hyphenMentions).
 	Hyphenated float64 `json:",omitempty"`
+	// HyphenIdents weighs the identifier a hyphenated word of the query
+	// becomes in code ("tower-http" → tower_http, the name a Rust crate
+	// or Python package is imported by; see addHyphenIdents).
+	HyphenIdents float64 `json:",omitempty"`
 	// NamedFile multiplies the score of a section in a file every word
 	// of whose name the task's first line says ("fish shell completion":
 	// fish_completions.go; see fileNamed).
@@ -271,9 +275,23 @@ type Ranking struct {
 	// files ("CI: ...", "workflow"), TestType for test code when the task
 	// is a conventional commit of type test ("test: ...").
 	Packaging float64 `json:",omitempty"`
-	Docs      float64 `json:",omitempty"`
-	CI        float64 `json:",omitempty"`
-	TestType  float64 `json:",omitempty"`
+	// Changelog multiplies the score of a changelog (CHANGELOG.md,
+	// HISTORY.md, NEWS, ...) when the task's first line does not speak
+	// of releases, versions or dependencies: a changelog says a little of
+	// every change, so its words match every task, but it is where a
+	// change is recorded, not where it is made.
+	Changelog float64 `json:",omitempty"`
+	// ManifestFloor lifts the root manifests (pyproject.toml,
+	// package.json, Cargo.toml, ...) to at least ManifestFloor·(the best
+	// score) when the first line speaks of packaging (see
+	// kindFloor); DocsFloor does the same for the documentation tools'
+	// configuration (mkdocs.yml, docs/conf.py, ...) when it speaks of
+	// docs. 0 turns either off.
+	ManifestFloor float64 `json:",omitempty"`
+	DocsFloor     float64 `json:",omitempty"`
+	Docs          float64 `json:",omitempty"`
+	CI            float64 `json:",omitempty"`
+	TestType      float64 `json:",omitempty"`
 	// Fields weighs matches in names and paths against the text.
 	Fields index.Boosts
 	// History weighs the signal of past commits (history.go).
@@ -333,7 +351,15 @@ var DefaultRanking = Ranking{
 	Docs:      1.5,
 	CI:        2,
 	TestType:  2,
-	Fields:    index.DefaultBoosts,
+	// Changelogs after the code, root manifests and the documentation
+	// tool's configuration on the floor for packaging and docs tasks, and
+	// hyphenated words as identifiers: see docs/evaluation.md for each
+	// one's effect.
+	Changelog:     0.5,
+	ManifestFloor: 0.25,
+	DocsFloor:     0.25,
+	HyphenIdents:  1,
+	Fields:        index.DefaultBoosts,
 	// History: see HistoryRanking (history.go) for the evaluation.
 	HistoryRanking: DefaultHistoryRanking,
 }
@@ -421,6 +447,9 @@ func (s *Searcher) rank(ctx context.Context, q, mode string, rk *Ranking) ([]ind
 				terms[i].Weight += rk.Subject
 			}
 		}
+	}
+	if rk.HyphenIdents > 0 {
+		terms = addHyphenIdents(terms, q, rk.HyphenIdents)
 	}
 	terms = s.expandTerms(terms, rk.Vocabulary)
 	// Whole files rank (in their own bleve index) while sections do.
@@ -543,6 +572,7 @@ func (s *Searcher) rank(ctx context.Context, q, mode string, rk *Ranking) ([]ind
 	via := map[int]string{}
 	out = s.historySignal(ctx, q, terms, out, rk, via)
 	out = s.companionSignal(out, rk, via)
+	out = s.kindFloor(out, q, rk)
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Score != out[j].Score {
 			return out[i].Score > out[j].Score
@@ -584,6 +614,27 @@ func addCompounds(terms []index.Term, q string, w float64) []index.Term {
 			have[ts[0].Text] = true
 			terms = append(terms, index.Term{Text: ts[0].Text, Weight: w})
 		}
+	}
+	return terms
+}
+
+// addHyphenIdents adds to terms, at weight w, each hyphenated word of
+// the query (see hyphenMentions) spelled with underscores: a package
+// named tower-http or python-dateutil is imported as tower_http or
+// dateutil's kin, and code says the underscored name whole, where the
+// hyphenated word's parts ("tower", "http") match everywhere.
+func addHyphenIdents(terms []index.Term, q string, w float64) []index.Term {
+	have := map[string]bool{}
+	for _, t := range terms {
+		have[t.Text] = true
+	}
+	for _, h := range hyphenMentions(q) {
+		ts := index.QueryTerms(strings.ReplaceAll(h, "-", "_"))
+		if len(ts) < 2 || have[ts[0].Text] {
+			continue
+		}
+		have[ts[0].Text] = true
+		terms = append(terms, index.Term{Text: ts[0].Text, Weight: w})
 	}
 	return terms
 }
