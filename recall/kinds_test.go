@@ -172,17 +172,8 @@ func TestKindPriors(t *testing.T) {
 
 func TestHyphenatedNameReachesItsDirectory(t *testing.T) {
 	s := openS(t, packagingRepo(t), OpenOptions{NoEmbedder: true})
-	q := "remove certifi from the fetcher-plugins dependencies"
-	res := search(t, s, q, Options{PerFile: 1})
-	if a, b := rankOf(res.Hits, "fetcher-plugins/pyproject.toml"), rankOf(res.Hits, "pyproject.toml"); a == 0 || b != 0 && a > b {
-		t.Fatalf("fetcher-plugins/pyproject.toml at %d, pyproject.toml at %d: %v", a, b, paths(res.Hits))
-	}
-	off := DefaultRanking
-	off.Hyphenated = 1
-	res = search(t, s, q, Options{PerFile: 1, Ranking: &off})
-	if a, b := rankOf(res.Hits, "fetcher-plugins/pyproject.toml"), rankOf(res.Hits, "pyproject.toml"); b == 0 || a != 0 && a < b {
-		t.Fatalf("without the rule, fetcher-plugins/pyproject.toml (%d) still before pyproject.toml (%d): %v", a, b, paths(res.Hits))
-	}
+	beforeOnlyWithRule(t, s, "remove certifi from the fetcher-plugins dependencies", "fetcher-plugins/pyproject.toml", "pyproject.toml",
+		func(r *Ranking) { r.Hyphenated = 1 })
 }
 
 func TestTaskAndPathKinds(t *testing.T) {
@@ -285,15 +276,39 @@ func genFish(name string) string { return "function __" + name + "_perform" }
 `)
 	s := openS(t, withMemory(t, r), OpenOptions{NoEmbedder: true})
 	q := "functions in fish shell completion should not contain a dash\nThe generated file breaks."
+	firstOnlyWithRule(t, s, q, "fish_completions.go", func(r *Ranking) { r.NamedFile = 1 })
+}
+
+// beforeOnlyWithRule checks that a ranks before b for q (b may be
+// missing), and that b ranks before a (a may be missing) when off
+// switches the rule under test off.
+func beforeOnlyWithRule(t *testing.T, s *Searcher, q, a, b string, off func(*Ranking)) {
+	t.Helper()
 	res := search(t, s, q, Options{PerFile: 1})
-	if got := rankOf(res.Hits, "fish_completions.go"); got != 1 {
-		t.Fatalf("fish_completions.go at %d: %v", got, paths(res.Hits))
+	if ra, rb := rankOf(res.Hits, a), rankOf(res.Hits, b); ra == 0 || rb != 0 && ra > rb {
+		t.Fatalf("%q: %s at %d, %s at %d: %v", q, a, ra, b, rb, paths(res.Hits))
 	}
-	off := DefaultRanking
-	off.NamedFile = 1
-	res = search(t, s, q, Options{PerFile: 1, Ranking: &off})
-	if got := rankOf(res.Hits, "fish_completions.go"); got == 1 {
-		t.Fatalf("without the rule fish_completions.go is still first: %v", paths(res.Hits))
+	rk := DefaultRanking
+	off(&rk)
+	res = search(t, s, q, Options{PerFile: 1, Ranking: &rk})
+	if ra, rb := rankOf(res.Hits, a), rankOf(res.Hits, b); rb == 0 || ra != 0 && ra < rb {
+		t.Fatalf("%q without the rule: %s (%d) still before %s (%d): %v", q, a, ra, b, rb, paths(res.Hits))
+	}
+}
+
+// firstOnlyWithRule checks that want is the first file for q, and that it
+// is not when off switches the rule under test off.
+func firstOnlyWithRule(t *testing.T, s *Searcher, q, want string, off func(*Ranking)) {
+	t.Helper()
+	res := search(t, s, q, Options{PerFile: 1})
+	if got := rankOf(res.Hits, want); got != 1 {
+		t.Fatalf("%s at %d: %v", want, got, paths(res.Hits))
+	}
+	rk := DefaultRanking
+	off(&rk)
+	res = search(t, s, q, Options{PerFile: 1, Ranking: &rk})
+	if got := rankOf(res.Hits, want); got == 1 {
+		t.Fatalf("without the rule %s is still first: %v", want, paths(res.Hits))
 	}
 }
 
@@ -342,19 +357,10 @@ func backoff(attempt int) int { return 100 << attempt }
 type Conn struct{ open bool }
 `)
 	s := openS(t, withMemory(t, r), OpenOptions{NoEmbedder: true})
-	q := "retry requests after a connection reset"
-	res := search(t, s, q, Options{PerFile: 1})
-	if a, b := rankOf(res.Hits, "client/retry.go"), rankOf(res.Hits, "CHANGELOG.md"); a == 0 || b != 0 && a > b {
-		t.Fatalf("client/retry.go at %d, CHANGELOG.md at %d: %v", a, b, paths(res.Hits))
-	}
-	off := DefaultRanking
-	off.Changelog = 1
-	res = search(t, s, q, Options{PerFile: 1, Ranking: &off})
-	if got := rankOf(res.Hits, "CHANGELOG.md"); got != 1 {
-		t.Fatalf("without the rule CHANGELOG.md is at %d, not first: %v", got, paths(res.Hits))
-	}
+	beforeOnlyWithRule(t, s, "retry requests after a connection reset", "client/retry.go", "CHANGELOG.md",
+		func(r *Ranking) { r.Changelog = 1 })
 	// A release task keeps the changelog first.
-	res = search(t, s, "release 2.2.0: retry requests after a connection reset", Options{PerFile: 1})
+	res := search(t, s, "release 2.2.0: retry requests after a connection reset", Options{PerFile: 1})
 	if got := rankOf(res.Hits, "CHANGELOG.md"); got != 1 {
 		t.Fatalf("a release task: CHANGELOG.md at %d: %v", got, paths(res.Hits))
 	}
@@ -458,15 +464,5 @@ pub struct HttpService;
 		r.Write("src/"+n+".rs", "/// The http "+n+" of a tower service.\npub struct "+strings.ToUpper(n[:1])+n[1:]+";\n")
 	}
 	s := openS(t, withMemory(t, r), OpenOptions{NoEmbedder: true})
-	q := "Address tower-http deprecated warning"
-	res := search(t, s, q, Options{PerFile: 1})
-	if got := rankOf(res.Hits, "examples/shutdown/src/main.rs"); got != 1 {
-		t.Fatalf("examples/shutdown/src/main.rs at %d: %v", got, paths(res.Hits))
-	}
-	off := DefaultRanking
-	off.HyphenIdents = 0
-	res = search(t, s, q, Options{PerFile: 1, Ranking: &off})
-	if got := rankOf(res.Hits, "examples/shutdown/src/main.rs"); got == 1 {
-		t.Fatalf("without the rule examples/shutdown/src/main.rs is still first: %v", paths(res.Hits))
-	}
+	firstOnlyWithRule(t, s, "Address tower-http deprecated warning", "examples/shutdown/src/main.rs", func(r *Ranking) { r.HyphenIdents = 0 })
 }
