@@ -175,8 +175,8 @@ var docsConfigs = []string{"mkdocs.yml", "mkdocs.yaml", "docs/conf.py", "doc/con
 // adding, moving or configuring documentation changes the documentation
 // tool's configuration (DocsFloor), whether or not the task's other
 // words are in the file. A file no candidate held enters by its first
-// section.
-func (s *Searcher) kindFloor(hs []index.Hit, q string, rk *Ranking) []index.Hit {
+// section; a file the floor placed says why in via.
+func (s *Searcher) kindFloor(hs []index.Hit, q string, rk *Ranking, via map[int]string) []index.Hit {
 	if len(hs) == 0 || rk.ManifestFloor <= 0 && rk.DocsFloor <= 0 {
 		return hs
 	}
@@ -189,14 +189,18 @@ func (s *Searcher) kindFloor(hs []index.Hit, q string, rk *Ranking) []index.Hit 
 		top = max(top, h.Score)
 	}
 	best := s.bestSections(hs)
-	lift := func(p string, v float64) {
+	lift := func(p string, v float64, why string) {
 		if i, ok := best[p]; ok {
-			hs[i].Score = max(hs[i].Score, v)
+			if v > hs[i].Score {
+				hs[i].Score = v
+				via[hs[i].Doc] = why
+			}
 			return
 		}
 		if d, ok := s.firstDoc(p); ok {
 			best[p] = len(hs)
 			hs = append(hs, index.Hit{Doc: d, Score: v})
+			via[d] = why
 		}
 	}
 	if v := rk.ManifestFloor * top; v > 0 && kinds&kindPackaging != 0 {
@@ -211,18 +215,19 @@ func (s *Searcher) kindFloor(hs []index.Hit, q string, rk *Ranking) []index.Hit 
 			}
 		}
 		sort.Strings(gemspecs)
+		const why = "a manifest: the task speaks of packaging"
 		for _, d := range dirs {
 			for _, m := range rootManifests {
-				lift(d+m, v)
+				lift(d+m, v, why)
 			}
 		}
 		for _, p := range gemspecs {
-			lift(p, v)
+			lift(p, v, why)
 		}
 	}
 	if v := rk.DocsFloor * top; v > 0 && kinds&kindDocs != 0 {
 		for _, p := range docsConfigs {
-			lift(p, v)
+			lift(p, v, "the documentation's configuration: the task speaks of docs")
 		}
 	}
 	return hs

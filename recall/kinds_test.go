@@ -378,6 +378,8 @@ func TestManifestFloor(t *testing.T) {
 	res := search(t, s, q, Options{PerFile: 1, Limit: 3})
 	if got := rankOf(res.Hits, "pyproject.toml"); got == 0 {
 		t.Errorf("%q: pyproject.toml not in the first 3: %v", q, paths(res.Hits))
+	} else if !strings.Contains(res.Hits[got-1].Via, "packaging") {
+		t.Errorf("%q: pyproject.toml does not say why it is there: %q", q, res.Hits[got-1].Via)
 	}
 	res = search(t, s, q, Options{PerFile: 1, Limit: 3, Ranking: &off})
 	if got := rankOf(res.Hits, "pyproject.toml"); got != 0 {

@@ -44,9 +44,10 @@ type Hit struct {
 	Summary   string  `json:"summary"`
 	Snippet   string  `json:"snippet"`
 	// Via says why a hit whose own text may not match the task is here:
-	// past commits like the task changed its file, or its file usually
-	// changes with a better hit (see HistoryRanking). Empty when its
-	// text matched.
+	// past commits like the task changed its file, its file usually
+	// changes with a better hit (see HistoryRanking), or it declares the
+	// kind of change the task states (a manifest, the documentation's
+	// configuration; see kindFloor). Empty when its text matched.
 	Via string `json:"via,omitempty"`
 	// Content is the section's whole text (for context packs).
 	Content  string `json:"-"`
@@ -582,7 +583,7 @@ func (s *Searcher) rank(ctx context.Context, q, mode string, rk *Ranking) ([]ind
 	via := map[int]string{}
 	out = s.historySignal(ctx, q, terms, out, rk, via)
 	out = s.companionSignal(out, rk, via)
-	out = s.kindFloor(out, q, rk)
+	out = s.kindFloor(out, q, rk, via)
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Score != out[j].Score {
 			return out[i].Score > out[j].Score
