@@ -189,20 +189,7 @@ func (s *Searcher) kindFloor(hs []index.Hit, q string, rk *Ranking, via map[int]
 		top = max(top, h.Score)
 	}
 	best := s.bestSections(hs)
-	lift := func(p string, v float64, why string) {
-		if i, ok := best[p]; ok {
-			if v > hs[i].Score {
-				hs[i].Score = v
-				via[hs[i].Doc] = why
-			}
-			return
-		}
-		if d, ok := s.firstDoc(p); ok {
-			best[p] = len(hs)
-			hs = append(hs, index.Hit{Doc: d, Score: v})
-			via[d] = why
-		}
-	}
+	lift := func(p string, v float64, why string) { hs = s.liftFile(hs, best, p, v, why, via) }
 	if v := rk.ManifestFloor * top; v > 0 && kinds&kindPackaging != 0 {
 		dirs := []string{""}
 		for _, h := range hyphenMentions(q) {
