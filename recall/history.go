@@ -291,7 +291,7 @@ func (s *Searcher) historySignal(ctx context.Context, q string, terms []index.Te
 // HistoryFloor), adding those content ranking did not find by their first
 // section.
 func (s *Searcher) floor(hs []index.Hit, ev map[string]history.Evidence, top float64, hr HistoryRanking, via map[int]string) []index.Hit {
-	bestIdx := s.bestSections(hs)
+	best := s.bestSections(hs)
 	var ps []string
 	for p, e := range ev {
 		if e.Score >= hr.HistoryFloorMin && e.Commits >= hr.HistoryFloorCommits {
@@ -302,17 +302,27 @@ func (s *Searcher) floor(hs []index.Hit, ev map[string]history.Evidence, top flo
 	for _, p := range ps {
 		v := hr.HistoryFloor * ev[p].Score * top
 		why := fmt.Sprintf("history: %d past commits like this task changed this file", ev[p].Commits)
-		if i, ok := bestIdx[p]; ok {
-			if v > hs[i].Score {
-				hs[i].Score = v
-				via[hs[i].Doc] = why
-			}
-			continue
+		hs = s.liftFile(hs, best, p, v, why, via)
+	}
+	return hs
+}
+
+// liftFile raises the best section of the file at p (best maps files to
+// it, see bestSections) to score v, saying why in via, or adds the file
+// by its first section when no candidate is in it. A file that scores v
+// already keeps its score and its reason.
+func (s *Searcher) liftFile(hs []index.Hit, best map[string]int, p string, v float64, why string, via map[int]string) []index.Hit {
+	if i, ok := best[p]; ok {
+		if v > hs[i].Score {
+			hs[i].Score = v
+			via[hs[i].Doc] = why
 		}
-		if d, ok := s.firstDoc(p); ok {
-			hs = append(hs, index.Hit{Doc: d, Score: v})
-			via[d] = why
-		}
+		return hs
+	}
+	if d, ok := s.firstDoc(p); ok {
+		best[p] = len(hs)
+		hs = append(hs, index.Hit{Doc: d, Score: v})
+		via[d] = why
 	}
 	return hs
 }

@@ -172,17 +172,8 @@ func TestKindPriors(t *testing.T) {
 
 func TestHyphenatedNameReachesItsDirectory(t *testing.T) {
 	s := openS(t, packagingRepo(t), OpenOptions{NoEmbedder: true})
-	q := "remove certifi from the fetcher-plugins dependencies"
-	res := search(t, s, q, Options{PerFile: 1})
-	if a, b := rankOf(res.Hits, "fetcher-plugins/pyproject.toml"), rankOf(res.Hits, "pyproject.toml"); a == 0 || b != 0 && a > b {
-		t.Fatalf("fetcher-plugins/pyproject.toml at %d, pyproject.toml at %d: %v", a, b, paths(res.Hits))
-	}
-	off := DefaultRanking
-	off.Hyphenated = 1
-	res = search(t, s, q, Options{PerFile: 1, Ranking: &off})
-	if a, b := rankOf(res.Hits, "fetcher-plugins/pyproject.toml"), rankOf(res.Hits, "pyproject.toml"); b == 0 || a != 0 && a < b {
-		t.Fatalf("without the rule, fetcher-plugins/pyproject.toml (%d) still before pyproject.toml (%d): %v", a, b, paths(res.Hits))
-	}
+	beforeOnlyWithRule(t, s, "remove certifi from the fetcher-plugins dependencies", "fetcher-plugins/pyproject.toml", "pyproject.toml",
+		func(r *Ranking) { r.Hyphenated = 1 })
 }
 
 func TestTaskAndPathKinds(t *testing.T) {
@@ -201,6 +192,12 @@ func TestTaskAndPathKinds(t *testing.T) {
 		{"test(router): cover trailing slashes", kindTests},
 		{"CI: skip the slow job", kindCI},
 		{"feat(indexserver): keep deleted repos", 0},
+		{"Migrate build system to PEP 517", kindPackaging},
+		{"Use hatchling as the build-backend", kindPackaging},
+		{"build(deps): bump grpc", kindPackaging},
+		{"build: drop the sdist from the release", kindPackaging},
+		{"build the index in parallel", 0},
+		{"follow PEP 8 in the examples", 0},
 	} {
 		if got := taskKinds(c.q); got != c.want {
 			t.Errorf("taskKinds(%q) = %d, want %d", c.q, got, c.want)
@@ -279,15 +276,39 @@ func genFish(name string) string { return "function __" + name + "_perform" }
 `)
 	s := openS(t, withMemory(t, r), OpenOptions{NoEmbedder: true})
 	q := "functions in fish shell completion should not contain a dash\nThe generated file breaks."
+	firstOnlyWithRule(t, s, q, "fish_completions.go", func(r *Ranking) { r.NamedFile = 1 })
+}
+
+// beforeOnlyWithRule checks that a ranks before b for q (b may be
+// missing), and that b ranks before a (a may be missing) when off
+// switches the rule under test off.
+func beforeOnlyWithRule(t *testing.T, s *Searcher, q, a, b string, off func(*Ranking)) {
+	t.Helper()
 	res := search(t, s, q, Options{PerFile: 1})
-	if got := rankOf(res.Hits, "fish_completions.go"); got != 1 {
-		t.Fatalf("fish_completions.go at %d: %v", got, paths(res.Hits))
+	if ra, rb := rankOf(res.Hits, a), rankOf(res.Hits, b); ra == 0 || rb != 0 && ra > rb {
+		t.Fatalf("%q: %s at %d, %s at %d: %v", q, a, ra, b, rb, paths(res.Hits))
 	}
-	off := DefaultRanking
-	off.NamedFile = 1
-	res = search(t, s, q, Options{PerFile: 1, Ranking: &off})
-	if got := rankOf(res.Hits, "fish_completions.go"); got == 1 {
-		t.Fatalf("without the rule fish_completions.go is still first: %v", paths(res.Hits))
+	rk := DefaultRanking
+	off(&rk)
+	res = search(t, s, q, Options{PerFile: 1, Ranking: &rk})
+	if ra, rb := rankOf(res.Hits, a), rankOf(res.Hits, b); rb == 0 || ra != 0 && ra < rb {
+		t.Fatalf("%q without the rule: %s (%d) still before %s (%d): %v", q, a, ra, b, rb, paths(res.Hits))
+	}
+}
+
+// firstOnlyWithRule checks that want is the first file for q, and that it
+// is not when off switches the rule under test off.
+func firstOnlyWithRule(t *testing.T, s *Searcher, q, want string, off func(*Ranking)) {
+	t.Helper()
+	res := search(t, s, q, Options{PerFile: 1})
+	if got := rankOf(res.Hits, want); got != 1 {
+		t.Fatalf("%s at %d: %v", want, got, paths(res.Hits))
+	}
+	rk := DefaultRanking
+	off(&rk)
+	res = search(t, s, q, Options{PerFile: 1, Ranking: &rk})
+	if got := rankOf(res.Hits, want); got == 1 {
+		t.Fatalf("without the rule %s is still first: %v", want, paths(res.Hits))
 	}
 }
 
@@ -306,4 +327,144 @@ func TestFileNamed(t *testing.T) {
 			t.Errorf("fileNamed(%q) = %v, want %v", p, got, want)
 		}
 	}
+}
+
+// TestChangelogAfterTheCode: a changelog says a little of every change,
+// so it matches a task about code better than the code does; unless the
+// task speaks of releases, the code comes first.
+func TestChangelogAfterTheCode(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	r := testgit.New(t)
+	r.Write("CHANGELOG.md", `# Changelog
+
+## 2.1.0
+
+- Retry requests on a reset connection; the retry waits longer after each reset.
+- Retry budget: requests retry at most three times per connection reset.
+
+## 2.0.0
+
+- Requests that fail on a reset connection now retry.
+`)
+	r.Write("client/retry.go", `package client
+
+// backoff is how long to wait before the next retry after a reset.
+func backoff(attempt int) int { return 100 << attempt }
+`)
+	r.Write("client/conn.go", `package client
+
+// Conn is a connection of the pool.
+type Conn struct{ open bool }
+`)
+	s := openS(t, withMemory(t, r), OpenOptions{NoEmbedder: true})
+	beforeOnlyWithRule(t, s, "retry requests after a connection reset", "client/retry.go", "CHANGELOG.md",
+		func(r *Ranking) { r.Changelog = 1 })
+	// A release task keeps the changelog first.
+	res := search(t, s, "release 2.2.0: retry requests after a connection reset", Options{PerFile: 1})
+	if got := rankOf(res.Hits, "CHANGELOG.md"); got != 1 {
+		t.Fatalf("a release task: CHANGELOG.md at %d: %v", got, paths(res.Hits))
+	}
+}
+
+// TestManifestFloor: a packaging task whose words the manifest does not
+// say still reaches the root manifest, which it does not without the
+// floor; and the manifest of a package directory the task names by a
+// hyphenated word reaches the floor too.
+func TestManifestFloor(t *testing.T) {
+	s := openS(t, packagingRepo(t), OpenOptions{NoEmbedder: true})
+	off := DefaultRanking
+	off.ManifestFloor = 0
+	q := "packaging: stop shipping the cache module's download extras"
+	res := search(t, s, q, Options{PerFile: 1, Limit: 3})
+	if got := rankOf(res.Hits, "pyproject.toml"); got == 0 {
+		t.Errorf("%q: pyproject.toml not in the first 3: %v", q, paths(res.Hits))
+	} else if !strings.Contains(res.Hits[got-1].Via, "packaging") {
+		t.Errorf("%q: pyproject.toml does not say why it is there: %q", q, res.Hits[got-1].Via)
+	}
+	res = search(t, s, q, Options{PerFile: 1, Limit: 3, Ranking: &off})
+	if got := rankOf(res.Hits, "pyproject.toml"); got != 0 {
+		t.Errorf("%q: without the floor pyproject.toml is still at %d: %v", q, got, paths(res.Hits))
+	}
+	q = "packaging: fetcher-plugins: drop the download cache that expires"
+	for _, c := range []struct {
+		rk    *Ranking
+		floor bool
+	}{{nil, true}, {&off, false}} {
+		res = search(t, s, q, Options{PerFile: 1, Ranking: c.rk})
+		i := rankOf(res.Hits, "fetcher-plugins/pyproject.toml")
+		if i == 0 {
+			t.Fatalf("%q: no fetcher-plugins/pyproject.toml: %v", q, paths(res.Hits))
+		}
+		if got, floor := res.Hits[i-1].Score, DefaultRanking.ManifestFloor*res.Hits[0].Score; got >= floor*0.999 != c.floor {
+			t.Errorf("%q (floor %v): fetcher-plugins/pyproject.toml scores %.3f, floor %.3f", q, c.floor, got, floor)
+		}
+	}
+}
+
+// TestDocsFloor: a docs task reaches the documentation tool's
+// configuration, where a site's pages are listed, though it says none of
+// the task's words; it does not without the floor.
+func TestDocsFloor(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	r := testgit.New(t)
+	r.Write("mkdocs.yml", `site_name: Fetcher
+nav:
+  - Home: index.md
+  - Advanced: advanced.md
+theme:
+  name: material
+`)
+	r.Write("docs/index.md", "# Fetcher\n\nFetch resources over HTTP.\n")
+	r.Write("docs/advanced.md", "# Advanced\n\n## Extensions\n\nRequest extensions carry per-request options to the transport: timeouts, tracing, extensions of the protocol.\n")
+	r.Write("fetcher/extensions.py", `def request_extensions(request):
+    """The extensions of a request: options for the transport."""
+    return request.extensions
+`)
+	r.Write("fetcher/transport.py", `class Transport:
+    """Sends requests; reads the request extensions."""
+
+    def handle(self, request):
+        return request.extensions.get("timeout")
+`)
+	r.Write("fetcher/tracing.py", `def trace(request):
+    """Trace a request by its extensions."""
+    return request.extensions.get("trace")
+`)
+	s := openS(t, withMemory(t, r), OpenOptions{NoEmbedder: true})
+	q := "docs: request extensions"
+	res := search(t, s, q, Options{PerFile: 1, Limit: 4})
+	if got := rankOf(res.Hits, "mkdocs.yml"); got == 0 {
+		t.Fatalf("mkdocs.yml not in the first 4: %v", paths(res.Hits))
+	}
+	off := DefaultRanking
+	off.DocsFloor = 0
+	res = search(t, s, q, Options{PerFile: 1, Limit: 4, Ranking: &off})
+	if got := rankOf(res.Hits, "mkdocs.yml"); got != 0 {
+		t.Fatalf("without the floor mkdocs.yml is still at %d: %v", got, paths(res.Hits))
+	}
+}
+
+// TestHyphenatedWordAsIdentifier: "tower-http" is imported as tower_http;
+// the file that uses it comes before files that say tower and http
+// apart, and does not without the rule.
+func TestHyphenatedWordAsIdentifier(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	r := testgit.New(t)
+	r.Write("examples/shutdown/src/main.rs", `use tower_http::timeout::TimeoutLayer;
+
+#[allow(deprecated)]
+fn app() -> Router {
+    Router::new()
+        .layer(TimeoutLayer::new(Duration::from_secs(10)))
+        .layer(tower_http::trace::TraceLayer::new_for_http())
+}
+`)
+	r.Write("src/service.rs", `/// A tower service over http: logs a warning per http request.
+pub struct HttpService;
+`)
+	for _, n := range []string{"body", "extract", "handler", "json", "response", "serve", "form", "query", "path", "state"} {
+		r.Write("src/"+n+".rs", "/// The http "+n+" of a tower service.\npub struct "+strings.ToUpper(n[:1])+n[1:]+";\n")
+	}
+	s := openS(t, withMemory(t, r), OpenOptions{NoEmbedder: true})
+	firstOnlyWithRule(t, s, "Address tower-http deprecated warning", "examples/shutdown/src/main.rs", func(r *Ranking) { r.HyphenIdents = 0 })
 }

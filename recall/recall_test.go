@@ -267,6 +267,9 @@ func TestCompounds(t *testing.T) {
 	}
 	s := openS(t, repo, OpenOptions{NoEmbedder: true})
 	rk := DefaultRanking
+	// "docs" also states the kind, whose floor lifts the documentation
+	// tool's configuration by its name alone; this tests the compound.
+	rk.DocsFloor = 0
 	opt := Options{Limit: 5, PerFile: 1, Mode: Lexical, NoContent: true, Ranking: &rk}
 	if res := search(t, s, "update read the docs env", opt); len(res.Hits) == 0 || res.Hits[0].Path != ".readthedocs.yaml" {
 		t.Fatalf("with compounds: %v", paths(res.Hits))
