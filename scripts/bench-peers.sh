@@ -58,6 +58,11 @@ maxof() { printf '%s\n' "$@" | sort -g | tail -1; }
 # process tree's largest process, from /usr/bin/time -v).
 timed() {
   local t0 t1
+  # Dirty pages of what ran before (the clone, the other tool's index)
+  # are written out first: their writeback, 30 s after the writes, would
+  # otherwise land in whichever run comes then (measured: a first run's
+  # history stage or floor 3-8x its others).
+  sync
   t0=$(now)
   /usr/bin/time -v -o "$work/time" "$@" >/dev/null 2>"$work/stderr" || { cat "$work/stderr" >&2; return 1; }
   t1=$(now)
@@ -113,6 +118,7 @@ bench_repo() {
     # shared machine the load moves between runs, so each stage is set
     # against its own floor and the ratios' median is reported.
     local t0 t1 f
+    sync
     t0=$(now); git log --raw --no-renames --no-abbrev -z --diff-merges=off --format='%H%x00%P%x00%an%x00%ae%x00%at%x00%B' --max-count="$recent" HEAD >/dev/null; t1=$(now)
     f=$(echo "$t1 - $t0" | bc -l)
     floor_recent+=("$f")
