@@ -1,11 +1,9 @@
 package embed
 
 import (
-	"bytes"
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"sort"
 	"strconv"
 	"strings"
@@ -35,37 +33,10 @@ type Config struct {
 	Timeout    time.Duration
 }
 
-// ReadConfig reads konteks.embed.* with the git command line (so that
-// global config and includes apply) for the repository at gitDir. Without
-// git, or with nothing set, it returns the zero Config (the local embedder).
-func ReadConfig(gitDir string) (Config, error) {
-	var c Config
-	git, err := exec.LookPath("git")
-	if err != nil {
-		return c, nil
-	}
-	cmd := exec.Command(git, "config", "-z", "--get-regexp", `^konteks\.embed\.`)
-	cmd.Env = append(os.Environ(), "GIT_DIR="+gitDir)
-	out, err := cmd.Output()
-	if err != nil {
-		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
-			return c, nil // nothing set
-		}
-		return c, fmt.Errorf("read konteks.embed config: %w", err)
-	}
-	vals := map[string]string{}
-	for _, kv := range bytes.Split(out, []byte{0}) {
-		if len(kv) == 0 {
-			continue
-		}
-		k, v, _ := strings.Cut(string(kv), "\n")
-		vals[strings.ToLower(k)] = v // the last value of a key wins
-	}
-	return ConfigFrom(vals)
-}
-
-// ConfigFrom makes the Config of konteks.embed.* values already read
-// (keys in lower case, as gitstore.Repo.ConfigValues gives them).
+// ConfigFrom makes the Config of the konteks.embed.* values of git config
+// (keys in lower case, as gitstore.Repo.ConfigValues reads them: every
+// level and include, as git resolves them). With nothing set it is the
+// zero Config (the local embedder).
 func ConfigFrom(vals map[string]string) (Config, error) {
 	var c Config
 	keys := make([]string, 0, len(vals))
@@ -161,19 +132,10 @@ func New(c Config) (Embedder, error) {
 	return h, nil
 }
 
-// Configured returns the embedder configured for the repository at gitDir
-// (the local embedder when nothing is configured; nil when turned off).
-func Configured(gitDir string) (Embedder, error) {
-	c, err := ReadConfig(gitDir)
-	if err != nil {
-		return nil, err
-	}
-	return New(c)
-}
-
-// ConfiguredFrom is Configured for konteks.embed.* values already read
-// (ConfigFrom).
-func ConfiguredFrom(vals map[string]string) (Embedder, error) {
+// Configured returns the embedder the konteks.embed.* values of git
+// config choose (ConfigFrom): the local embedder when nothing is set, nil
+// when turned off.
+func Configured(vals map[string]string) (Embedder, error) {
 	c, err := ConfigFrom(vals)
 	if err != nil {
 		return nil, err

@@ -360,6 +360,6 @@ type embedder struct {
 }
 
 func (m *embedder) get(repo *gitstore.Repo) (embed.Embedder, error) {
-	m.once.Do(func() { m.e, m.err = embed.ConfiguredFrom(repo.ConfigValues("konteks.embed.")) })
+	m.once.Do(func() { m.e, m.err = embed.Configured(repo.ConfigValues("konteks.embed.")) })
 	return m.e, m.err
 }

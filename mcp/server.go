@@ -392,7 +392,7 @@ func (s *Server) configureEmbedder(repo *gitstore.Repo) {
 	if s.emb != nil || s.noEmb {
 		return
 	}
-	e, err := embed.ConfiguredFrom(repo.ConfigValues("konteks.embed."))
+	e, err := embed.Configured(repo.ConfigValues("konteks.embed."))
 	switch {
 	case err != nil:
 		s.embNote = fmt.Sprintf("embedder: %v; lexical search only", err)

@@ -145,7 +145,7 @@ func Open(ctx context.Context, repo *gitstore.Repo, opt OpenOptions) (*Searcher,
 	emb := opt.Embedder
 	if emb == nil && !opt.NoEmbedder {
 		var err error
-		emb, err = embed.ConfiguredFrom(repo.ConfigValues("konteks.embed."))
+		emb, err = embed.Configured(repo.ConfigValues("konteks.embed."))
 		if err != nil {
 			s.notes = append(s.notes, fmt.Sprintf("embedder: %v; lexical search only", err))
 			emb = nil
