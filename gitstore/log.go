@@ -431,17 +431,11 @@ func atoi(b []byte) int64 {
 
 // octal reads a raw entry's mode, 0 for anything else.
 func octal(b []byte) uint32 {
-	var m uint32
-	if len(b) == 0 || len(b) > 7 {
+	m, err := strconv.ParseUint(string(b), 8, 32)
+	if err != nil {
 		return 0
 	}
-	for _, c := range b {
-		if c < '0' || c > '7' {
-			return 0
-		}
-		m = m<<3 | uint32(c-'0')
-	}
-	return m
+	return uint32(m)
 }
 
 // BlameLine is the commit that last changed a line, as `git blame` sees it.

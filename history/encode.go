@@ -16,14 +16,7 @@ func appendCommit(dst []byte, c *Commit) []byte {
 	dst = append(dst, `{"h":`...)
 	dst = appendString(dst, c.Hash)
 	if len(c.Parents) > 0 {
-		dst = append(dst, `,"p":[`...)
-		for i, p := range c.Parents {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendString(dst, p)
-		}
-		dst = append(dst, ']')
+		dst = appendStrings(append(dst, `,"p":`...), c.Parents)
 	}
 	dst = append(dst, `,"a":`...)
 	dst = appendString(dst, c.Author)
@@ -67,18 +60,23 @@ func appendCommit(dst []byte, c *Commit) []byte {
 		dst = strconv.AppendInt(dst, int64(c.Files), 10)
 	}
 	if len(c.Flags) > 0 {
-		dst = append(dst, `,"f":[`...)
-		for i, f := range c.Flags {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendString(dst, f)
-		}
-		dst = append(dst, ']')
+		dst = appendStrings(append(dst, `,"f":`...), c.Flags)
 	}
 	dst = append(dst, `,"w":`...)
 	dst = appendFloat(dst, c.Weight)
 	return append(dst, '}', '\n')
+}
+
+// appendStrings appends ss as a JSON array of strings.
+func appendStrings(dst []byte, ss []string) []byte {
+	dst = append(dst, '[')
+	for i, s := range ss {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendString(dst, s)
+	}
+	return append(dst, ']')
 }
 
 // appendString appends s as a JSON string, as encoding/json writes it

@@ -123,7 +123,8 @@ func FromLog(lc *gitstore.LogCommit) Commit {
 		Email:  clean(lc.AuthorEmail, 200),
 		Time:   lc.AuthorTime,
 	}
-	if authorSecret(lc.AuthorName, lc.AuthorEmail) {
+	who := authorFacts(lc.AuthorName, lc.AuthorEmail)
+	if who.secret {
 		// A credential pasted into user.name or user.email would reach
 		// every clone with the memory, as one in a message would.
 		c.Author, c.Email = withheldAuthor, ""
@@ -153,12 +154,12 @@ func FromLog(lc *gitstore.LogCommit) Commit {
 		}
 		c.Changes = append(c.Changes, Change{Path: ch.Path, Old: ch.OldPath, Kind: string(ch.Kind), Add: ch.Added, Del: ch.Deleted})
 	}
-	classify(&c, lc.Message, len(lc.Parents) > 1, lc.Shallow)
+	classify(&c, lc.Message, len(lc.Parents) > 1, lc.Shallow, who.bot)
 	return c
 }
 
 // classify sets flags and weight.
-func classify(c *Commit, msg string, merge, shallow bool) {
+func classify(c *Commit, msg string, merge, shallow, bot bool) {
 	w := 1.0
 	if merge {
 		c.Flags = append(c.Flags, FlagMerge)
@@ -167,7 +168,7 @@ func classify(c *Commit, msg string, merge, shallow bool) {
 	if shallow {
 		c.Flags = append(c.Flags, FlagShallow)
 	}
-	if isBot(c.Author, c.Email) {
+	if bot {
 		c.Flags = append(c.Flags, FlagBot)
 		w *= 0.2
 	}
@@ -259,55 +260,37 @@ func mayFormat(s string) bool {
 	return false
 }
 
+// An author is one of a history's few hundred people and bots: what
+// FromLog decides about one (authorFacts) is decided once.
+type author struct {
+	secret bool // the name or email holds a credential (the secret detector)
+	bot    bool // the name or email is a bot's (botRe)
+}
+
 var (
 	authorMu    sync.Mutex
-	authorCache = map[string]bool{}
+	authorCache = map[string]author{}
 )
 
-// authorSecret reports whether an author's name or email holds what the
-// secret detector takes for a credential, remembering the answer (a
-// history has far fewer authors than commits).
-func authorSecret(name, email string) bool {
+// authorFacts returns what FromLog needs to know of an author, remembering
+// the answer.
+func authorFacts(name, email string) author {
 	k := name + "\x00" + email
 	authorMu.Lock()
-	b, ok := authorCache[k]
+	a, ok := authorCache[k]
 	authorMu.Unlock()
 	if ok {
-		return b
+		return a
 	}
-	b = secret.Contains([]byte(k))
+	a.secret = secret.Contains([]byte(k))
+	a.bot = !a.secret && (botRe.MatchString(name) || botRe.MatchString(email))
 	authorMu.Lock()
 	if len(authorCache) > 1<<14 {
 		clear(authorCache)
 	}
-	authorCache[k] = b
+	authorCache[k] = a
 	authorMu.Unlock()
-	return b
-}
-
-var (
-	botMu    sync.Mutex
-	botCache = map[string]bool{}
-)
-
-// isBot reports whether an author is a bot (botRe), remembering the
-// answer: a history has far fewer authors than commits.
-func isBot(name, email string) bool {
-	k := name + "\x00" + email
-	botMu.Lock()
-	b, ok := botCache[k]
-	botMu.Unlock()
-	if ok {
-		return b
-	}
-	b = botRe.MatchString(name) || botRe.MatchString(email)
-	botMu.Lock()
-	if len(botCache) > 1<<14 {
-		clear(botCache)
-	}
-	botCache[k] = b
-	botMu.Unlock()
-	return b
+	return a
 }
 
 // isFormatting recognises a formatting-only commit cheaply: its subject
