@@ -9,8 +9,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The streamable HTTP transport (the MCP specification's, through the
@@ -73,7 +71,7 @@ func isLoopback(host string) bool {
 // Handler is the HTTP handler of the MCP endpoint: every session is served
 // by this server; token, when set, is required as a bearer token.
 func (s *Server) Handler(token string) http.Handler {
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.srv }, nil)
+	h := s.sdkHandlers()
 	var next http.Handler = h
 	if token != "" {
 		next = bearer(token, h)

@@ -159,18 +159,37 @@ func resultText(r *sdk.CallToolResult) string {
 	return b.String()
 }
 
+// subscribe and unsubscribe count the subscriptions to each resource:
+// resources/subscribe (protocol 2025-11-25) and the resources a
+// subscriptions/listen names (2026-07-28) both come here, and one client
+// ending its subscription leaves another's in place.
 func (s *Server) subscribe(_ context.Context, req *sdk.SubscribeRequest) error {
 	s.submu.Lock()
-	s.subs[req.Params.URI] = true
+	s.subs[req.Params.URI]++
 	s.submu.Unlock()
 	return nil
 }
 
 func (s *Server) unsubscribe(_ context.Context, req *sdk.UnsubscribeRequest) error {
 	s.submu.Lock()
-	delete(s.subs, req.Params.URI)
+	if s.subs[req.Params.URI]--; s.subs[req.Params.URI] <= 0 {
+		delete(s.subs, req.Params.URI)
+	}
 	s.submu.Unlock()
 	return nil
+}
+
+// listMiddleware brings the listed resources up to date before
+// resources/list answers, so a client that lists resources right after
+// connecting sees every directory summary and skill rather than only what
+// the background warm-up has registered so far.
+func (s *Server) listMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		if method == "resources/list" {
+			s.syncResources(ctx)
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // watch follows refs/konteks while the server runs: when it moves, the
@@ -192,6 +211,10 @@ func (s *Server) watch(ctx context.Context) {
 // syncResources registers the resources of the current memory (when it
 // moved since the last sync) and notifies subscribers.
 func (s *Server) syncResources(ctx context.Context) {
+	// One sync at a time: a second caller waits for the first to have
+	// registered everything instead of seeing a half-built list.
+	s.syncmu.Lock()
+	defer s.syncmu.Unlock()
 	snap, err := s.current()
 	var ref gitstore.Hash
 	if err == nil {

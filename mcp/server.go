@@ -102,10 +102,12 @@ type Server struct {
 	bmu   sync.Mutex
 	build buildState
 
-	// submu guards subs, the resource URIs clients subscribed to, and
-	// listed, the resource URIs registered with the SDK.
+	// syncmu serialises syncResources.
+	syncmu sync.Mutex
+	// submu guards subs, the number of subscriptions to each resource URI,
+	// and listed, the resource URIs registered with the SDK.
 	submu  sync.Mutex
-	subs   map[string]bool
+	subs   map[string]int
 	listed map[string]bool
 	// watched is the memory commit resources were last synced to.
 	watched gitstore.Hash
@@ -160,7 +162,7 @@ func New(ctx context.Context, opt Options) (*Server, error) {
 		version = "dev"
 	}
 	s := &Server{dir: dir, dirErr: opt.DirErr, explicit: opt.Dir != "", version: version, optNoEmb: opt.NoEmbedder, optEmb: opt.Embedder,
-		fresh: map[[2]gitstore.Hash]distance{}, subs: map[string]bool{}}
+		fresh: map[[2]gitstore.Hash]distance{}, subs: map[string]int{}}
 	s.srv = sdk.NewServer(&sdk.Implementation{
 		Name:    Name,
 		Title:   "git konteks — repository memory",
@@ -174,7 +176,7 @@ func New(ctx context.Context, opt Options) (*Server, error) {
 		SubscribeHandler:        s.subscribe,
 		UnsubscribeHandler:      s.unsubscribe,
 	})
-	s.srv.AddReceivingMiddleware(s.rootsMiddleware)
+	s.srv.AddReceivingMiddleware(s.rootsMiddleware, s.listMiddleware)
 	s.addTools()
 	s.addPrompts()
 	s.addResources()
