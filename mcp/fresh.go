@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"container/heap"
 	"fmt"
 	"strings"
 
@@ -24,7 +23,7 @@ type Freshness struct {
 	HeadAhead bool `json:"head_ahead,omitempty"`
 	// CommitsAhead counts the commits of HEAD memory has not seen;
 	// CommitsBehind the commits memory describes that HEAD does not have
-	// (another branch). Counted up to MaxWalk commits; Approximate marks
+	// (another branch). Counted up to gitstore.MaxWalk commits; Approximate marks
 	// a count that stopped there.
 	CommitsAhead  int  `json:"commits_ahead,omitempty"`
 	CommitsBehind int  `json:"commits_behind,omitempty"`
@@ -40,9 +39,6 @@ type Freshness struct {
 	// Hint says what to do about it, when anything.
 	Hint string `json:"hint,omitempty"`
 }
-
-// MaxWalk bounds the commits walked to count how far HEAD has moved.
-const MaxWalk = 5000
 
 // maxChangedShown bounds Freshness.Changed.
 const maxChangedShown = 10
@@ -113,7 +109,8 @@ func (s *Server) distance(repo *gitstore.Repo, src, head gitstore.Hash) distance
 
 func measure(repo *gitstore.Repo, src, head gitstore.Hash) distance {
 	var d distance
-	d.ahead, d.behind, d.isAncestor, d.approximate, d.err = walk(repo, head, src, MaxWalk)
+	w, err := repo.Distance(src, head, 0)
+	d.ahead, d.behind, d.isAncestor, d.approximate, d.err = w.Ahead, w.Behind, w.Ancestor, w.Approximate, err
 	sc, err1 := repo.Commit(src)
 	hc, err2 := repo.Commit(head)
 	if err1 != nil || err2 != nil {
@@ -136,130 +133,6 @@ func measure(repo *gitstore.Repo, src, head gitstore.Hash) distance {
 	}
 	return d
 }
-
-// walk counts the commits reachable from a but not from b (ahead) and from
-// b but not from a (behind), like `git rev-list --left-right --count a...b`,
-// by git's paint walk: commits are visited newest first, each carries the
-// sides it is reachable from, and the walk ends once every commit left to
-// visit is reachable from both. Commit dates are not trusted to be strictly
-// ordered (a rebase gives many commits the same second, clocks skew): a
-// commit whose sides grow after its visit is visited again, so they reach
-// its ancestors, and the walk goes on through commits reachable from both
-// sides as long as they are not older than a commit counted for one side
-// (one of them could be its descendant). It visits at most max commits
-// (approximate is then set). isAncestor reports whether b is reachable
-// from a.
-func walk(repo *gitstore.Repo, a, b gitstore.Hash, max int) (ahead, behind int, isAncestor, approximate bool, err error) {
-	const fromA, fromB, both = 1, 2, 3
-	flags := map[gitstore.Hash]uint8{}
-	loaded := map[gitstore.Hash]queued{}
-	q := &commitQueue{}
-	single := 0 // queued commits reachable from one side only
-	mark := func(h gitstore.Hash, f uint8) error {
-		old, seen := flags[h]
-		nf := old | f
-		if seen && nf == old {
-			return nil
-		}
-		c, ok := loaded[h]
-		if !ok {
-			cm, err := repo.Commit(h)
-			if err != nil {
-				return err
-			}
-			c = queued{h: h, when: cm.Committer.When.Unix(), parents: cm.ParentHashes}
-			loaded[h] = c
-		}
-		flags[h] = nf
-		if q.has(h) {
-			if old != both && nf == both {
-				single--
-			}
-			return nil
-		}
-		heap.Push(q, c)
-		if nf != both {
-			single++
-		}
-		return nil
-	}
-	if err := mark(a, fromA); err != nil {
-		return 0, 0, false, false, err
-	}
-	if err := mark(b, fromB); err != nil {
-		return 0, 0, false, false, err
-	}
-	visited := map[gitstore.Hash]bool{}
-	oldestSingle := int64(1<<63 - 1) // date of the oldest commit visited for one side
-	for n := 0; q.Len() > 0; n++ {
-		if single == 0 && (q.items[0].when < oldestSingle) {
-			break
-		}
-		if n == max {
-			approximate = true
-			break
-		}
-		c := heap.Pop(q).(queued)
-		f := flags[c.h]
-		if f != both {
-			single--
-			oldestSingle = min(oldestSingle, c.when)
-		}
-		visited[c.h] = true
-		for _, p := range c.parents {
-			if err := mark(p, f); err != nil {
-				// A missing parent (shallow clone): count what we can.
-				approximate = true
-			}
-		}
-	}
-	for h := range visited {
-		switch flags[h] {
-		case fromA:
-			ahead++
-		case fromB:
-			behind++
-		}
-	}
-	return ahead, behind, flags[b]&fromA != 0, approximate, nil
-}
-
-type queued struct {
-	h       gitstore.Hash
-	when    int64
-	parents []gitstore.Hash
-}
-
-// commitQueue is a max-heap by commit time (newest first), ties broken by
-// id so the walk is deterministic.
-type commitQueue struct {
-	items []queued
-	in    map[gitstore.Hash]bool
-}
-
-func (q *commitQueue) Len() int { return len(q.items) }
-func (q *commitQueue) Less(i, j int) bool {
-	if q.items[i].when != q.items[j].when {
-		return q.items[i].when > q.items[j].when
-	}
-	return strings.Compare(q.items[i].h.String(), q.items[j].h.String()) < 0
-}
-func (q *commitQueue) Swap(i, j int) { q.items[i], q.items[j] = q.items[j], q.items[i] }
-func (q *commitQueue) Push(x any) {
-	if q.in == nil {
-		q.in = map[gitstore.Hash]bool{}
-	}
-	it := x.(queued)
-	q.in[it.h] = true
-	q.items = append(q.items, it)
-}
-func (q *commitQueue) Pop() any {
-	it := q.items[len(q.items)-1]
-	q.items = q.items[:len(q.items)-1]
-	delete(q.in, it.h)
-	return it
-}
-func (q *commitQueue) has(h gitstore.Hash) bool { return q.in[h] }
 
 // Line renders freshness as the one line that ends every text answer.
 func (f Freshness) Line() string {

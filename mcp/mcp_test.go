@@ -175,48 +175,6 @@ func TestConcurrentReadsAndWrites(t *testing.T) {
 	}
 }
 
-// TestWalk checks the commit counts against git's own.
-func TestWalk(t *testing.T) {
-	r := testgit.New(t)
-	commit := func(f string) string {
-		r.Write(f, f)
-		return r.Commit(f)
-	}
-	base := commit("a")
-	commit("b")
-	main2 := commit("c")
-	r.Git("checkout", "-q", "-b", "side", base)
-	commit("s1")
-	side := commit("s2")
-	r.Git("checkout", "-q", "main")
-	r.Git("merge", "-q", "--no-ff", "-m", "merge side", "side")
-	merged := r.Git("rev-parse", "HEAD")
-	after := commit("d")
-	repo, err := gitstore.Open(r.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pairs := [][2]string{{after, base}, {after, main2}, {after, side}, {main2, side}, {side, main2}, {merged, after}, {base, base}}
-	for _, p := range pairs {
-		a, b := gitstore.ParseHash(p[0]), gitstore.ParseHash(p[1])
-		ahead, behind, isAnc, approx, err := walk(repo, a, b, MaxWalk)
-		if err != nil {
-			t.Fatal(err)
-		}
-		counts := strings.Fields(r.Git("rev-list", "--left-right", "--count", p[0]+"..."+p[1]))
-		wantAhead, _ := strconv.Atoi(counts[0])
-		wantBehind, _ := strconv.Atoi(counts[1])
-		_, ancErr := r.TryGit("merge-base", "--is-ancestor", p[1], p[0])
-		if ahead != wantAhead || behind != wantBehind || isAnc != (ancErr == nil) || approx {
-			t.Errorf("walk %.7s %.7s: ahead %d behind %d ancestor %v approx %v; git says %d %d %v",
-				p[0], p[1], ahead, behind, isAnc, approx, wantAhead, wantBehind, ancErr == nil)
-		}
-	}
-	if ahead, _, _, approx, _ := walk(repo, gitstore.ParseHash(after), gitstore.ParseHash(base), 2); !approx || ahead > 3 {
-		t.Errorf("bounded walk: ahead %d approximate %v", ahead, approx)
-	}
-}
-
 func TestFreshnessLine(t *testing.T) {
 	for _, c := range []struct {
 		f    Freshness

@@ -291,33 +291,17 @@ func (s *Server) recall(ctx context.Context, req *sdk.CallToolRequest, in Recall
 	if limit <= 0 {
 		limit = 10
 	}
-	var snap *snapshot
 	err = s.withSearcher(ctx, req, func(se *recall.Searcher, sn *snapshot, st recall.MemoryState) error {
-		opt := recall.Options{Limit: min(limit, maxLimit), Mode: in.Mode, Paths: in.Path, Tests: in.Tests}
-		if in.Files {
-			res, err := se.SearchFiles(ctx, q, opt)
-			if err != nil {
-				return err
-			}
-			snap = sn
-			out = RecallOutput{Task: q, Hits: []recall.Hit{}, Files: res.Files, Mode: res.Mode, Notes: notes(res.Notes, s.embNote)}
-			out.Evidence = se.Evidence(q, recall.FileSections(res.Files))
-			if out.Evidence.NoMatch {
-				out.Files = nil
-			}
-			out.Memory = s.freshness(sn, st.Commit, st.SourceCommit)
-			out.Memory.Index = st.Index
-			return nil
+		opt := recall.AnswerOptions{Options: recall.Options{Limit: min(limit, maxLimit), Mode: in.Mode, Paths: in.Path, Tests: in.Tests},
+			Files: in.Files, Memories: maxMemoryHits}
+		if items, _, err := s.durableItems(sn); err == nil && sn.mem != nil {
+			opt.Matcher = s.durableMatcher(sn.mem.Tree, items)
 		}
-		res, err := se.Search(ctx, q, opt)
+		a, err := recall.Answer(ctx, se, q, opt)
 		if err != nil {
 			return err
 		}
-		snap = sn
-		out = RecallOutput{Task: q, Evidence: se.Evidence(q, res.Hits), Hits: res.Hits, Mode: res.Mode, Notes: notes(res.Notes, s.embNote)}
-		if out.Evidence.NoMatch {
-			out.Hits = nil // the least bad hits would only mislead
-		}
+		out = RecallOutput{Task: q, Evidence: a.Evidence, Hits: a.Hits, Files: a.Files, Memories: a.Memories, Mode: a.Mode, Notes: notes(a.Notes, s.embNote)}
 		out.Memory = s.freshness(sn, st.Commit, st.SourceCommit)
 		out.Memory.Index = st.Index
 		return nil
@@ -325,17 +309,6 @@ func (s *Server) recall(ctx context.Context, req *sdk.CallToolRequest, in Recall
 	if err != nil {
 		return nil, out, err
 	}
-	if out.Hits == nil {
-		out.Hits = []recall.Hit{}
-	}
-	var paths []string
-	for _, h := range out.Hits {
-		paths = append(paths, h.Path)
-	}
-	for _, f := range out.Files {
-		paths = append(paths, f.Path)
-	}
-	out.Memories = s.matchMemories(snap, q, paths, maxMemoryHits)
 	return textResult(renderRecall(out)), out, nil
 }
 

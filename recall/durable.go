@@ -7,9 +7,7 @@ import (
 	"time"
 
 	"github.com/konteks/git-konteks/durable"
-	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/index"
-	"github.com/konteks/git-konteks/memref"
 )
 
 // Durable memories and diary entries are few (tens to hundreds) and
@@ -138,23 +136,4 @@ func (m *DurableMatcher) Match(task string, paths []string, limit int) []MemoryH
 		out = out[:limit]
 	}
 	return out
-}
-
-// MatchMemories matches a task against the durable entries and skills of
-// a memory tree (a convenience for one-shot callers such as the CLI).
-func MatchMemories(repo *gitstore.Repo, mem *memref.Memory, task string, paths []string, limit int) ([]MemoryHit, error) {
-	if mem == nil {
-		return nil, nil
-	}
-	items, _, err := durable.Load(repo, mem.Tree)
-	if err != nil {
-		return nil, err
-	}
-	// A skill that does not decode is reported by `skill list`; recall
-	// goes on without it.
-	skills, _, err := durable.LoadSkills(repo, mem.Tree, false)
-	if err != nil {
-		return nil, err
-	}
-	return NewDurableMatcher(items, skills...).Match(task, paths, limit), nil
 }

@@ -73,7 +73,14 @@ type MemoryState struct {
 	Head         string `json:"head,omitempty"`
 	HeadMoved    bool   `json:"head_moved"` // HEAD is not the source commit
 	HeadAhead    bool   `json:"head_ahead"` // ... and descends from it
-	Index        string `json:"index"`      // current, update, build, stale
+	// CommitsAhead counts the commits of HEAD memory has not seen,
+	// CommitsBehind those memory describes that HEAD does not have
+	// (another line of history); Approximate marks counts that stopped
+	// at gitstore.MaxWalk commits.
+	CommitsAhead  int    `json:"commits_ahead,omitempty"`
+	CommitsBehind int    `json:"commits_behind,omitempty"`
+	Approximate   bool   `json:"approximate,omitempty"`
+	Index         string `json:"index"` // current, update, build, stale
 }
 
 // Options control a search.
@@ -174,13 +181,7 @@ func Open(ctx context.Context, repo *gitstore.Repo, opt OpenOptions) (*Searcher,
 		}
 	}
 	if head, err := repo.Resolve("HEAD"); err == nil {
-		s.state.Head = head.Hash.String()
-		if s.state.SourceCommit != "" && s.state.Head != s.state.SourceCommit {
-			s.state.HeadMoved = true
-			if ok, err := repo.IsAncestor(gitstore.ParseHash(s.state.SourceCommit), head.Hash); err == nil && ok {
-				s.state.HeadAhead = true
-			}
-		}
+		s.state.relate(repo, head.Hash)
 	}
 	switch {
 	case emb == nil:

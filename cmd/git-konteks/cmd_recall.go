@@ -12,8 +12,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/konteks/git-konteks/extract"
-	"github.com/konteks/git-konteks/gitstore"
-	"github.com/konteks/git-konteks/memref"
 	"github.com/konteks/git-konteks/recall"
 )
 
@@ -43,21 +41,6 @@ func recallCommand() *cli.Command {
 		},
 		Action: runRecall,
 	}
-}
-
-// recallOutput is `recall --json`, shaped like the MCP recall tool's
-// answer: section hits (each with a path to open), the saved memories that
-// match in a field of their own, and the commit memory describes, so that
-// every answer says how current it is.
-type recallOutput struct {
-	Task     string             `json:"task"`
-	Mode     string             `json:"mode"`
-	Hits     []recall.Hit       `json:"hits"`
-	Memories []recall.MemoryHit `json:"memories"`
-	// Evidence says how strong the answer is (strong, partial, weak).
-	Evidence recall.Evidence    `json:"evidence"`
-	Notes    []string           `json:"notes,omitempty"`
-	Memory   recall.MemoryState `json:"memory"`
 }
 
 // maxTaskBytes bounds a task read from standard input.
@@ -103,48 +86,48 @@ func runRecall(c *cli.Context) error {
 		return stopped(ctx, err, c.Bool("refresh"))
 	}
 	defer s.Close()
-	opt := recall.Options{Limit: c.Int("limit"), Mode: c.String("mode"), Paths: c.StringSlice("path"), Tests: c.String("tests")}
-	if c.Bool("files") {
-		return runRecallFiles(ctx, c, s, task, opt)
-	}
-	res, err := s.Search(ctx, task, opt)
+	opt := recall.AnswerOptions{Options: recall.Options{Limit: c.Int("limit"), Mode: c.String("mode"), Paths: c.StringSlice("path"), Tests: c.String("tests")},
+		Files: c.Bool("files")}
+	a, err := recall.Answer(ctx, s, task, opt)
 	if err != nil {
 		return filterError(err)
 	}
-	ev := s.Evidence(task, res.Hits)
-	if ev.NoMatch {
-		res.Hits = nil // the least bad hits would only mislead
-	}
-	// Durable memories, diary entries and skills that match the task come
-	// first: decisions and constraints weigh more than code that merely
-	// matches.
-	mems, err := matchMemories(s, task, res.Hits)
-	if err != nil {
-		return err
-	}
 	if c.Bool("json") {
-		out := recallOutput{Task: task, Mode: c.String("mode"), Hits: res.Hits, Memories: mems, Evidence: ev, Notes: res.Notes, Memory: res.Memory}
-		if out.Hits == nil {
-			out.Hits = []recall.Hit{}
-		}
-		if out.Memories == nil {
-			out.Memories = []recall.MemoryHit{}
-		}
 		// stderr carries the evidence, the notes and the memory line for
 		// people too.
-		fmt.Fprintln(os.Stderr, "evidence: "+ev.Label())
-		printNotes(res.Notes, res.Memory, true)
-		return printJSON(c, out)
+		fmt.Fprintln(os.Stderr, "evidence: "+a.Evidence.Label())
+		printNotes(a.Notes, a.Memory, true)
+		return printJSON(c, a)
 	}
-	w := c.App.Writer
-	for _, m := range mems {
+	writeAnswer(c.App.Writer, a)
+	printNotes(a.Notes, a.Memory, false)
+	return nil
+}
+
+// writeAnswer renders an answer for people: the saved entries that match
+// first (decisions and constraints weigh more than code that merely
+// matches), then one line per hit or per file, the evidence and which
+// commit memory describes.
+func writeAnswer(w io.Writer, a *recall.Response) {
+	for _, m := range a.Memories {
 		if m.Type == "skill" {
 			fmt.Fprintf(w, "skill:%s  %s  %s\n", m.Subject, memoryLabel(m), flatLine(m.Text, 120))
 			continue
 		}
 		fmt.Fprintf(w, "memory:%s  %s  %s\n", m.ID[:10], memoryLabel(m), flatLine(m.Text, 120))
 	}
-	for _, h := range res.Hits {
+	for _, f := range a.Files {
+		var secs []string
+		for _, h := range f.Sections {
+			name := h.Name
+			if name == "" {
+				name = h.Anchor
+			}
+			secs = append(secs, fmt.Sprintf("%s:%d", name, h.StartLine))
+		}
+		fmt.Fprintf(w, "%s  %s  (%s)\n", f.Path, strings.Join(secs, ", "), f.Why)
+	}
+	for _, h := range a.Hits {
 		name := h.Name
 		if name == "" {
 			name = h.Anchor
@@ -159,13 +142,15 @@ func runRecall(c *cli.Context) error {
 		}
 		fmt.Fprintln(w, line)
 	}
-	if len(res.Hits) == 0 && len(mems) == 0 && !ev.NoMatch {
+	switch {
+	case len(a.Hits) > 0 || len(a.Files) > 0 || len(a.Memories) > 0 || a.Evidence.NoMatch:
+	case a.Files != nil:
+		fmt.Fprintln(w, "no file of memory matches")
+	default:
 		fmt.Fprintln(w, "no section of memory matches")
 	}
-	fmt.Fprintln(w, "evidence: "+ev.Label())
-	fmt.Fprintln(w, memoryLine(res.Memory))
-	printNotes(res.Notes, res.Memory, false)
-	return nil
+	fmt.Fprintln(w, "evidence: "+a.Evidence.Label())
+	fmt.Fprintln(w, memoryLine(a.Memory))
 }
 
 // filterError makes a bad --path or --tests a usage error (exit 2).
@@ -174,74 +159,6 @@ func filterError(err error) error {
 		return cli.Exit(err.Error(), 2)
 	}
 	return err
-}
-
-// recallFilesOutput is `recall --files --json`, shaped like recallOutput
-// with files in place of hits.
-type recallFilesOutput struct {
-	Task     string             `json:"task"`
-	Mode     string             `json:"mode"`
-	Files    []recall.FileHit   `json:"files"`
-	Evidence recall.Evidence    `json:"evidence"`
-	Notes    []string           `json:"notes,omitempty"`
-	Memory   recall.MemoryState `json:"memory"`
-}
-
-// runRecallFiles answers with files: one line (or JSON object) per file.
-func runRecallFiles(ctx context.Context, c *cli.Context, s *recall.Searcher, task string, opt recall.Options) error {
-	opt.NoContent = !c.Bool("json")
-	res, err := s.SearchFiles(ctx, task, opt)
-	if err != nil {
-		return filterError(err)
-	}
-	if c.Bool("json") {
-		ev := s.Evidence(task, recall.FileSections(res.Files))
-		if ev.NoMatch {
-			res.Files = nil
-		}
-		out := recallFilesOutput{Task: task, Mode: c.String("mode"), Files: res.Files, Evidence: ev, Notes: res.Notes, Memory: res.Memory}
-		if out.Files == nil {
-			out.Files = []recall.FileHit{}
-		}
-		printNotes(res.Notes, res.Memory, true)
-		return printJSON(c, out)
-	}
-	w := c.App.Writer
-	for _, f := range res.Files {
-		var secs []string
-		for _, h := range f.Sections {
-			name := h.Name
-			if name == "" {
-				name = h.Anchor
-			}
-			secs = append(secs, fmt.Sprintf("%s:%d", name, h.StartLine))
-		}
-		fmt.Fprintf(w, "%s  %s  (%s)\n", f.Path, strings.Join(secs, ", "), f.Why)
-	}
-	if len(res.Files) == 0 {
-		fmt.Fprintln(w, "no file of memory matches")
-	}
-	fmt.Fprintln(w, memoryLine(res.Memory))
-	printNotes(res.Notes, res.Memory, false)
-	return nil
-}
-
-// matchMemories finds the durable entries a task names, favouring those
-// linked to the files of the hits.
-func matchMemories(s *recall.Searcher, task string, hits []recall.Hit) ([]recall.MemoryHit, error) {
-	repo, err := openRepo()
-	if err != nil {
-		return nil, err
-	}
-	mem, err := memref.ReadCommit(repo, gitstore.ParseHash(s.State().Commit))
-	if err != nil && mem == nil {
-		return nil, err
-	}
-	var paths []string
-	for _, h := range hits {
-		paths = append(paths, h.Path)
-	}
-	return recall.MatchMemories(repo, mem, task, paths, 5)
 }
 
 func memoryLabel(m recall.MemoryHit) string {
@@ -295,7 +212,7 @@ func memoryLine(st recall.MemoryState) string {
 	l := "memory: source " + shortHash(st.SourceCommit)
 	switch {
 	case st.HeadAhead:
-		l += " — HEAD " + shortHash(st.Head) + " has moved past it (run `git konteks extract`, or pass --refresh)"
+		l += " — HEAD " + shortHash(st.Head) + " has moved past it by " + commits(st.CommitsAhead, st.Approximate) + " (run `git konteks extract`, or pass --refresh)"
 	case st.HeadMoved:
 		l += " — HEAD " + shortHash(st.Head) + " is on another line of history (run `git konteks extract`, or pass --refresh)"
 	default:

@@ -30,18 +30,23 @@ func statusCommand() *cli.Command {
 }
 
 type statusJSON struct {
-	Memory       string         `json:"memory"`        // memory commit, "" when none
-	SourceCommit string         `json:"source_commit"` // commit memory describes
-	Head         string         `json:"head,omitempty"`
-	Stale        bool           `json:"stale"`      // HEAD differs from the source commit
-	HeadAhead    bool           `json:"head_ahead"` // the source commit is an ancestor of HEAD
-	Mode         string         `json:"mode,omitempty"`
-	Finished     *time.Time     `json:"finished,omitempty"`
-	Included     int            `json:"included"`
-	Sections     int            `json:"sections"`
-	Skipped      map[string]int `json:"skipped,omitempty"`
-	Redacted     int            `json:"redacted,omitempty"` // records with credential values replaced by markers
-	Trimmed      int            `json:"trimmed,omitempty"`  // records cut to the record size budget
+	Memory       string `json:"memory"`        // memory commit, "" when none
+	SourceCommit string `json:"source_commit"` // commit memory describes
+	Head         string `json:"head,omitempty"`
+	Stale        bool   `json:"stale"`      // HEAD differs from the source commit
+	HeadAhead    bool   `json:"head_ahead"` // the source commit is an ancestor of HEAD
+	// CommitsAhead and CommitsBehind count the commits HEAD has that
+	// memory has not seen and the reverse (gitstore.Distance).
+	CommitsAhead  int            `json:"commits_ahead,omitempty"`
+	CommitsBehind int            `json:"commits_behind,omitempty"`
+	Approximate   bool           `json:"approximate,omitempty"`
+	Mode          string         `json:"mode,omitempty"`
+	Finished      *time.Time     `json:"finished,omitempty"`
+	Included      int            `json:"included"`
+	Sections      int            `json:"sections"`
+	Skipped       map[string]int `json:"skipped,omitempty"`
+	Redacted      int            `json:"redacted,omitempty"` // records with credential values replaced by markers
+	Trimmed       int            `json:"trimmed,omitempty"`  // records cut to the record size budget
 	// SkippedPaths lists the gated paths with their reasons (--skipped).
 	SkippedPaths []skippedPath `json:"skipped_paths,omitempty"`
 	Interrupted  string        `json:"interrupted,omitempty"` // target of an unfinished run
@@ -89,8 +94,8 @@ func runStatus(c *cli.Context) error {
 		}
 		if st.Head != "" && st.Head != m.SourceCommit {
 			st.Stale = true
-			if ok, err := repo.IsAncestor(mustHash(m.SourceCommit), mustHash(st.Head)); err == nil && ok {
-				st.HeadAhead = true
+			if d, err := repo.Distance(mustHash(m.SourceCommit), mustHash(st.Head), 0); err == nil {
+				st.HeadAhead, st.CommitsAhead, st.CommitsBehind, st.Approximate = d.Ancestor, d.Ahead, d.Behind, d.Approximate
 			}
 			st.Hint = "HEAD has moved past memory: run `git konteks extract`"
 		}
@@ -128,9 +133,10 @@ func runStatus(c *cli.Context) error {
 	case !st.Stale:
 		fmt.Fprintf(w, "head:    %s (up to date)\n", shortHash(st.Head))
 	case st.HeadAhead:
-		fmt.Fprintf(w, "head:    %s (stale: HEAD has moved past memory)\n", shortHash(st.Head))
+		fmt.Fprintf(w, "head:    %s (stale: HEAD has moved past memory by %s)\n", shortHash(st.Head), commits(st.CommitsAhead, st.Approximate))
 	default:
-		fmt.Fprintf(w, "head:    %s (stale: HEAD is on another line of history)\n", shortHash(st.Head))
+		fmt.Fprintf(w, "head:    %s (stale: HEAD is on another line of history, %s ahead, %s behind)\n", shortHash(st.Head),
+			commits(st.CommitsAhead, st.Approximate), commits(st.CommitsBehind, st.Approximate))
 	}
 	fmt.Fprintf(w, "files:   %d included, %d skipped%s\n", st.Included, sumMap(st.Skipped), formatCounts(st.Skipped))
 	if st.Redacted > 0 || st.Trimmed > 0 {
@@ -203,4 +209,17 @@ func displayPath(p string) string {
 		return strconv.Quote(p)
 	}
 	return p
+}
+
+// commits says n commits, "at least" when the count stopped at the walk's
+// bound.
+func commits(n int, approx bool) string {
+	s := fmt.Sprintf("%d commit", n)
+	if n != 1 {
+		s += "s"
+	}
+	if approx {
+		s = "at least " + s
+	}
+	return s
 }

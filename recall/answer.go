@@ -1,0 +1,175 @@
+package recall
+
+import (
+	"context"
+	"strings"
+
+	"github.com/konteks/git-konteks/durable"
+	"github.com/konteks/git-konteks/gitstore"
+)
+
+// AnswerOptions control Answer.
+type AnswerOptions struct {
+	Options
+	// Files answers with files (SearchFiles) instead of section hits.
+	Files bool
+	// Memories bounds the saved memories, diary entries and skills in
+	// the answer (default DefaultMemoryHits; <0: none).
+	Memories int
+	// Matcher matches the saved entries; nil reads them from the memory
+	// the searcher answers from. A caller that holds a newer memory
+	// commit with the same sections (a memory was just saved) passes its
+	// own, so the new entry is found.
+	Matcher *DurableMatcher
+}
+
+// DefaultMemoryHits is how many saved entries an answer holds at most.
+const DefaultMemoryHits = 5
+
+// Response is what recall answers, for the command line and the MCP
+// server alike: section hits or files, how strongly memory supports them,
+// the saved entries that match about as well, and which commit memory
+// describes.
+type Response struct {
+	Task string `json:"task"`
+	Mode string `json:"mode"`
+	// Hits are the sections (empty with Files).
+	Hits []Hit `json:"hits"`
+	// Files are the files, with Files set.
+	Files []FileHit `json:"files,omitempty"`
+	// Evidence says how strongly memory supports the hits or files; a
+	// task nothing matches has none and says NoGoodMatch.
+	Evidence Evidence `json:"evidence"`
+	// Memories are the saved memories, diary entries and skills that
+	// match the task about as well as the code does, best first.
+	Memories []MemoryHit `json:"memories"`
+	Notes    []string    `json:"notes,omitempty"`
+	Memory   MemoryState `json:"memory"`
+}
+
+// memoryParity is the share of the code's coverage of the task a saved
+// entry must reach to be shown beside it: an entry that shares one rare
+// word with a long bug report would otherwise be printed above the code
+// that matches most of it.
+const memoryParity = 0.5
+
+// Answer answers task from s: it searches (sections, or files with
+// opt.Files), judges the evidence, drops the hits when nothing matches
+// (the least bad hits would only mislead), and adds the saved entries
+// that match the task about as well as the code does or are linked to a
+// file of the answer.
+func Answer(ctx context.Context, s *Searcher, task string, opt AnswerOptions) (*Response, error) {
+	r := &Response{Task: task}
+	var paths []string
+	if opt.Files {
+		res, err := s.SearchFiles(ctx, task, opt.Options)
+		if err != nil {
+			return nil, err
+		}
+		r.Mode, r.Notes, r.Memory = res.Mode, res.Notes, res.Memory
+		r.Evidence = s.Evidence(task, FileSections(res.Files))
+		if !r.Evidence.NoMatch {
+			r.Files = res.Files
+		}
+		for _, f := range r.Files {
+			paths = append(paths, f.Path)
+		}
+		if r.Files == nil {
+			r.Files = []FileHit{}
+		}
+	} else {
+		res, err := s.Search(ctx, task, opt.Options)
+		if err != nil {
+			return nil, err
+		}
+		r.Mode, r.Notes, r.Memory = res.Mode, res.Notes, res.Memory
+		r.Evidence = s.Evidence(task, res.Hits)
+		if !r.Evidence.NoMatch {
+			r.Hits = res.Hits
+		}
+		for _, h := range r.Hits {
+			paths = append(paths, h.Path)
+		}
+	}
+	if r.Hits == nil {
+		r.Hits = []Hit{}
+	}
+	r.Memories = []MemoryHit{}
+	limit := opt.Memories
+	if limit == 0 {
+		limit = DefaultMemoryHits
+	}
+	if limit < 0 {
+		return r, nil
+	}
+	m := opt.Matcher
+	if m == nil {
+		var err error
+		if m, err = s.durableMatcher(); err != nil {
+			return nil, err
+		}
+	}
+	for _, mh := range m.Match(task, paths, 0) {
+		if len(r.Memories) == limit {
+			break
+		}
+		if s.aboutAsWell(task, mh, r.Evidence, paths) {
+			r.Memories = append(r.Memories, mh)
+		}
+	}
+	return r, nil
+}
+
+// durableMatcher reads the saved entries and skills of the memory s
+// answers from. A skill that does not decode is reported by `skill list`;
+// recall goes on without it.
+func (s *Searcher) durableMatcher() (*DurableMatcher, error) {
+	if s.mem == nil {
+		return NewDurableMatcher(nil), nil
+	}
+	items, _, err := durable.Load(s.repo, s.mem.Tree)
+	if err != nil {
+		return nil, err
+	}
+	skills, _, err := durable.LoadSkills(s.repo, s.mem.Tree, false)
+	if err != nil {
+		return nil, err
+	}
+	return NewDurableMatcher(items, skills...), nil
+}
+
+// aboutAsWell reports whether a saved entry belongs in an answer whose
+// code gives evidence ev: it is linked to a file of the answer, the code
+// matches nothing (the entry is then all memory has), or the entry holds
+// at least memoryParity of the share of the task the best code hit holds,
+// every word weighted by its rarity as in Evidence.
+func (s *Searcher) aboutAsWell(task string, m MemoryHit, ev Evidence, paths []string) bool {
+	for _, p := range m.Paths {
+		for _, q := range paths {
+			if p == q {
+				return true
+			}
+		}
+	}
+	if ev.NoMatch || ev.Coverage == 0 {
+		return true
+	}
+	as := Hit{Path: strings.Join(m.Paths, " "), Name: m.Subject, Summary: m.Kind + " " + strings.Join(m.Tags, " "), Content: m.Text}
+	return s.Evidence(task, []Hit{as}).Coverage >= memoryParity*ev.Coverage
+}
+
+// relate fills the state's HEAD fields: whether HEAD moved past the source
+// commit memory describes, descends from it, and by how many commits.
+func (st *MemoryState) relate(repo *gitstore.Repo, head gitstore.Hash) {
+	st.Head = head.String()
+	if st.SourceCommit == "" || st.Head == st.SourceCommit {
+		return
+	}
+	st.HeadMoved = true
+	d, err := repo.Distance(gitstore.ParseHash(st.SourceCommit), head, 0)
+	if err != nil {
+		return
+	}
+	st.HeadAhead = d.Ancestor
+	st.CommitsAhead, st.CommitsBehind, st.Approximate = d.Ahead, d.Behind, d.Approximate
+}
