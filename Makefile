@@ -2,7 +2,8 @@
 #   make run      build, install, and extract memory for this repository
 #   make test     every test (gofmt, go vet, go test -race)
 #   make bench    Go benchmarks + extraction, recall and the MCP server on a large real tree
-#   make eval     recall quality on real git histories (recall@k, MRR)
+#   make eval     recall quality on real git histories, development set (eval-test: the frozen test set,
+#                 eval-swebench: SWE-bench Lite); repositories in $KONTEKS_REPOS (make fetch-repos)
 #   make fuzz     fuzz every sectioner for FUZZTIME each
 
 GO        ?= go
@@ -16,7 +17,11 @@ MANDIR    := $(PREFIX)/share/man
 BENCH_SRC ?= $(shell $(GO) env GOROOT)/src
 FUZZTIME  ?= 30s
 
-.PHONY: all build man install run test vet fmt-check bench bench-go bench-extract bench-recall bench-mcp bench-history bench-growth bench-report bench-peers eval fuzz clean
+.PHONY: all build man install run test vet fmt-check bench bench-go bench-extract bench-recall bench-mcp bench-history bench-growth bench-report bench-peers eval eval-test eval-swebench fetch-repos fuzz clean
+
+# The evaluation and benchmark repositories (scripts/eval/repos.tsv) live in
+# $KONTEKS_REPOS; `make fetch-repos` clones them at their pinned commits.
+need-repos = $(if $(KONTEKS_REPOS),,$(error set KONTEKS_REPOS to a directory for the evaluation repositories, then run make fetch-repos))
 
 all: build
 
@@ -63,9 +68,10 @@ bench-recall: build
 bench-mcp: build
 	scripts/bench-mcp.sh $(BENCH_SRC) $(CURDIR)/bin/git-konteks
 
-# History memory on the longest real history here (BENCH_HISTORY=repo to choose).
+# History memory on a long real history: prometheus in $KONTEKS_REPOS (BENCH_HISTORY=repo to choose).
 bench-history: build
-	scripts/bench-history.sh $(or $(BENCH_HISTORY),/work/.mirror/prometheus+prometheus/repo) $(CURDIR)/bin/git-konteks
+	$(if $(BENCH_HISTORY),,$(need-repos))
+	scripts/bench-history.sh $(or $(BENCH_HISTORY),$(KONTEKS_REPOS)/prometheus+prometheus) $(CURDIR)/bin/git-konteks
 
 # Memory growth over N hook-driven extractions (BENCH_GROWTH="repo..." to choose).
 bench-growth: build
@@ -80,8 +86,22 @@ bench-report:
 bench-peers: build
 	scripts/bench-peers.sh $(CURDIR)/bin/git-konteks
 
+fetch-repos:
+	$(need-repos)
+	scripts/fetch-repos.sh
+
 eval:
-	scripts/eval.sh
+	$(need-repos)
+	EVAL_SPLIT=dev scripts/eval.sh
+
+eval-test:
+	$(need-repos)
+	EVAL_SPLIT=test scripts/eval.sh
+
+# SWEBENCH_LITE: the SWE-bench Lite test split as JSON or JSON Lines (docs/evaluation.md).
+eval-swebench:
+	$(need-repos)
+	EVAL_SPLIT=swebench scripts/eval.sh
 
 fuzz:
 	scripts/fuzz.sh $(FUZZTIME)

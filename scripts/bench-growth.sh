@@ -17,7 +17,12 @@ bin=${BINARY:-$(pwd)/bin/git-konteks}
 n=${N:-300}
 every=${PUSH_EVERY:-10}
 repos=("$@")
-[ ${#repos[@]} -gt 0 ] || repos=(/work/.mirror/gin-gonic+gin/repo /work/.mirror/prometheus+prometheus/repo)
+if [ ${#repos[@]} -eq 0 ]; then
+  if [ -z "${KONTEKS_REPOS:-}" ]; then
+    echo "bench-growth: name REPOs, or set KONTEKS_REPOS to the directory scripts/fetch-repos.sh fills" >&2; exit 2
+  fi
+  repos=("$KONTEKS_REPOS/gin-gonic+gin" "$KONTEKS_REPOS/prometheus+prometheus")
+fi
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.invalid
 export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.invalid
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1

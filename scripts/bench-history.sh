@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# History memory benchmark on the longest real history at hand: clones
-# REPO (default: the prometheus mirror, 18,000+ commits) into a temporary
+# History memory benchmark on a long real history: clones REPO (default:
+# prometheus in $KONTEKS_REPOS, 18,000+ commits) into a temporary
 # directory, extracts memory (history included), and reports the history
 # stage's time, the commits and segments recorded and the size of
 # history/ in the memory ref; then the one-commit append: the history
@@ -8,7 +8,10 @@
 # included), median of BENCH_RUNS.
 #   usage: scripts/bench-history.sh [REPO] [BINARY]
 set -euo pipefail
-src=${1:-/work/.mirror/prometheus+prometheus/repo}
+if [ $# -eq 0 ] && [ -z "${KONTEKS_REPOS:-}" ]; then
+  echo "bench-history: pass REPO, or set KONTEKS_REPOS to the directory scripts/fetch-repos.sh fills" >&2; exit 2
+fi
+src=${1:-$KONTEKS_REPOS/prometheus+prometheus}
 bin=${2:-$(pwd)/bin/git-konteks}
 runs=${BENCH_RUNS:-5}
 if [ ! -d "$src" ]; then
@@ -26,7 +29,7 @@ root=$(pwd)
 git clone -q --bare "$src" "$work/repo"
 cd "$work/repo"
 commits=$(git rev-list --count HEAD)
-echo "history: $src, $commits commits"
+echo "history: ${src#"${KONTEKS_REPOS:-}/"}, $commits commits"
 now() { date +%s.%N; }
 t0=$(now)
 if git log --raw --numstat -M --root --diff-merges=off -z --format=%H HEAD >/dev/null 2>&1; then

@@ -5,10 +5,11 @@
 # medians and their ratio; `git log --raw --no-renames` as the floor of a
 # history walk, measured after each extraction and set against that run's
 # history stage; the peak RSS of the extraction; a one-file `changed` run
-# (process start included). Repositories: prometheus and rails from the
-# fetched mirrors, and $GOROOT/src committed into a repository.
+# (process start included). Repositories: prometheus and rails from
+# $KONTEKS_REPOS (scripts/fetch-repos.sh), and $GOROOT/src committed into a
+# repository.
 #
-# zoekt-index is built from the fetched sourcegraph/zoekt mirror in a
+# zoekt-index is built from sourcegraph/zoekt in $KONTEKS_REPOS in a
 # temporary directory outside this repository (never vendored); the
 # binary is kept in $BENCH_CACHE for the next run. universal-ctags comes
 # from Debian (installed with apt-get when missing and we are root).
@@ -18,7 +19,10 @@ set -euo pipefail
 bin=${1:-$(pwd)/bin/git-konteks}
 runs=${BENCH_RUNS:-3}
 repos=${BENCH_REPOS:-prometheus rails goroot}
-mirror=${BENCH_MIRROR:-/work/.mirror}
+mirror=${KONTEKS_REPOS:-}
+if [ -z "$mirror" ]; then
+  echo "bench-peers: set KONTEKS_REPOS to the directory scripts/fetch-repos.sh fills" >&2; exit 2
+fi
 cache=${BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/konteks-bench}
 work=$(mktemp -d "${TMPDIR:-/tmp}/konteks-bench-peers.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -40,15 +44,15 @@ ctags_bin=$(command -v universal-ctags || command -v ctags)
 export CTAGS_COMMAND=$ctags_bin
 zoekt=$cache/zoekt-index
 if [ ! -x "$zoekt" ]; then
-  if [ ! -d "$mirror/sourcegraph+zoekt/repo" ]; then
-    echo "bench-peers: no zoekt mirror at $mirror/sourcegraph+zoekt/repo"; exit 1
+  if [ ! -d "$mirror/sourcegraph+zoekt" ]; then
+    echo "bench-peers: no zoekt at $mirror/sourcegraph+zoekt (scripts/fetch-repos.sh)"; exit 1
   fi
   mkdir -p "$cache"
-  git clone -q "$mirror/sourcegraph+zoekt/repo" "$work/zoekt-src"
+  git clone -q "$mirror/sourcegraph+zoekt" "$work/zoekt-src"
   (cd "$work/zoekt-src" && go build -o "$zoekt" ./cmd/zoekt-index)
   rm -rf "$work/zoekt-src"
 fi
-echo "zoekt-index: $zoekt ($(git --git-dir="$mirror/sourcegraph+zoekt/repo" rev-parse --short HEAD)), ctags: $($ctags_bin --version | head -1)"
+echo "zoekt-index: $zoekt ($(git --git-dir="$mirror/sourcegraph+zoekt" rev-parse --short HEAD)), ctags: $($ctags_bin --version | head -1)"
 
 # --- helpers -------------------------------------------------------------
 now() { date +%s.%N; }
@@ -167,8 +171,8 @@ for r in $repos; do
       bench_repo goroot "$work/goroot"
       ;;
     *)
-      m=$(ls -d "$mirror"/*+"$r"/repo 2>/dev/null | head -1)
-      if [ -z "$m" ]; then echo "bench-peers: no mirror for $r"; continue; fi
+      m=$(ls -d "$mirror"/*+"$r" 2>/dev/null | head -1)
+      if [ -z "$m" ]; then echo "bench-peers: no $r in $mirror"; continue; fi
       # A mirror may lack a blob: the checkout then has every other file,
       # which both tools index the same way.
       git clone -q "$m" "$work/$r" 2>/dev/null || true

@@ -8,8 +8,8 @@
 #
 #   usage: scripts/recall-same.sh OLD_BINARY NEW_BINARY [REPO...]
 #
-# REPO is a git dir or work tree (default: the prometheus and flask mirrors
-# under /work/.mirror); each is cloned (bare, objects shared) into
+# REPO is a git dir or work tree (default: prometheus and flask in
+# $KONTEKS_REPOS, see scripts/fetch-repos.sh); each is cloned (bare, objects shared) into
 # $SAME_CACHE (default: a temporary directory) and memory is extracted at
 # its HEAD by OLD_BINARY. The queries are the eval's: the issue set of the
 # repository (scripts/eval/issues/<owner>+<name>.jsonl, title and text)
@@ -23,7 +23,12 @@ new=${2:?usage: recall-same.sh OLD_BINARY NEW_BINARY [REPO...]}
 shift 2
 root=$(cd "$(dirname "$0")/.." && pwd)
 repos=("$@")
-[ ${#repos[@]} -gt 0 ] || repos=(/work/.mirror/prometheus+prometheus/repo /work/.mirror/pallets+flask/repo)
+if [ ${#repos[@]} -eq 0 ]; then
+  if [ -z "${KONTEKS_REPOS:-}" ]; then
+    echo "recall-same: name REPOs, or set KONTEKS_REPOS to the directory scripts/fetch-repos.sh fills" >&2; exit 2
+  fi
+  repos=("$KONTEKS_REPOS/prometheus+prometheus" "$KONTEKS_REPOS/pallets+flask")
+fi
 cache=${SAME_CACHE:-}
 if [ -z "$cache" ]; then
   cache=$(mktemp -d "${TMPDIR:-/tmp}/konteks-same.XXXXXX")

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/konteks/git-konteks/recall"
 )
@@ -92,7 +93,7 @@ func pickIssues(dir string, issues []issue) ([]candidate, error) {
 		if t := strings.TrimSpace(is.Text); t != "" {
 			msg += "\n\n" + t
 		}
-		ds = append(ds, dated{candidate{commit: is.Commit, parent: ps[0], msg: msg, changed: impl}, when})
+		ds = append(ds, dated{candidate{id: fmt.Sprintf("#%d", is.Issue), commit: is.Commit, parent: ps[0], msg: capText(msg), changed: impl}, when})
 	}
 	sort.SliceStable(ds, func(i, j int) bool { return ds[i].when < ds[j].when })
 	// Fixes landed together (a rebase, a merged series) share a commit
@@ -140,4 +141,20 @@ func isDocPath(p string) bool {
 		}
 	}
 	return false
+}
+
+// textCap bounds an issue's query (title and text): long tasks — templates,
+// logs, stack traces — are asked whole up to it, as an agent is handed them.
+const textCap = 8000
+
+// capText cuts s to textCap bytes at a character boundary.
+func capText(s string) string {
+	if len(s) <= textCap {
+		return s
+	}
+	i := textCap
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i]
 }

@@ -91,11 +91,11 @@ func TestIssueAskedFromParent(t *testing.T) {
 	r.Git("mv", "server/router.go", "server/dispatch.go")
 	r.Commit("server: rename router.go")
 
-	qs, _, err := evalRepo(r.Dir, "demo", setIssues, []issue{{
+	qs, err := evalRepo(source{Path: r.Dir, Name: "demo"}, setIssues, []issue{{
 		Issue: 1, Commit: fix,
 		Title: "Dispatch panics when a request has an empty path",
 		Text:  "Routing a request whose path is empty never reaches a handler; Dispatch should route it to the root.",
-	}})
+	}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,10 +126,10 @@ func TestIssuesLandedTogether(t *testing.T) {
 	r.Write("redirect.go", "package web\n\n// Redirect sends a Location header.\nfunc Redirect(url string) string {\n\tif url == \"\" {\n\t\turl = \"/\"\n\t}\n\treturn url\n}\n")
 	second := r.Commit("redirect: an empty location goes to the root")
 
-	qs, _, err := evalRepo(r.Dir, "demo", setIssues, []issue{
+	qs, err := evalRepo(source{Path: r.Dir, Name: "demo"}, setIssues, []issue{
 		{Issue: 2, Commit: second, Title: "Redirect to an empty URL sends no Location header", Text: "res redirect with an empty url should go to /"},
 		{Issue: 1, Commit: first, Title: "Cookie with a negative max age never expires", Text: "SetCookie with maxAge -1 keeps the cookie"},
-	})
+	}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

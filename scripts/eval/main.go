@@ -71,6 +71,11 @@ var (
 	sets     = flag.String("set", "commits,issues", "query `SETS` to run: commits (each commit's message), issues (scripts/eval/issues: real issues and the commits that fixed them)")
 	issueDir = flag.String("issues", "scripts/eval/issues", "`DIR` of issue sets, one owner+name.jsonl per repository")
 	variants = flag.String("variants", "", "JSON `FILE` of named ranking variants ({\"name\": {\"Vector\": 0.5, ...}}) to evaluate besides the default, in hybrid mode")
+	repoList = flag.String("repos", "", "repository `LIST` (scripts/eval/repos.tsv): evaluate its repositories of -split, found under -dir, at their pinned commits")
+	split    = flag.String("split", splitDev, "`SPLIT` of the -repos list to evaluate: dev, test, or swebench (the list's repositories that SWE-bench names, with -set swebench)")
+	repoDir  = flag.String("dir", os.Getenv("KONTEKS_REPOS"), "`DIR` holding the -repos list's repositories (scripts/fetch-repos.sh); default $KONTEKS_REPOS")
+	sweFile  = flag.String("swebench", os.Getenv("SWEBENCH_LITE"), "SWE-bench Lite `FILE` (JSON or JSON Lines: instance_id, repo, base_commit, problem_statement, patch) for -set swebench; default $SWEBENCH_LITE")
+	sweN     = flag.Int("swebench-n", 20, "most SWE-bench instances per repository (evenly spaced over the dataset's order)")
 )
 
 // variantList is the ranking variants under evaluation, by name.
@@ -91,7 +96,8 @@ const baselineMode = "files-bm25"
 type query struct {
 	Set     string         `json:"set"`
 	Repo    string         `json:"repo"`
-	Commit  string         `json:"commit"`
+	ID      string         `json:"id,omitempty"` // issue number or SWE-bench instance
+	Commit  string         `json:"commit,omitempty"`
 	Query   string         `json:"query"`
 	Answer  []string       `json:"answer"`
 	Memory  string         `json:"memory"` // the memory commit asked
@@ -167,13 +173,6 @@ func printLabels() {
 	}
 }
 
-type metrics struct {
-	N                     int
-	R1, R5, R10, F10, MRR float64
-	Took                  time.Duration
-	Extract, IndexUpdate  time.Duration
-}
-
 func main() {
 	flag.Parse()
 	if p := os.Getenv("KONTEKS_CPUPROFILE"); p != "" {
@@ -183,8 +182,9 @@ func main() {
 			defer pprof.StopCPUProfile()
 		}
 	}
-	if flag.NArg() == 0 {
-		fmt.Fprintln(os.Stderr, "usage: eval [-n N] [-max-files K] REPO...")
+	srcs, err := sources()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "eval:", err)
 		os.Exit(2)
 	}
 	if *variants != "" {
@@ -226,11 +226,23 @@ func main() {
 	var all []query
 	for _, set := range strings.Split(*sets, ",") {
 		set = strings.TrimSpace(set)
-		if set != setCommits && set != setIssues {
-			fmt.Fprintf(os.Stderr, "unknown query set %q (commits, issues)\n", set)
+		var swe []sweInstance
+		switch set {
+		case setCommits, setIssues:
+		case setSWEBench:
+			if *sweFile == "" {
+				fmt.Fprintln(os.Stderr, "eval: -set swebench needs the SWE-bench Lite dataset: set SWEBENCH_LITE (or -swebench) to its JSON or JSON Lines file (see docs/evaluation.md)")
+				os.Exit(2)
+			}
+			if swe, err = readSWEBench(*sweFile); err != nil {
+				fmt.Fprintln(os.Stderr, "eval:", err)
+				os.Exit(2)
+			}
+		default:
+			fmt.Fprintf(os.Stderr, "unknown query set %q (commits, issues, swebench)\n", set)
 			os.Exit(2)
 		}
-		qs := runSet(set, flag.Args())
+		qs := runSet(set, srcs, swe)
 		all = append(all, qs...)
 	}
 	if *strength {
@@ -247,29 +259,57 @@ func main() {
 
 // Query sets.
 const (
-	setCommits = "commits"
-	setIssues  = "issues"
+	setCommits  = "commits"
+	setIssues   = "issues"
+	setSWEBench = "swebench"
 )
 
-// tuned are the repositories earlier ranking work was tuned on; the rest
-// are held out, and reported apart.
-var tuned = map[string]bool{
-	"git-konteks": true, "recall": true, "expressjs+express": true, "pallets+flask": true,
-	"prometheus+prometheus": true, "psf+requests": true, "spf13+cobra": true, "urfave+cli": true,
+// sources lists the repositories to evaluate: those named on the command
+// line (at their HEAD), or the -repos list's of -split under -dir (at their
+// pinned commits). For -split swebench, every repository of the list that
+// the dataset names is asked, whatever its split.
+func sources() ([]source, error) {
+	if flag.NArg() > 0 {
+		if *repoList != "" {
+			return nil, fmt.Errorf("name repositories on the command line or give -repos, not both")
+		}
+		var out []source
+		for _, p := range flag.Args() {
+			out = append(out, source{Path: p, Name: repoName(p), Lang: "-"})
+		}
+		return out, nil
+	}
+	if *repoList == "" {
+		return nil, fmt.Errorf("usage: eval [flags] -repos scripts/eval/repos.tsv [-split dev|test|swebench] | eval [flags] REPO...")
+	}
+	if *repoDir == "" {
+		return nil, fmt.Errorf("set KONTEKS_REPOS (or -dir) to the directory scripts/fetch-repos.sh cloned the evaluation repositories into")
+	}
+	list, err := readRepos(*repoList)
+	if err != nil {
+		return nil, err
+	}
+	want := *split
+	if want == splitSWEBench {
+		want = strings.Join([]string{splitDev, splitTest, splitSWEBench}, ",")
+	} else if want != splitDev && want != splitTest {
+		return nil, fmt.Errorf("unknown split %q (dev, test, swebench)", want)
+	}
+	return selectRepos(list, *repoDir, want)
 }
 
 // runSet evaluates one query set over the repositories and prints its
-// table: every mode per repository, then the totals over all, tuned and
-// held-out repositories.
-func runSet(set string, srcs []string) []query {
+// table: every mode per repository, then per language and over all of
+// them, each with its bootstrap 95% interval.
+func runSet(set string, srcs []source, swe []sweInstance) []query {
 	var all []query
-	results := map[string]map[string]*metrics{}
-	var order []string
+	var done []source
+	byRepo := map[string][]query{}
 	for _, src := range srcs {
-		name := repoName(src)
 		var issues []issue
-		if set == setIssues {
-			f := issueFile(*issueDir, name)
+		switch set {
+		case setIssues:
+			f := issueFile(*issueDir, src.Name)
 			if _, err := os.Stat(f); err != nil {
 				continue // no issue set for this repository
 			}
@@ -278,57 +318,163 @@ func runSet(set string, srcs []string) []query {
 				fmt.Fprintln(os.Stderr, err)
 				os.Exit(1)
 			}
+		case setSWEBench:
+			if !slices.ContainsFunc(swe, func(in sweInstance) bool { return strings.EqualFold(in.Repo, ownerName(src.Name)) }) {
+				continue
+			}
 		}
-		qs, ms, err := evalRepo(src, name, set, issues)
+		qs, err := evalRepo(src, set, issues, swe)
 		if err != nil {
 			pprof.StopCPUProfile()
-			fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+			fmt.Fprintf(os.Stderr, "%s: %v\n", src.Name, err)
 			os.Exit(1)
 		}
 		all = append(all, qs...)
-		results[name] = ms
-		order = append(order, name)
+		byRepo[src.Name] = qs
+		done = append(done, src)
 	}
-	fmt.Printf("\n%s set (hit@k: at least one answer file in the top k; files@10: share of the answer files in the top 10)\n", set)
-	fmt.Printf("%-28s %-12s %5s %7s %7s %7s %8s %7s\n", "repository", "mode", "n", "hit@1", "hit@5", "hit@10", "files@10", "MRR")
-	row := func(name, m string, r *metrics) {
-		fmt.Printf("%-28s %-12s %5d %7.3f %7.3f %7.3f %8.3f %7.3f\n", name, m, r.N, r.R1, r.R5, r.R10, r.F10, r.MRR)
-	}
-	for _, name := range order {
-		for _, m := range modes {
-			row(name, m, results[name][m])
-		}
-	}
-	total := func(label string, keep func(string) bool) {
-		for _, m := range modes {
-			var agg metrics
-			for _, name := range order {
-				if !keep(name) {
-					continue
-				}
-				r := results[name][m]
-				agg.N += r.N
-				agg.R1 += r.R1 * float64(r.N)
-				agg.R5 += r.R5 * float64(r.N)
-				agg.R10 += r.R10 * float64(r.N)
-				agg.F10 += r.F10 * float64(r.N)
-				agg.MRR += r.MRR * float64(r.N)
-			}
-			if agg.N == 0 {
-				return
-			}
-			n := float64(agg.N)
-			agg.R1, agg.R5, agg.R10, agg.F10, agg.MRR = agg.R1/n, agg.R5/n, agg.R10/n, agg.F10/n, agg.MRR/n
-			row(label, m, &agg)
-		}
-	}
-	if len(order) > 1 {
-		total("(all queries)", func(string) bool { return true })
-		total("(held-out repositories)", func(n string) bool { return !tuned[n] })
-		total("(tuned repositories)", func(n string) bool { return tuned[n] })
-	}
+	report(set, done, byRepo)
 	return all
 }
+
+// Per-query statistics, in the order queryStats returns them.
+const (
+	statHit1 = iota
+	statHit5
+	statHit10
+	statFiles10
+	statMRR
+	statAcc1
+	statAcc5
+	statAcc10
+	nStats
+)
+
+// queryStats scores one query from its ranks (one per answer file, 0 past
+// the depth): hit@k is whether any answer file is in the top k, files@10
+// the share of them there, MRR the reciprocal rank of the first, Acc@k
+// whether all of them are in the top k (SWE-bench's file-level accuracy).
+func queryStats(ranks []int) []float64 {
+	v := make([]float64, nStats)
+	best, worst, in10 := 0, 0, 0
+	found := len(ranks) > 0 // every answer file within the depth
+	for _, r := range ranks {
+		if r == 0 {
+			found = false
+			continue
+		}
+		if best == 0 || r < best {
+			best = r
+		}
+		worst = max(worst, r)
+		if r <= 10 {
+			in10++
+		}
+	}
+	for i, k := range []int{1, 5, 10} {
+		if best > 0 && best <= k {
+			v[statHit1+i] = 1
+		}
+		if found && worst <= k {
+			v[statAcc1+i] = 1
+		}
+	}
+	if len(ranks) > 0 {
+		v[statFiles10] = float64(in10) / float64(len(ranks))
+	}
+	if best > 0 {
+		v[statMRR] = 1 / float64(best)
+	}
+	return v
+}
+
+// report prints a set's table: each repository and mode, then each
+// language and all queries with bootstrap 95% intervals (resampling
+// queries) of hit@10 and MRR, or of Acc@5 and Acc@10 for SWE-bench.
+func report(set string, srcs []source, byRepo map[string][]query) {
+	swe := set == setSWEBench
+	fmt.Printf("\n%s set (hit@k: at least one answer file in the top k; files@10: share of the answer files in the top 10", set)
+	if swe {
+		fmt.Printf("; Acc@k: every answer file in the top k")
+	}
+	fmt.Println(")")
+	head := fmt.Sprintf("%-28s %-12s %5s %7s %7s %7s %8s %7s", "repository", "mode", "n", "hit@1", "hit@5", "hit@10", "files@10", "MRR")
+	if swe {
+		head += fmt.Sprintf(" %7s %7s %7s", "Acc@1", "Acc@5", "Acc@10")
+	}
+	fmt.Println(head)
+	means := func(qs []query, m string) []float64 {
+		sum := make([]float64, nStats)
+		for _, q := range qs {
+			for j, v := range queryStats(q.ranksBy[m]) {
+				sum[j] += v
+			}
+		}
+		for j := range sum {
+			sum[j] /= float64(max(len(qs), 1))
+		}
+		return sum
+	}
+	row := func(name, m string, qs []query) {
+		v := means(qs, m)
+		line := fmt.Sprintf("%-28s %-12s %5d %7.3f %7.3f %7.3f %8.3f %7.3f", name, m, len(qs), v[statHit1], v[statHit5], v[statHit10], v[statFiles10], v[statMRR])
+		if swe {
+			line += fmt.Sprintf(" %7.3f %7.3f %7.3f", v[statAcc1], v[statAcc5], v[statAcc10])
+		}
+		fmt.Println(line)
+	}
+	var langs []string
+	byLang := map[string][]query{}
+	var all []query
+	for _, s := range srcs {
+		qs := byRepo[s.Name]
+		for _, m := range modes {
+			row(s.Name, m, qs)
+		}
+		if _, ok := byLang[s.Lang]; !ok {
+			langs = append(langs, s.Lang)
+		}
+		byLang[s.Lang] = append(byLang[s.Lang], qs...)
+		all = append(all, qs...)
+	}
+	if len(srcs) < 2 {
+		return
+	}
+	sort.Strings(langs)
+	a, b := statHit10, statMRR
+	an, bn := "hit@10", "MRR"
+	if swe {
+		a, b, an, bn = statAcc5, statAcc10, "Acc@5", "Acc@10"
+	}
+	fmt.Printf("\n%s set by language, bootstrap 95%% intervals (%d resamples of the queries, seed %d)\n", set, bootRounds, bootSeed)
+	fmt.Printf("%-28s %-12s %5s %-22s %-22s\n", "language", "mode", "n", an, bn)
+	group := func(name string, qs []query) {
+		if len(qs) == 0 {
+			return
+		}
+		for _, m := range modes {
+			vals := make([][]float64, len(qs))
+			for i, q := range qs {
+				v := queryStats(q.ranksBy[m])
+				vals[i] = []float64{v[a], v[b]}
+			}
+			iv := bootstrap(vals)
+			fmt.Printf("%-28s %-12s %5d %-22s %-22s\n", name, m, len(qs), iv[0], iv[1])
+		}
+	}
+	if len(langs) > 1 {
+		for _, l := range langs {
+			group(l, byLang[l])
+		}
+	}
+	group("(all queries)", all)
+}
+
+// String prints an interval as "mean [lo, hi]".
+func (iv interval) String() string { return fmt.Sprintf("%.3f [%.3f, %.3f]", iv.Mean, iv.Lo, iv.Hi) }
+
+// ownerName turns owner+name back into owner/name.
+func ownerName(name string) string { return strings.Replace(name, "+", "/", 1) }
 
 func repoName(src string) string {
 	src = strings.TrimSuffix(filepath.Clean(src), "/.git")
@@ -352,11 +498,13 @@ func git(dir string, args ...string) (string, error) {
 }
 
 type candidate struct {
+	id                  string // what the table calls it: an issue or instance, or the commit
 	commit, parent, msg string
 	changed             []string // modified, deleted or renamed-from paths at the parent
 }
 
-func evalRepo(src, name, set string, issues []issue) ([]query, map[string]*metrics, error) {
+func evalRepo(src source, set string, issues []issue, swe []sweInstance) ([]query, error) {
+	name := src.Name
 	var dir string
 	if *cache != "" {
 		// One clone per set: the sets ask memory at different points of
@@ -364,57 +512,61 @@ func evalRepo(src, name, set string, issues []issue) ([]query, map[string]*metri
 		// inHistory).
 		dir = filepath.Join(*cache, name+"-"+set+".git")
 		if _, err := os.Stat(dir); err != nil {
-			if _, err := git(*cache, "clone", "-q", "--bare", src, dir); err != nil {
-				return nil, nil, err
+			if _, err := git(*cache, "clone", "-q", "--bare", src.Path, dir); err != nil {
+				return nil, err
 			}
 		}
 	} else {
 		tmp, err := os.MkdirTemp("", "konteks-eval-")
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if !*keep {
 			defer os.RemoveAll(tmp)
 		}
 		dir = filepath.Join(tmp, "repo.git")
-		if _, err := git(tmp, "clone", "-q", "--bare", src, dir); err != nil {
-			return nil, nil, err
+		if _, err := git(tmp, "clone", "-q", "--bare", src.Path, dir); err != nil {
+			return nil, err
 		}
 	}
-	// HEAD is where the asker's checkout is: the mirror's newest commit
-	// while candidates are picked, each query's parent while it is asked
-	// (see atParent). It is set from the source first, so that a cached
-	// clone left at some parent by an interrupted run picks the same
-	// commits again.
+	// HEAD is where the asker's checkout is: the pinned commit (or the
+	// source's HEAD) while candidates are picked, each query's parent while
+	// it is asked (see atParent). It is set from the source first, so that
+	// a cached clone left at some parent by an interrupted run picks the
+	// same commits again.
 	if err := resetHead(src, dir); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer resetHead(src, dir)
-	// Queries are picked from the newest commit the clone had (tipRef).
-	if _, err := git(dir, "rev-parse", "-q", "--verify", tipRef); err != nil {
+	// Queries are picked below the pinned commit, or below the newest
+	// commit an ad-hoc clone had (tipRef).
+	if src.Pin != "" {
+		if _, err := git(dir, "update-ref", tipRef, src.Pin); err != nil {
+			return nil, err
+		}
+	} else if _, err := git(dir, "rev-parse", "-q", "--verify", tipRef); err != nil {
 		if _, err := git(dir, "update-ref", tipRef, "HEAD"); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	var cands []candidate
 	var err error
-	if set == setIssues {
+	switch set {
+	case setIssues:
 		cands, err = pickIssues(dir, issues)
-	} else {
+	case setSWEBench:
+		cands, err = pickSWEBench(dir, ownerName(name), swe, *sweN)
+	default:
 		cands, err = pick(dir)
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	repo, err := gitstore.Open(dir)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	ctx := context.Background()
-	ms := map[string]*metrics{}
-	for _, m := range modes {
-		ms[m] = &metrics{}
-	}
 	var qs []query
 	fmt.Fprintf(os.Stderr, "%s: %d candidate commits\n", name, len(cands))
 	leaked := 0
@@ -427,18 +579,18 @@ func evalRepo(src, name, set string, issues []issue) ([]query, map[string]*metri
 	known := knownMemory(repo)
 	fb, err := newFileBaseline()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer fb.idx.Close()
 	for i, c := range cands {
 		t0 := time.Now()
 		if err := atParent(dir, c.parent); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		var mem *memref.Memory
 		if h, ok := known[c.parent]; ok {
 			if mem, err = memref.ReadCommit(repo, h); err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 		} else {
 			opt := extract.Options{Rev: c.parent, Mode: extract.ModeChanged, ToolVersion: "eval"}
@@ -446,13 +598,13 @@ func evalRepo(src, name, set string, issues []issue) ([]query, map[string]*metri
 				opt.Mode = extract.ModeFull
 			}
 			if _, err := extract.Run(ctx, repo, opt); err != nil {
-				return nil, nil, fmt.Errorf("extract %s: %w", c.parent, err)
+				return nil, fmt.Errorf("extract %s: %w", c.parent, err)
 			}
 			if mem, err = memref.Read(repo, "refs/konteks"); err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			if _, err := git(dir, "update-ref", memoryRefs+c.parent, mem.Commit.String()); err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 		}
 		extractT += time.Since(t0)
@@ -470,27 +622,29 @@ func evalRepo(src, name, set string, issues []issue) ([]query, map[string]*metri
 		// extracted at (history.State.Tips): when an earlier step took
 		// memory past this commit and back, the answer's own commit may
 		// be recorded. Such a query would read its answer; it is left out.
-		if in, err := inHistory(repo, mem, c.commit); err != nil {
-			return nil, nil, err
+		if c.commit == "" {
+			// A SWE-bench instance: its fix is no commit of this history.
+		} else if in, err := inHistory(repo, mem, c.commit); err != nil {
+			return nil, err
 		} else if in {
 			leaked++
 			continue
 		}
 		if err := fb.update(repo, mem); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		s, err := recall.Open(ctx, repo, recall.OpenOptions{Memory: mem})
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		openT += time.Since(t0)
-		q := query{Set: set, Repo: name, Commit: c.commit, Query: c.msg, Answer: answer, Memory: mem.Commit.String(), Ranks: map[string]any{}, ranksBy: map[string][]int{}}
+		q := query{Set: set, Repo: name, ID: c.id, Commit: c.commit, Query: c.msg, Answer: answer, Memory: mem.Commit.String(), Ranks: map[string]any{}, ranksBy: map[string][]int{}}
 		t0 = time.Now()
 		for _, m := range modes {
 			if m == baselineMode {
 				paths, err := fb.search(c.msg, *depth)
 				if err != nil {
-					return nil, nil, err
+					return nil, err
 				}
 				rank := map[string]int{}
 				for r, p := range paths {
@@ -502,7 +656,6 @@ func evalRepo(src, name, set string, issues []issue) ([]query, map[string]*metri
 				}
 				q.ranksBy[m] = rs
 				q.Ranks[m] = rs
-				score(ms[m], rs)
 				continue
 			}
 			opt := recall.Options{Limit: *depth, PerFile: 1, Mode: m, NoContent: true}
@@ -517,7 +670,7 @@ func evalRepo(src, name, set string, issues []issue) ([]query, map[string]*metri
 			res, err := s.Search(ctx, c.msg, opt)
 			if err != nil {
 				s.Close()
-				return nil, nil, err
+				return nil, err
 			}
 			rank := map[string]int{}
 			for r, h := range res.Hits {
@@ -531,12 +684,11 @@ func evalRepo(src, name, set string, issues []issue) ([]query, map[string]*metri
 			}
 			q.ranksBy[m] = rs
 			q.Ranks[m] = rs
-			score(ms[m], rs)
 		}
 		if *strength {
 			if err := judge(ctx, s, c.msg, answer); err != nil {
 				s.Close()
-				return nil, nil, err
+				return nil, err
 			}
 		}
 		queryT += time.Since(t0)
@@ -549,15 +701,8 @@ func evalRepo(src, name, set string, issues []issue) ([]query, map[string]*metri
 			break
 		}
 	}
-	for _, m := range modes {
-		r := ms[m]
-		if r.N > 0 {
-			n := float64(r.N)
-			r.R1, r.R5, r.R10, r.F10, r.MRR = r.R1/n, r.R5/n, r.R10/n, r.F10/n, r.MRR/n
-		}
-	}
 	fmt.Fprintf(os.Stderr, "%s: %d queries; extraction %v, index open/update %v, queries %v\n", name, len(qs), extractT.Round(time.Millisecond), openT.Round(time.Millisecond), queryT.Round(time.Millisecond))
-	return qs, ms, nil
+	return qs, nil
 }
 
 // atParent detaches HEAD at a query's parent commit: the query is asked
@@ -570,9 +715,15 @@ func atParent(dir, parent string) error {
 	return err
 }
 
-// resetHead points the clone's HEAD where the source's is: the same
-// branch (symbolic), or the same commit when the source's is detached.
-func resetHead(src, dir string) error {
+// resetHead points the clone's HEAD at the pinned commit, or where the
+// source's is: the same branch (symbolic), or the same commit when the
+// source's is detached.
+func resetHead(s source, dir string) error {
+	if s.Pin != "" {
+		_, err := git(dir, "update-ref", "--no-deref", "HEAD", s.Pin)
+		return err
+	}
+	src := s.Path
 	if ref, err := git(src, "symbolic-ref", "-q", "HEAD"); err == nil && strings.TrimSpace(ref) != "" {
 		_, err := git(dir, "symbolic-ref", "HEAD", strings.TrimSpace(ref))
 		return err
@@ -617,35 +768,6 @@ func knownMemory(repo *gitstore.Repo) map[string]gitstore.Hash {
 // parent (memoryRefs + source commit): memory's own chain is squashed
 // (konteks.history.keep), and a later run must ask the same memory.
 const memoryRefs = "refs/eval/memory/"
-
-// score adds one query's ranks (one per answer file, 0 past the depth):
-// hit@k is whether any answer file is in the top k, files@10 the share of
-// them there, MRR the reciprocal rank of the first.
-func score(m *metrics, ranks []int) {
-	m.N++
-	best, in10 := 0, 0
-	for _, r := range ranks {
-		if r > 0 && (best == 0 || r < best) {
-			best = r
-		}
-		if r > 0 && r <= 10 {
-			in10++
-		}
-	}
-	hit := func(k int) float64 {
-		if best > 0 && best <= k {
-			return 1
-		}
-		return 0
-	}
-	m.R1 += hit(1)
-	m.R5 += hit(5)
-	m.R10 += hit(10)
-	m.F10 += float64(in10) / float64(len(ranks))
-	if best > 0 {
-		m.MRR += 1 / float64(best)
-	}
-}
 
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/konteks/git-konteks/internal/testgit"
+	"github.com/konteks/git-konteks/recall"
+)
+
+// TestRepoList checks the committed list: it parses, every issue set
+// belongs to a listed repository of the dev or test split, and every
+// language of the test split is also in the dev split (the split is by
+// repository, not by language).
+func TestRepoList(t *testing.T) {
+	list, err := readRepos("repos.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets := map[string]string{}
+	langs := map[string]map[string]bool{}
+	for _, s := range list {
+		sets[s.Name] = s.Set
+		if langs[s.Set] == nil {
+			langs[s.Set] = map[string]bool{}
+		}
+		langs[s.Set][s.Lang] = true
+	}
+	files, _ := filepath.Glob(filepath.Join("issues", "*.jsonl"))
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".jsonl")
+		if s := sets[name]; s != splitDev && s != splitTest {
+			t.Errorf("%s: issue set of a repository that is in no dev or test split of repos.tsv", f)
+		}
+	}
+	for l := range langs[splitTest] {
+		if !langs[splitDev][l] {
+			t.Errorf("language %s is in the test split only", l)
+		}
+	}
+	if len(langs[splitTest]) < 10 {
+		t.Errorf("the test split covers %d languages, want at least 10", len(langs[splitTest]))
+	}
+}
+
+func TestReadReposErrors(t *testing.T) {
+	pin := strings.Repeat("a", 40)
+	for _, tc := range []struct{ name, text, want string }{
+		{"fields", "a/b\t" + pin + "\tGo\n", "4 tab-separated"},
+		{"name", "ab\t" + pin + "\tGo\tdev\n", "owner/name"},
+		{"commit", "a/b\tHEAD\tGo\tdev\n", "40 lower-case hex"},
+		{"set", "a/b\t" + pin + "\tGo\ttrain\n", "not dev, test or swebench"},
+		{"twice", "a/b\t" + pin + "\tGo\tdev\na/b\t" + pin + "\tGo\ttest\n", "listed twice"},
+	} {
+		f := filepath.Join(t.TempDir(), "repos.tsv")
+		os.WriteFile(f, []byte("# comment\n\n"+tc.text), 0o644)
+		if _, err := readRepos(f); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err %v, want one saying %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+func TestSelectReposMissing(t *testing.T) {
+	list := []source{{Name: "a+b", Set: splitDev}, {Name: "c+d", Set: splitTest}}
+	dir := t.TempDir()
+	if _, err := selectRepos(list, dir, splitDev); err == nil || !strings.Contains(err.Error(), "fetch-repos.sh") {
+		t.Errorf("a missing repository: err %v, want one naming scripts/fetch-repos.sh", err)
+	}
+	os.Mkdir(filepath.Join(dir, "a+b"), 0o755)
+	got, err := selectRepos(list, dir, splitDev)
+	if err != nil || len(got) != 1 || got[0].Path != filepath.Join(dir, "a+b") {
+		t.Errorf("selectRepos = %+v, %v; want a+b under %s alone", got, err, dir)
+	}
+}
+
+func TestQueryStats(t *testing.T) {
+	for _, tc := range []struct {
+		ranks []int
+		want  map[int]float64
+	}{
+		{[]int{3}, map[int]float64{statHit1: 0, statHit5: 1, statHit10: 1, statMRR: 1.0 / 3, statAcc5: 1, statAcc1: 0, statFiles10: 1}},
+		{[]int{2, 7}, map[int]float64{statHit1: 0, statHit5: 1, statAcc5: 0, statAcc10: 1, statMRR: 0.5, statFiles10: 1}},
+		{[]int{1, 0}, map[int]float64{statHit1: 1, statAcc1: 0, statAcc10: 0, statMRR: 1, statFiles10: 0.5}},
+		{[]int{0}, map[int]float64{statHit10: 0, statAcc10: 0, statMRR: 0}},
+		{[]int{12}, map[int]float64{statHit10: 0, statAcc10: 0, statMRR: 1.0 / 12, statFiles10: 0}},
+	} {
+		v := queryStats(tc.ranks)
+		for i, w := range tc.want {
+			if math.Abs(v[i]-w) > 1e-9 {
+				t.Errorf("queryStats(%v)[%d] = %v, want %v", tc.ranks, i, v[i], w)
+			}
+		}
+	}
+}
+
+// TestBootstrap: the interval holds the mean, is the same on every run,
+// narrows with more queries, and is a point when every query agrees.
+func TestBootstrap(t *testing.T) {
+	mk := func(n int) [][]float64 {
+		var v [][]float64
+		for i := 0; i < n; i++ {
+			v = append(v, []float64{float64(i % 2)})
+		}
+		return v
+	}
+	small, large := bootstrap(mk(20))[0], bootstrap(mk(400))[0]
+	if small.Mean != 0.5 || small.Lo > 0.5 || small.Hi < 0.5 || small.Lo == small.Hi {
+		t.Errorf("20 queries, half hits: %v; want 0.5 inside a proper interval", small)
+	}
+	if again := bootstrap(mk(20))[0]; again != small {
+		t.Errorf("two runs differ: %v and %v", small, again)
+	}
+	if large.Hi-large.Lo >= small.Hi-small.Lo {
+		t.Errorf("400 queries give %v, no narrower than 20 queries' %v", large, small)
+	}
+	if all := bootstrap([][]float64{{1}, {1}, {1}})[0]; all.Lo != 1 || all.Hi != 1 {
+		t.Errorf("all hits: %v, want [1, 1]", all)
+	}
+}
+
+func TestPatchFiles(t *testing.T) {
+	patch := "diff --git a/pkg/a.py b/pkg/a.py\n--- a/pkg/a.py\n+++ b/pkg/a.py\n@@ -1 +1 @@\n-x\n+y\n" +
+		"diff --git a/pkg/new.py b/pkg/new.py\nnew file mode 100644\n--- /dev/null\n+++ b/pkg/new.py\n@@ -0,0 +1 @@\n+z\n" +
+		"diff --git a/doc/b.rst b/doc/b.rst\n--- a/doc/b.rst\n+++ b/doc/b.rst\n@@ -1 +1 @@\n---- a/not/a/header\n+new\n"
+	if got, want := patchFiles(patch), []string{"doc/b.rst", "pkg/a.py"}; !slices.Equal(got, want) {
+		t.Errorf("patchFiles = %v, want %v", got, want)
+	}
+}
+
+func TestReadSWEBench(t *testing.T) {
+	base := strings.Repeat("b", 40)
+	line := `{"instance_id": "o__n-1", "repo": "o/n", "base_commit": "` + base + `", "problem_statement": "it breaks", "patch": "--- a/x.py\n"}`
+	dir := t.TempDir()
+	for name, text := range map[string]string{"lite.jsonl": line + "\n" + line + "\n", "lite.json": "[" + line + "," + line + "]"} {
+		f := filepath.Join(dir, name)
+		os.WriteFile(f, []byte(text), 0o644)
+		ins, err := readSWEBench(f)
+		if err != nil || len(ins) != 2 || ins[0].Base != base || ins[1].Repo != "o/n" {
+			t.Errorf("%s: %+v, %v", name, ins, err)
+		}
+	}
+	f := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(f, []byte(`{"instance_id": "o__n-1", "repo": "o/n", "base_commit": "HEAD"}`+"\n"), 0o644)
+	if _, err := readSWEBench(f); err == nil {
+		t.Error("an instance without a 40-hex base commit was accepted")
+	}
+}
+
+// TestPinnedCommits: with a pinned commit the commit set is drawn from
+// history below it; commits after it (a refreshed clone) change nothing.
+func TestPinnedCommits(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	r := testgit.New(t)
+	r.WriteFiles(map[string]string{
+		"store/cache.go": "package store\n\n// Get reads a cached value by key.\nfunc Get(key string) string { return key }\n",
+		"store/disk.go":  "package store\n\n// Flush writes the cache to disk.\nfunc Flush() error { return nil }\n",
+	})
+	r.Commit("initial")
+	r.Write("store/cache.go", "package store\n\n// Get reads a cached value by key, empty when absent.\nfunc Get(key string) string {\n\tif key == \"\" {\n\t\treturn \"\"\n\t}\n\treturn key\n}\n")
+	pin := r.Commit("store: an empty key reads nothing from the cache")
+	r.Write("store/disk.go", "package store\n\n// Flush writes the cache to disk and syncs it.\nfunc Flush() error {\n\treturn nil\n}\n")
+	r.Commit("store: flush syncs the file to disk")
+
+	qs, err := evalRepo(source{Path: r.Dir, Name: "demo", Pin: pin}, setCommits, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) != 1 || qs[0].Commit != pin {
+		var got []string
+		for _, q := range qs {
+			got = append(got, q.Commit[:7])
+		}
+		t.Fatalf("queries %v, want the pinned commit %.7s alone", got, pin)
+	}
+	if rs := qs[0].ranksBy[recall.Hybrid]; len(rs) != 1 || rs[0] == 0 {
+		t.Errorf("store/cache.go ranks %v; want it found", rs)
+	}
+}
