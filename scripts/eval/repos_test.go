@@ -180,3 +180,34 @@ func TestPinnedCommits(t *testing.T) {
 		t.Errorf("store/cache.go ranks %v; want it found", rs)
 	}
 }
+
+// TestSWEBenchAskedAtBase: a SWE-bench instance is asked at its base
+// commit, its answer is the files its gold patch changes there, and a
+// later commit of the repository does not leak into the memory asked.
+func TestSWEBenchAskedAtBase(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	r := testgit.New(t)
+	r.WriteFiles(map[string]string{
+		"pkg/units.py":  "def convert(value, unit):\n    \"\"\"Convert a quantity between units of length.\"\"\"\n    return value\n",
+		"pkg/tables.py": "def read_table(path):\n    \"\"\"Read a whitespace separated table from a file.\"\"\"\n    return []\n",
+	})
+	base := r.Commit("initial")
+	r.Write("pkg/units.py", "def convert(value, unit):\n    \"\"\"Convert a quantity between units of length.\"\"\"\n    if unit == 'km':\n        return value * 1000\n    return value\n")
+	r.Commit("units: kilometres")
+
+	ins := []sweInstance{{
+		ID: "demo__demo-1", Repo: "demo/demo", Base: base,
+		Problem: "convert ignores the unit\nConverting 3 km to metres returns 3 instead of 3000.",
+		Patch:   "diff --git a/pkg/units.py b/pkg/units.py\n--- a/pkg/units.py\n+++ b/pkg/units.py\n@@ -1,3 +1,5 @@\n",
+	}, {ID: "other__other-1", Repo: "other/other", Base: base, Problem: "x", Patch: "--- a/x.py\n"}}
+	qs, err := evalRepo(source{Path: r.Dir, Name: "demo+demo"}, setSWEBench, nil, ins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) != 1 || qs[0].ID != "demo__demo-1" || !slices.Equal(qs[0].Answer, []string{"pkg/units.py"}) {
+		t.Fatalf("queries %+v; want demo__demo-1 alone, answered by pkg/units.py", qs)
+	}
+	if rs := qs[0].ranksBy[recall.Hybrid]; len(rs) != 1 || rs[0] == 0 {
+		t.Errorf("pkg/units.py ranks %v; want it found", rs)
+	}
+}
