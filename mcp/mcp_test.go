@@ -241,25 +241,6 @@ func TestMatchMemories(t *testing.T) {
 	}
 }
 
-func TestMergeTOML(t *testing.T) {
-	table := "[mcp_servers.git-konteks]\ncommand = \"/bin/gk\"\nargs = [\"-C\", \"/r\", \"mcp\"]\n"
-	for _, c := range []struct{ doc, want string }{
-		{"", table},
-		{"model = \"x\"", "model = \"x\"\n\n" + table},
-		{"model = \"x\"\n", "model = \"x\"\n\n" + table},
-		{"[mcp_servers.git-konteks]\ncommand = \"old\"\nargs = [\n  \"a\",\n  \"b\",\n]\nenabled = true\n\n[other]\nk = 1\n",
-			table + "enabled = true\n\n[other]\nk = 1\n"},
-		{"# mine\n[mcp_servers.git-konteks]\nargs = [\"a\"]\n", "# mine\n" + table},
-	} {
-		if got := mergeTOML(c.doc, table); got != c.want {
-			t.Errorf("mergeTOML(%q):\n%s\nwant:\n%s", c.doc, got, c.want)
-		}
-		if got := mergeTOML(mergeTOML(c.doc, table), table); got != c.want {
-			t.Errorf("mergeTOML is not idempotent on %q:\n%s", c.doc, got)
-		}
-	}
-}
-
 // TestReopenAfterOtherProcessPacks: memory written as a pack by another
 // Repo (as another process would) is read after refs move.
 func TestReopenAfterOtherProcessPacks(t *testing.T) {

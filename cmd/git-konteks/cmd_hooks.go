@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,9 +25,12 @@ func hooksCommand() *cli.Command {
 			"Existing hooks are kept: they run first, and uninstall restores them exactly.\n" +
 			"The background runner logs to $GIT_COMMON_DIR/konteks/log.",
 		Subcommands: []*cli.Command{
-			{Name: "install", Usage: "install the hooks (core.hooksPath is respected)", Flags: []cli.Flag{jsonFlag}, Action: runHooksInstall},
+			{Name: "install", Usage: "install the hooks (core.hooksPath is respected); --agent NAME also wires a coding agent's hooks, as init --agent does",
+				Flags: append([]cli.Flag{jsonFlag}, agentFlags()...), Action: runHooksInstall},
 			{Name: "uninstall", Usage: "remove the hooks and restore the ones they chained to", Flags: []cli.Flag{jsonFlag}, Action: runHooksUninstall},
 			{Name: "status", Usage: "show which hooks are installed", Flags: []cli.Flag{jsonFlag}, Action: runHooksStatus},
+			{Name: "session-start", Hidden: true, Usage: "what agents' session-start hooks run: says which commit memory describes",
+				Flags: []cli.Flag{&cli.StringFlag{Name: "agent", Usage: "the agent whose hook output format to use"}}, Action: runHooksSessionStart},
 			{Name: "run", Hidden: true, Usage: "what the hooks run (records the request, catches memory up)", Action: runHooksRun, SkipFlagParsing: true},
 		},
 		Flags:  []cli.Flag{jsonFlag},
@@ -49,6 +53,31 @@ func runHooksInstall(c *cli.Context) error {
 	repo, err := openRepo()
 	if err != nil {
 		return err
+	}
+	if c.Bool("remove") || len(c.StringSlice("agent")) > 0 {
+		if len(c.StringSlice("agent")) == 0 {
+			return cli.Exit("git-konteks: --remove undoes --agent: name the agent (--agent NAME)", 2)
+		}
+		w := c.App.Writer
+		if c.Bool("json") {
+			w = io.Discard
+		}
+		reps, err := wireAgents(w, repo, c.StringSlice("agent"), c.Bool("remove"))
+		if err != nil || c.Bool("remove") {
+			if err == nil && c.Bool("json") {
+				err = printJSON(c, map[string]any{"agents": reps})
+			}
+			return err
+		}
+		st, err := hooks.Install(repo, executable())
+		if err != nil {
+			return err
+		}
+		warnWorkTreeHooks(repo, st)
+		if c.Bool("json") {
+			return printJSON(c, map[string]any{"hooks": st, "agents": reps})
+		}
+		return printHooks(c, st)
 	}
 	st, err := hooks.Install(repo, executable())
 	if err != nil {

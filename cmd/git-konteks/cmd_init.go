@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/konteks/git-konteks/agent"
 	"github.com/konteks/git-konteks/extract"
 	"github.com/konteks/git-konteks/hooks"
 	"github.com/konteks/git-konteks/share"
@@ -21,11 +22,11 @@ func initCommand() *cli.Command {
 			"with a plain `git fetch` (+refs/konteks-shared/v2/*:refs/konteks-remotes/REMOTE/*: a\n" +
 			"remote without memory matches nothing, so `git fetch` keeps working), merges any memory\n" +
 			"the remotes already have, and extracts HEAD. Safe to run again.",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "no-hooks", Usage: "do not install hooks"},
 			&cli.BoolFlag{Name: "no-fetch", Usage: "do not fetch remote memory"},
 			jsonFlag,
-		},
+		}, agentFlags()...),
 		Action: runInit,
 	}
 }
@@ -36,6 +37,8 @@ type initOutput struct {
 	Hooks   []hooks.State  `json:"hooks"`
 	Remotes []initRemote   `json:"remotes"`
 	Extract *extractOutput `json:"extract,omitempty"`
+	// Agents is what --agent wired (or --remove undid).
+	Agents []*agent.Report `json:"agents,omitempty"`
 }
 
 type initRemote struct {
@@ -59,6 +62,14 @@ func runInit(c *cli.Context) (err error) {
 				err = printJSON(c, js)
 			}
 		}()
+	}
+	if c.Bool("remove") || len(c.StringSlice("agent")) > 0 {
+		if js.Agents, err = wireAgents(w, repo, c.StringSlice("agent"), c.Bool("remove")); err != nil || c.Bool("remove") {
+			if err == nil && len(c.StringSlice("agent")) == 0 {
+				err = cli.Exit("git-konteks: --remove undoes --agent: name the agent (--agent NAME)", 2)
+			}
+			return err
+		}
 	}
 	if !c.Bool("no-hooks") {
 		st, err := hooks.Install(repo, executable())

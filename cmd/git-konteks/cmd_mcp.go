@@ -12,6 +12,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 
+	"github.com/konteks/git-konteks/agent"
 	"github.com/konteks/git-konteks/mcp"
 )
 
@@ -41,11 +42,14 @@ func mcpCommand() *cli.Command {
 			Usage: "print (or --write) the configuration a client needs to start this server",
 			Description: "Clients: claude (Claude Code: .mcp.json in the repository), claude-desktop\n" +
 				"(claude_desktop_config.json), codex ($CODEX_HOME/config.toml, default ~/.codex), cursor\n" +
-				"(.cursor/mcp.json), vscode (.vscode/mcp.json), windsurf (~/.codeium/windsurf/mcp_config.json),\n" +
-				"zed (~/.config/zed/settings.json). --write adds the server to that file and keeps\n" +
-				"everything else in it, comments of JSONC files included.",
+				"(.cursor/mcp.json), vscode (.vscode/mcp.json), gemini (.gemini/settings.json), kiro\n" +
+				"(.kiro/settings/mcp.json), opencode (opencode.json), windsurf\n" +
+				"(~/.codeium/windsurf/mcp_config.json), zed (~/.config/zed/settings.json), jetbrains (its\n" +
+				"settings dialog: printed only). --write adds the server to that file and keeps everything\n" +
+				"else in it, comments included; `git konteks init --agent NAME` also wires hooks and\n" +
+				"instructions.",
 			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "client", Required: true, Usage: "`CLIENT`: " + strings.Join(mcp.Clients, ", ")},
+				&cli.StringFlag{Name: "client", Required: true, Usage: "`CLIENT`: " + strings.Join(agent.Names(), ", ")},
 				&cli.BoolFlag{Name: "write", Usage: "write it into the client's configuration file"},
 				jsonFlag,
 			},
@@ -116,9 +120,18 @@ func runMCP(c *cli.Context) error {
 
 // mcpConfigReport is `mcp config --json`.
 type mcpConfigReport struct {
-	*mcp.ClientConfig
-	Written bool `json:"written"` // --write was asked
-	Changed bool `json:"changed"` // the file was changed
+	Client string `json:"client"`
+	Title  string `json:"title"`
+	// File is where the client reads it ("" for a client that reads it
+	// from its settings dialog); Project says it is in the repository (to
+	// commit and share) rather than the user's.
+	File    string   `json:"file"`
+	Project bool     `json:"project"`
+	Snippet string   `json:"snippet"`
+	Command string   `json:"command"`
+	Args    []string `json:"args"`
+	Written bool     `json:"written"` // --write was asked
+	Changed bool     `json:"changed"` // the file was changed
 }
 
 func runMCPConfig(c *cli.Context) error {
@@ -129,37 +142,42 @@ func runMCPConfig(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	dir := repo.WorkTree
-	if dir == "" {
-		dir = repo.GitDir
-	}
-	bin, err := os.Executable()
+	e, err := agentEnv(repo)
 	if err != nil {
 		return err
 	}
-	if p, err := filepath.EvalSymlinks(bin); err == nil {
-		bin = p
+	a, ok := agent.Agents[c.String("client")]
+	if !ok {
+		return cli.Exit(fmt.Sprintf("git-konteks: unknown client %q: one of %s", c.String("client"), strings.Join(agent.Names(), ", ")), 2)
 	}
-	cfg, err := mcp.Config(c.String("client"), bin, dir)
+	snippet, err := a.Snippet(e)
 	if err != nil {
-		return cli.Exit("git-konteks: "+err.Error(), 2)
+		return err
 	}
-	rep := mcpConfigReport{ClientConfig: cfg, Written: c.Bool("write")}
+	file, project := a.MCPFile(e)
+	rep := mcpConfigReport{Client: a.Name, Title: a.Title, File: file, Project: project, Snippet: snippet,
+		Command: e.Binary, Args: []string{"-C", e.Repo, "mcp"}, Written: c.Bool("write")}
 	if rep.Written {
-		if rep.Changed, err = cfg.Write(); err != nil {
+		r, err := agent.InstallMCP(e, a)
+		if err != nil {
 			return err
 		}
+		rep.Changed = r.Changes[0].Action != "unchanged"
 	}
 	switch {
 	case c.Bool("json"):
 		return printJSON(c, rep)
 	case !rep.Written:
-		fmt.Fprint(c.App.Writer, cfg.Snippet)
-		fmt.Fprintf(os.Stderr, "(%s reads it from %s; --write adds it there)\n", cfg.Title, cfg.File)
+		fmt.Fprint(c.App.Writer, snippet)
+		if file == "" {
+			fmt.Fprintf(os.Stderr, "(%s reads it from its settings: Settings | Tools | AI Assistant | Model Context Protocol)\n", a.Title)
+		} else {
+			fmt.Fprintf(os.Stderr, "(%s reads it from %s; --write adds it there)\n", a.Title, file)
+		}
 	case rep.Changed:
-		fmt.Fprintf(c.App.Writer, "wrote %s: server %q runs %s -C %s mcp\n", cfg.File, mcp.Name, bin, dir)
+		fmt.Fprintf(c.App.Writer, "wrote %s: server %q runs %s -C %s mcp\n", file, mcp.Name, e.Binary, e.Repo)
 	default:
-		fmt.Fprintf(c.App.Writer, "%s already configures server %q\n", cfg.File, mcp.Name)
+		fmt.Fprintf(c.App.Writer, "%s already configures server %q\n", file, mcp.Name)
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/konteks/git-konteks/agent"
 	"github.com/konteks/git-konteks/internal/testgit"
 	"github.com/konteks/git-konteks/mcp"
 )
@@ -522,7 +523,7 @@ func TestMCPConfig(t *testing.T) {
 	codexHome := t.TempDir()
 	home := t.TempDir()
 	env := []string{"CODEX_HOME=" + codexHome, "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config")}
-	for _, client := range mcp.Clients {
+	for _, client := range agent.Names() {
 		out, _, err := tryRun(r.Dir, env, "mcp", "config", "--client", client)
 		if err != nil {
 			t.Fatalf("config %s: %v", client, err)
@@ -549,16 +550,30 @@ func TestMCPConfig(t *testing.T) {
 			if err := json.Unmarshal([]byte(out), &doc); err != nil {
 				t.Fatalf("%s snippet: %v\n%s", client, err, out)
 			}
-			key := map[string]string{"vscode": "servers", "zed": "context_servers"}[client]
+			key := map[string]string{"vscode": "servers", "zed": "context_servers", "opencode": "mcp"}[client]
 			if key == "" {
 				key = "mcpServers"
 			}
-			if err := json.Unmarshal(doc[key][mcp.Name], &entry); err != nil {
+			if client == "opencode" {
+				// OpenCode takes the command and its arguments as one array.
+				var oc struct{ Command []string }
+				if err := json.Unmarshal(doc[key][mcp.Name], &oc); err != nil || len(oc.Command) == 0 {
+					t.Fatalf("%s snippet: %v\n%s", client, err, out)
+				}
+				entry.Command, entry.Args = oc.Command[0], oc.Command[1:]
+			} else if err := json.Unmarshal(doc[key][mcp.Name], &entry); err != nil {
 				t.Fatalf("%s snippet: %v\n%s", client, err, out)
 			}
 		}
 		if !filepath.IsAbs(entry.Command) || !slices.Equal(entry.Args, []string{"-C", r.Dir, "mcp"}) {
 			t.Fatalf("%s entry: %+v", client, entry)
+		}
+		if client == "jetbrains" {
+			// Its MCP servers live in its settings dialog: printed only.
+			if _, _, err := tryRun(r.Dir, env, "mcp", "config", "--client", client, "--write"); err == nil {
+				t.Fatal("jetbrains --write succeeded without a file to write")
+			}
+			continue
 		}
 		// --json says where, what, and whether it wrote.
 		out, _, err = tryRun(r.Dir, env, "mcp", "config", "--client", client, "--write", "--json")
@@ -578,7 +593,7 @@ func TestMCPConfig(t *testing.T) {
 			t.Fatalf("%s: project %v for %s", client, rep.Project, rep.File)
 		}
 	}
-	for _, f := range []string{".mcp.json", ".cursor", ".vscode"} {
+	for _, f := range []string{".mcp.json", ".cursor", ".vscode", ".gemini", ".kiro", "opencode.json"} {
 		os.RemoveAll(filepath.Join(r.Dir, f))
 	}
 
