@@ -185,7 +185,7 @@ func (g *Gate) formatContent(p string, data []byte) string {
 	if dir == "." {
 		dir = ""
 	}
-	if _, generated := attrFlags(g.rules(dir), strings.Split(p, "/")); generated == flagSet {
+	if _, generated, _ := attrFlags(g.rules(dir), strings.Split(p, "/")); generated == flagSet {
 		return SkipGenerated
 	}
 	if secret.Contains(data) {

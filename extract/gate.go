@@ -127,26 +127,62 @@ func (g *Gate) load(parent *dirRules, dir string, t *object.Tree) *dirRules {
 		// what the .gitignore of the same directory excludes.
 		var own []gitignore.Pattern
 		for _, name := range []string{gitignoreFile, konteksignoreFile} {
-			for _, line := range strings.Split(string(read(name)), "\n") {
-				line = strings.TrimRight(line, "\r")
-				if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-					continue
-				}
-				own = append(own, gitignore.ParsePattern(line, domain))
-			}
+			own = append(own, parseIgnore(read(name), domain)...)
 		}
 		if len(own) > 0 {
 			d.ignore = append(append([]gitignore.Pattern(nil), d.ignore...), own...)
 		}
-		if b := read(gitattributesFile); b != nil {
-			if as, err := gitattributes.ReadAttributes(bytes.NewReader(b), domain, dir == ""); err == nil && len(as) > 0 {
-				d.attrs = append(append([]gitattributes.MatchAttribute(nil), d.attrs...), as...)
-			}
+		if as := parseAttributes(read(gitattributesFile), domain, dir == ""); len(as) > 0 {
+			d.attrs = append(append([]gitattributes.MatchAttribute(nil), d.attrs...), as...)
 		}
 	}
 	d.im = gitignore.NewMatcher(d.ignore)
 	d.am = gitattributes.NewMatcher(d.attrs)
 	return d
+}
+
+// parseIgnore reads the patterns of a .gitignore or .konteksignore file.
+func parseIgnore(b []byte, domain []string) []gitignore.Pattern {
+	var out []gitignore.Pattern
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimRight(line, "\r")
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		out = append(out, gitignore.ParsePattern(line, domain))
+	}
+	return out
+}
+
+// parseAttributes reads a .gitattributes file line by line, as git does:
+// a line git would refuse (a bad attribute name, a macro outside the
+// root, a negative pattern) is skipped without losing the others, and a
+// pattern ending in "/" is dropped because in an attributes file it
+// matches no file (and go-git's matcher indexes past its end on it).
+func parseAttributes(b []byte, domain []string, root bool) []gitattributes.MatchAttribute {
+	var out []gitattributes.MatchAttribute
+	for _, line := range strings.Split(string(b), "\n") {
+		if m, ok := parseAttributeLine(line, domain, root); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func parseAttributeLine(line string, domain []string, root bool) (m gitattributes.MatchAttribute, ok bool) {
+	defer func() {
+		if recover() != nil { // go-git indexes a quoted empty pattern
+			ok = false
+		}
+	}()
+	m, err := gitattributes.ParseAttributesLine(line, domain, root)
+	if err != nil || m.Name == "" || strings.HasPrefix(m.Name, "!") {
+		return m, false
+	}
+	if m.Pattern != nil && strings.HasSuffix(m.Name, "/") {
+		return m, false
+	}
+	return m, true
 }
 
 // rules returns the rules in force inside directory dir.
@@ -207,7 +243,7 @@ func (g *Gate) Path(p string, kind gitstore.EntryKind) string {
 		return SkipIgnored
 	}
 	base := parts[len(parts)-1]
-	if isSecretName(base) || p == ".kube/config" || strings.HasSuffix(p, "/.kube/config") {
+	if (isSecretName(base) && !scanByValue(parts)) || p == ".kube/config" || strings.HasSuffix(p, "/.kube/config") {
 		return SkipSecret
 	}
 	if lockfiles[base] {
@@ -216,14 +252,16 @@ func (g *Gate) Path(p string, kind gitstore.EntryKind) string {
 	if strings.Contains(base, ".min.") {
 		return SkipMinified
 	}
-	vendored, generated := attrFlags(d, parts)
+	vendored, generated, lfs := attrFlags(d, parts)
 	if vendored == flagSet || (vendored == flagUnknown && g.thirdParty(parts)) {
 		return SkipVendored
 	}
 	if generated == flagSet {
 		return SkipGenerated
 	}
-	if binaryExt[strings.ToLower(path.Ext(base))] && !binaryFormat(base) {
+	// A file stored in LFS is a small text pointer in the tree: Content
+	// reports it as such rather than as the binary it stands for.
+	if binaryExt[strings.ToLower(path.Ext(base))] && !binaryFormat(base) && !lfs {
 		return SkipBinary
 	}
 	return ""
@@ -254,7 +292,7 @@ func (g *Gate) Content(p string, data []byte) string {
 	if dir == "." {
 		dir = ""
 	}
-	_, generated := attrFlags(g.rules(dir), strings.Split(p, "/"))
+	_, generated, _ := attrFlags(g.rules(dir), strings.Split(p, "/"))
 	if generated == flagUnknown && enry.IsGenerated(p, data) {
 		return SkipGenerated
 	}
@@ -305,14 +343,25 @@ const (
 	flagUnset
 )
 
-// attrFlags reads linguist-vendored and linguist-generated for a path.
-func attrFlags(d *dirRules, parts []string) (vendored, generated flag) {
+// attrFlags reads linguist-vendored and linguist-generated for a path,
+// and whether it is stored in LFS (filter=lfs). A pattern go-git's
+// matcher cannot handle counts as no attribute rather than ending the
+// extraction.
+func attrFlags(d *dirRules, parts []string) (vendored, generated flag, lfs bool) {
 	if len(d.attrs) == 0 {
-		return flagUnknown, flagUnknown
+		return flagUnknown, flagUnknown, false
 	}
-	m, ok := d.am.Match(parts, []string{"linguist-vendored", "linguist-generated"})
+	defer func() {
+		if recover() != nil {
+			vendored, generated, lfs = flagUnknown, flagUnknown, false
+		}
+	}()
+	m, ok := d.am.Match(parts, []string{"linguist-vendored", "linguist-generated", "filter"})
 	if !ok {
-		return flagUnknown, flagUnknown
+		return flagUnknown, flagUnknown, false
+	}
+	if a, ok := m["filter"]; ok && a.IsValueSet() && a.Value() == "lfs" {
+		lfs = true
 	}
 	conv := func(name string) flag {
 		a, ok := m[name]
@@ -326,7 +375,7 @@ func attrFlags(d *dirRules, parts []string) (vendored, generated flag) {
 		}
 		return flagUnknown
 	}
-	return conv("linguist-vendored"), conv("linguist-generated")
+	return conv("linguist-vendored"), conv("linguist-generated"), lfs
 }
 
 // Third-party code is what a project copies in from others, not what it
@@ -464,8 +513,28 @@ func isSecretName(base string) bool {
 		return true
 	}
 	switch path.Ext(b) {
-	case ".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".ppk", ".crt", ".cer", ".der", ".csr", ".kdbx", ".gpg", ".asc", ".p8":
+	case ".key", ".p12", ".pfx", ".jks", ".keystore", ".ppk", ".der", ".kdbx", ".gpg", ".asc", ".p8":
 		return true
+	}
+	// .pem, .crt, .cer and .csr files are most often public certificates:
+	// they are read, and the detector removes a private key block in one
+	// (a file that is mostly key material is skipped as secret text).
+	return false
+}
+
+// scanByValue reports a secret-named file in a test fixture directory:
+// a Terraform state there is test input, read for its values like any
+// other file rather than skipped by name.
+func scanByValue(parts []string) bool {
+	b := strings.ToLower(parts[len(parts)-1])
+	if !strings.HasSuffix(b, ".tfstate") && !strings.HasSuffix(b, ".tfstate.backup") {
+		return false
+	}
+	for _, c := range parts[:len(parts)-1] {
+		switch c {
+		case "test", "tests", "testdata", "test_data", "fixtures", "__fixtures__", "testing":
+			return true
+		}
 	}
 	return false
 }

@@ -2,6 +2,7 @@ package gitstore_test
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"strconv"
 	"strings"
@@ -225,5 +226,15 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestResolveUnborn: HEAD of a repository with no commits resolves to
+// ErrNoCommits alone, not go-git's raw "reference not found".
+func TestResolveUnborn(t *testing.T) {
+	r := testgit.New(t)
+	_, err := open(t, r).Resolve("HEAD")
+	if !errors.Is(err, gitstore.ErrNoCommits) || strings.Contains(err.Error(), "reference not found") {
+		t.Fatalf("unborn HEAD: %v", err)
 	}
 }

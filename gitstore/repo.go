@@ -465,6 +465,11 @@ func (r *Repo) Resolve(rev string) (*object.Commit, error) {
 	}
 	h, err := r.git.ResolveRevision(plumbing.Revision(rev))
 	if err != nil {
+		if rev == "HEAD" && errors.Is(err, plumbing.ErrReferenceNotFound) {
+			// An unborn branch: go-git's "reference not found" says
+			// nothing more to the user than ErrNoCommits does.
+			return nil, ErrNoCommits
+		}
 		if rev == "HEAD" {
 			return nil, fmt.Errorf("resolve HEAD: %w: %w", ErrNoCommits, err)
 		}

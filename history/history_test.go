@@ -401,6 +401,15 @@ func TestShallowAndEmpty(t *testing.T) {
 	if c := h.Commits[0]; !c.Has(FlagShallow) || len(c.Changes) != 0 {
 		t.Fatalf("boundary commit: %+v", c)
 	}
+	// why of a file older than the boundary says the clone is shallow.
+	m := &memref.Memory{Tree: root, Manifest: &manifest.Manifest{SourceCommit: clone.Git("rev-parse", "HEAD")}}
+	why, err := Why(context.Background(), repo, m, Target{Path: "parser.go"}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(why.Commits) != 0 || len(why.Notes) == 0 || !strings.Contains(why.Notes[len(why.Notes)-1], "shallow") {
+		t.Fatalf("why in a shallow clone: %+v", why)
+	}
 	// An empty repository has nothing to walk.
 	e := testgit.New(t)
 	repo = open(t, e)

@@ -162,7 +162,13 @@ func Why(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, t Target,
 	res.Method = "history"
 	touches := h.Touched(t.Path)
 	if len(touches) == 0 {
-		res.Notes = append(res.Notes, fmt.Sprintf("no recorded commit changed %s", t.Path))
+		note := fmt.Sprintf("no recorded commit changed %s", t.Path)
+		if repo.IsShallow() {
+			// The boundary commit of a shallow clone carries no changes,
+			// so a file older than the boundary has none recorded.
+			note += ": this clone is shallow and its history stops at the boundary (`git fetch --unshallow`, then `git konteks extract`, records the rest)"
+		}
+		res.Notes = append(res.Notes, note)
 	}
 	var ranked []*Commit
 	for _, tc := range touches {

@@ -165,7 +165,7 @@ func TestGateSkipsAndCounts(t *testing.T) {
 		"keep.snap":               "kept snapshot\n",
 		".env":                    "TOKEN=abc\n",
 		".env.example":            "TOKEN=\n",
-		"certs/server.pem":        "cert\n",
+		"certs/server.key":        "key\n",
 		"id_rsa":                  "key\n",
 		"leak.go":                 "package x\n\nconst k = `" + key + "`\n",
 		"token.txt":               "token ghp_abcdefghijklmnopqrstuvwxyz0123456789AB here\n",
