@@ -166,7 +166,7 @@ var Agents = map[string]*Agent{
 		programs: []string{"cursor", "cursor-agent"}},
 	"vscode": {Name: "vscode", Title: "VS Code",
 		mcp:      &mcpFile{file: inRepo(".vscode/mcp.json"), format: "json", path: []string{"servers"}, typed: true, project: true},
-		hooks:    &hookFile{file: inRepo(".github/hooks/git-konteks.json"), style: "copilot", start: "sessionStart", stop: "sessionEnd"},
+		hooks:    &hookFile{file: inRepo(".github/hooks/" + ServerName + ".json"), style: "copilot", start: "sessionStart", stop: "sessionEnd"},
 		notes:    "AGENTS.md",
 		markers:  []func(Env) string{inRepo(".vscode")},
 		programs: []string{"code"}},
@@ -198,7 +198,7 @@ var Agents = map[string]*Agent{
 		markers:  []func(Env) string{inRepo(".kiro"), inHome(".kiro")},
 		programs: []string{"kiro", "kiro-cli"}},
 	"jetbrains": {Name: "jetbrains", Title: "JetBrains AI Assistant",
-		notes: ".aiassistant/rules/git-konteks.md", owned: true,
+		notes: ".aiassistant/rules/" + ServerName + ".md", owned: true,
 		markers: []func(Env) string{inRepo(".idea"), inRepo(".aiassistant")}},
 }
 
