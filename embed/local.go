@@ -7,18 +7,20 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unicode"
-	"unicode/utf8"
 
-	"github.com/konteks/git-konteks/extract/section"
+	"github.com/konteks/git-konteks/text"
 )
 
 // LocalModel is the model id of the built-in embedder. Its output for a
-// text is frozen under this id: vectors are stored by text hash and reused
-// by every clone, so any change to the features, weights, hashing or
-// dimension below must come with a new id (…-v2), which re-embeds memory
-// once.
-const LocalModel = "konteks-local-v1"
+// text is frozen under this id: vectors are cached by text hash, so any
+// change to the features, weights, hashing or dimension below, or to the
+// output of package text, must come with a new id, which re-embeds memory
+// once. The ids it has had:
+//
+//	konteks-local-v1: first model.
+//	konteks-local-v2: package text's stop list (one for every package)
+//	                  down-weights function words in place of the model's own.
+const LocalModel = "konteks-local-v2"
 
 // LocalDim is the dimension of the built-in embedder's vectors.
 const LocalDim = 256
@@ -144,9 +146,8 @@ type featurizer struct {
 	stamp   uint32
 	keys2   []uint64 // scratch for sortKeys
 	logs    [1024]logMemo
-	cur     []feature // features of the word being analysed
-	stems   map[string]string
-	runes   []rune
+	cur     []feature     // features of the word being analysed
+	an      text.Analyzer // stems, cached
 	parts   []string
 	lower   []byte
 	vec     []float64
@@ -221,7 +222,7 @@ type wordEntry struct {
 const maxCachedWords = 1 << 15
 
 func newFeaturizer() *featurizer {
-	return &featurizer{words: map[string]int32{}, stems: map[string]string{}, vec: make([]float64, LocalDim)}
+	return &featurizer{words: map[string]int32{}, vec: make([]float64, LocalDim)}
 }
 
 // featTable sums the weights of a text's features: an open-addressing
@@ -323,7 +324,7 @@ func (f *featurizer) add(kind byte, s string, w float32) {
 // summed in float32 over the text's distinct words in first-seen order
 // (each word's features weighted by its count), then the features are
 // projected in ascending hash order in float64.
-func (f *featurizer) vector(text string) []float32 {
+func (f *featurizer) vector(s string) []float32 {
 	if len(f.entries) >= maxCachedWords {
 		clear(f.words)
 		f.entries = f.entries[:0]
@@ -338,7 +339,7 @@ func (f *featurizer) vector(text string) []float32 {
 	// Count each distinct word once, then add its features weighted by
 	// its count, words in first-seen order.
 	f.order = f.order[:0]
-	eachWord(text, func(w string) {
+	text.Words(s, func(w string) {
 		i, ok := f.words[w]
 		if !ok {
 			f.cur = f.cur[:0]
@@ -407,12 +408,12 @@ func (f *featurizer) word(w string) {
 	if len(w) > maxWordLen {
 		return
 	}
-	f.parts = splitParts(w, f.parts[:0], &f.runes)
+	f.parts = text.AppendParts(f.parts[:0], w, text.KeepDigits)
 	if len(f.parts) == 0 {
 		return
 	}
 	if len(f.parts) > 1 {
-		f.lower = appendLower(f.lower[:0], w)
+		f.lower = text.AppendLower(f.lower[:0], w)
 		f.add(kindIdent, string(f.lower), wholeIdentWeight)
 	}
 	for _, p := range f.parts {
@@ -421,12 +422,12 @@ func (f *featurizer) word(w string) {
 		}
 		wt := float32(1)
 		switch {
-		case stopWords[p]:
+		case text.IsStop(p):
 			wt = stopWeight
 		case codeWords[p]:
 			wt = keywordWeight
 		}
-		f.add(kindStem, f.stem(p), wt)
+		f.add(kindStem, f.an.Stem(p), wt)
 		if len(p) >= 4 && wt == 1 {
 			g := "^" + p + "$"
 			for i := 0; i+3 <= len(g); i++ {
@@ -434,96 +435,6 @@ func (f *featurizer) word(w string) {
 			}
 		}
 	}
-}
-
-func (f *featurizer) stem(p string) string {
-	if s, ok := f.stems[p]; ok {
-		return s
-	}
-	s := section.Stem(p)
-	if len(f.stems) > 1<<16 {
-		clear(f.stems)
-	}
-	f.stems[p] = s
-	return s
-}
-
-// eachWord is section.EachWord, the tokenizer the index and the graph use.
-func eachWord(s string, fn func(string)) { section.EachWord(s, fn) }
-
-// splitParts splits an identifier into lowercased parts at underscores,
-// lower-to-upper humps, the last capital of an acronym (HTTPServer → http
-// server) and letter/digit boundaries kept together (utf8 stays one part).
-func splitParts(w string, parts []string, scratch *[]rune) []string {
-	rs := (*scratch)[:0]
-	for _, r := range w {
-		rs = append(rs, r)
-	}
-	*scratch = rs
-	start := 0
-	emit := func(end int) {
-		if end > start {
-			parts = append(parts, lowerRunes(rs[start:end]))
-		}
-	}
-	for i := 0; i < len(rs); i++ {
-		r := rs[i]
-		if r == '_' {
-			emit(i)
-			start = i + 1
-			continue
-		}
-		if i > start && unicode.IsUpper(r) {
-			prev := rs[i-1]
-			if unicode.IsLower(prev) || unicode.IsDigit(prev) ||
-				unicode.IsUpper(prev) && i+1 < len(rs) && unicode.IsLower(rs[i+1]) {
-				emit(i)
-				start = i
-			}
-		}
-	}
-	emit(len(rs))
-	return parts
-}
-
-func lowerRunes(rs []rune) string {
-	ascii := true
-	for _, r := range rs {
-		if r >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
-		b := make([]byte, len(rs))
-		for i, r := range rs {
-			if r >= 'A' && r <= 'Z' {
-				r += 'a' - 'A'
-			}
-			b[i] = byte(r)
-		}
-		return string(b)
-	}
-	out := make([]rune, len(rs))
-	for i, r := range rs {
-		out[i] = unicode.ToLower(r)
-	}
-	return string(out)
-}
-
-func appendLower(b []byte, s string) []byte {
-	for _, r := range s {
-		if r < utf8.RuneSelf {
-			c := byte(r)
-			if c >= 'A' && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			b = append(b, c)
-		} else {
-			b = utf8.AppendRune(b, unicode.ToLower(r))
-		}
-	}
-	return b
 }
 
 func isDigits(s string) bool {
@@ -543,14 +454,8 @@ func set(words ...string) map[string]bool {
 	return m
 }
 
-// stopWords and codeWords are part of the frozen model.
-var stopWords = set("a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "do", "does",
-	"for", "from", "has", "have", "he", "how", "if", "in", "into", "is", "it", "its", "may", "more",
-	"must", "no", "not", "of", "on", "one", "only", "or", "our", "should", "so", "some", "such", "than",
-	"that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "to", "too",
-	"use", "used", "using", "was", "we", "were", "what", "when", "where", "which", "while", "who",
-	"will", "with", "would", "you", "your", "also", "all", "any", "each", "other", "its", "just")
-
+// codeWords are part of the frozen model: words every program is full
+// of. The stop words (text.IsStop) are too.
 var codeWords = set("func", "return", "else", "var", "const", "type", "struct", "nil", "err", "error",
 	"string", "int", "bool", "true", "false", "package", "import", "def", "self", "class", "let",
 	"new", "null", "none", "function", "public", "private", "static", "void", "byte", "len",
@@ -568,7 +473,15 @@ var codeWords = set("func", "return", "else", "var", "const", "type", "struct", 
 // they would more than double what memory weighs. Vectors of a provider
 // (a paid or slow HTTP model) are stored, where reuse by text hash saves
 // every teammate the cost of computing them again.
-func StoredInRef(model string) bool { return model != "" && model != LocalModel }
+// Earlier ids of the built-in model (konteks-local-v1) are not stored
+// either: memory that still holds their vectors is read as before, and
+// nothing reads those vectors.
+func StoredInRef(model string) bool {
+	return model != "" && !strings.HasPrefix(model, localPrefix)
+}
+
+// localPrefix starts every id the built-in model has had.
+const localPrefix = "konteks-local-"
 
 // ComputedFor returns the in-process embedder that computes the vectors of
 // model where the index is built, or nil when model's vectors come from

@@ -9,17 +9,19 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/konteks/git-konteks/text"
 )
 
 // refVector is the featurizer's arithmetic written the plain way (Go maps,
-// as konteks-local-v1 was first written): the optimised vector must give
+// as the model was first written): the optimised vector must give
 // the same bits.
-func refVector(f *featurizer, text string) []float32 {
+func refVector(f *featurizer, s string) []float32 {
 	// (f is used only for the words' features.)
 	feats := map[uint64]float32{}
 	counts := map[string]int32{}
 	var order []string
-	eachWord(text, func(w string) {
+	text.Words(s, func(w string) {
 		if c, ok := counts[w]; ok {
 			counts[w] = c + 1
 			return

@@ -4,10 +4,10 @@ import (
 	"sort"
 	"strings"
 
-	sec "github.com/konteks/git-konteks/extract/section"
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/memref"
+	"github.com/konteks/git-konteks/text"
 )
 
 // Callers and callees of a symbol, as far as names tell them. The
@@ -147,7 +147,7 @@ func (c *callGraph) link(nodes []Node) {
 func (c *callGraph) callees(i int, lang string, test bool, own *memory.Section, self string) []Link {
 	var out []Link
 	seen := map[string]bool{}
-	sec.EachWord(own.Content, func(w string) {
+	text.Words(own.Content, func(w string) {
 		if len(out) == maxCallLinks || seen[w] || !refName(w) {
 			return
 		}
@@ -218,7 +218,7 @@ func (c *callGraph) callers(i int, lang string, test bool, name, self, kind stri
 				continue
 			}
 			named := false
-			sec.EachWord(s.Content, func(w string) { named = named || w == name })
+			text.Words(s.Content, func(w string) { named = named || w == name })
 			if named {
 				out = append(out, Link{Kind: kind, ID: id})
 			}

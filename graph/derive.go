@@ -4,8 +4,8 @@ import (
 	"sort"
 	"strings"
 
-	sec "github.com/konteks/git-konteks/extract/section"
 	"github.com/konteks/git-konteks/memory"
+	"github.com/konteks/git-konteks/text"
 )
 
 // References are derived when the graph is read, as aider's repository map
@@ -103,7 +103,7 @@ func namedIdents(f *memory.File) (hashes []uint32, counts []uint8) {
 	seen := map[string]bool{}
 	for _, s := range f.Sections {
 		clear(seen)
-		sec.EachWord(s.Content, func(w string) {
+		text.Words(s.Content, func(w string) {
 			if seen[w] || !refName(w) {
 				return
 			}

@@ -418,10 +418,22 @@ func TestShallowAndEmpty(t *testing.T) {
 	}
 }
 
-func TestTokens(t *testing.T) {
-	got := strings.Join(Tokens("Fix parseHTTPHeader in net_util for the cache"), " ")
-	if got != "fix parse http header parsehttpheader net util net_util cache" {
-		t.Fatalf("tokens: %q", got)
+// Messages are searched by the search terms of package text: identifier
+// parts, stems, no stop words.
+func TestSearchTerms(t *testing.T) {
+	h := &History{Commits: []Commit{
+		{Hash: "1", Subject: "Fix parseHTTPHeader in net_util", Weight: 1},
+		{Hash: "2", Subject: "Caching of the headers", Weight: 1},
+		{Hash: "3", Subject: "Update the readme", Weight: 1},
+	}}
+	for q, want := range map[string]string{"http header parsing": "1", "net util": "1", "cached": "2", "the": ""} {
+		got := ""
+		if m := h.Search(q, 1); len(m) > 0 {
+			got = m[0].Commit.Hash
+		}
+		if got != want {
+			t.Errorf("Search(%q) = %q, want %q", q, got, want)
+		}
 	}
 }
 

@@ -3,8 +3,8 @@ package history
 import (
 	"math"
 	"sort"
-	"strings"
-	"unicode"
+
+	"github.com/konteks/git-konteks/text"
 )
 
 // build indexes the history once: file identities across renames, and
@@ -182,12 +182,12 @@ type Match struct {
 	Score  float64
 }
 
-// Search ranks commits by how well their messages match q (BM25 over
-// subject and body, the subject counted twice), scaled by the commit's
+// Search ranks commits by how well their messages match q (BM25 over the
+// search terms of subject and body, text.Terms, the subject counted twice), scaled by the commit's
 // weight, with ties to the newer. Deterministic.
 func (h *History) Search(q string, limit int) []Match {
 	h.build()
-	scores := h.ix.score(Tokens(q))
+	scores := h.ix.score(text.Terms(q))
 	out := make([]Match, 0, len(scores))
 	for i, s := range scores {
 		c := &h.Commits[i]
@@ -228,7 +228,7 @@ func newMsgIndex(cs []Commit) *msgIndex {
 			if k == 2 && len(part) > 1500 {
 				part = part[:1500]
 			}
-			for _, t := range Tokens(part) {
+			for _, t := range text.Terms(part) {
 				tf[t]++
 				n++
 			}
@@ -267,61 +267,4 @@ func (ix *msgIndex) score(terms []string) map[int32]float64 {
 		}
 	}
 	return out
-}
-
-// Tokens splits text into lowercase terms: words and identifiers, with
-// camelCase and snake_case parts as well as the whole, without stop words.
-func Tokens(s string) []string {
-	var out []string
-	add := func(w string) {
-		w = strings.ToLower(w)
-		if len(w) < 2 || len(w) > 40 || stop[w] {
-			return
-		}
-		out = append(out, w)
-	}
-	for _, f := range strings.FieldsFunc(s, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_'
-	}) {
-		if !strings.ContainsFunc(f, func(r rune) bool { return r == '_' || unicode.IsUpper(r) }) {
-			add(f) // a plain lowercase word: nothing to split
-			continue
-		}
-		parts := splitIdent(f)
-		if len(parts) > 1 {
-			for _, p := range parts {
-				add(p)
-			}
-		}
-		add(strings.Trim(f, "_"))
-	}
-	return out
-}
-
-func splitIdent(s string) []string {
-	var parts []string
-	start := 0
-	rs := []rune(s)
-	for i := 1; i <= len(rs); i++ {
-		if i == len(rs) || rs[i] == '_' ||
-			(unicode.IsUpper(rs[i]) && unicode.IsLower(rs[i-1])) ||
-			(unicode.IsUpper(rs[i]) && i+1 < len(rs) && unicode.IsLower(rs[i+1]) && unicode.IsUpper(rs[i-1])) {
-			if p := strings.Trim(string(rs[start:i]), "_"); p != "" {
-				parts = append(parts, p)
-			}
-			start = i
-		}
-	}
-	return parts
-}
-
-var stop = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`a an and are as at be but by for from has have in into is it its
-	not of on or so that the this to was were will with we you i our can do does when which
-	also use used using should would could may might all any some more most other than then there these
-	those via per up out if else about after before over under only just new add adds added`) {
-		stop[w] = true
-	}
 }

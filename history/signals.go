@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/text"
 )
 
 // Signals is what recall needs of history, in flat arrays: the message
@@ -56,7 +57,9 @@ type Signals struct {
 	LastIDs   []int32
 }
 
-const signalsVersion = 1
+// signalsVersion is the version of the signals file. 2: message terms are
+// text.Terms (stemmed, the shared stop list).
+const signalsVersion = 2
 
 var (
 	sigMu    sync.Mutex
@@ -338,7 +341,7 @@ func (s *Signals) MessageEvidence(q string, maxFiles, topCommits int) map[string
 		s float64
 	}
 	var cs []cand
-	for i, sc := range s.score(Tokens(q)) {
+	for i, sc := range s.score(text.Terms(q)) {
 		if s.small(i, maxFiles) {
 			cs = append(cs, cand{i, sc * float64(s.Weight[i])})
 		}

@@ -28,9 +28,16 @@ import (
 	"github.com/konteks/git-konteks/memref"
 )
 
-// FormatVersion is the version of the index layout, fields and analyzer; a
-// generation of another version is rebuilt.
-const FormatVersion = 7
+// FormatVersion is the version of the index layout, fields and analyzer
+// (the terms of package text); a generation of another version is rebuilt.
+// One line per change:
+//
+//	1: bleve BM25 index, section table and vector table, in atomic generations.
+//	4: ternary sketches shortlist vectors for exact int8 scoring; field boosts.
+//	7: a whole-file BM25 index beside the sections', with true BM25 statistics.
+//	8: terms come from package text; words with non-ASCII letters split at
+//	   letter/digit boundaries as ASCII words do.
+const FormatVersion = 8
 
 // meta describes a generation (meta.json).
 type meta struct {

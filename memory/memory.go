@@ -10,11 +10,19 @@ package memory
 // RecordVersion is the version of the file record format and of the
 // extraction that fills it. Bump it whenever a change to sectioning or to
 // the record shape would make old records wrong; memory written with another
-// version is rebuilt rather than mixed.
+// version is rebuilt rather than mixed. Records hold retrieval texts and
+// topics made of text.SplitIdentifier's parts: a change to its output is a
+// change of this version. One line per change:
 //
-// 7: reStructuredText, AsciiDoc and Org documents are sectioned by their
-// titles (they were one text section each), document abstracts skip
-// titles and directives; memory format 2 (manifest schema 2).
+//	1: first record format.
+//	2: records from the real sectioners.
+//	3: abstracts, skeletons, graph entities and edges (the project map).
+//	4: HTML, PDF, notebooks and media.
+//	5: abstracts skip licence headers.
+//	6: Go read with go/parser beside tree-sitter's sections.
+//	7: reStructuredText, AsciiDoc and Org documents are sectioned by their
+//	   titles (they were one text section each), document abstracts skip
+//	   titles and directives; memory format 2 (manifest schema 2).
 const RecordVersion = 7
 
 // File is the memory record of one included source file, stored zstd

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/konteks/git-konteks/memory"
+	"github.com/konteks/git-konteks/text"
 )
 
 // Bounds applied by Finish.
@@ -50,7 +51,7 @@ func Finish(res *Result, in Input) {
 	f := getFinisher()
 	defer putFinisher(f)
 	f.setPath(pathTopics(path))
-	pathSplit := string(appendSplit(nil, path))
+	pathSplit := string(text.AppendSplit(nil, path))
 	var anchors AnchorSet
 	for i := range res.Sections {
 		s := &res.Sections[i]

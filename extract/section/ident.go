@@ -4,70 +4,9 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/konteks/git-konteks/text"
 )
-
-// SplitIdentifier splits an identifier or a phrase into its lowercase word
-// parts: camelCase and PascalCase humps ("parseHTTPRequest" → parse, http,
-// request), snake_case, kebab-case, dotted and slashed paths and any other
-// non-alphanumeric separator. Digits stay with the letters before them
-// ("utf8Decode" → utf8, decode). Empty parts are dropped; the result is nil
-// when s has no letters or digits.
-func SplitIdentifier(s string) []string {
-	b := appendSplit(nil, s)
-	if len(b) == 0 {
-		return nil
-	}
-	return strings.Split(string(b), " ")
-}
-
-// appendSplit appends the parts SplitIdentifier(s) returns to b, joined by
-// single spaces (a part never holds one).
-func appendSplit(b []byte, s string) []byte {
-	start := len(b)
-	inPart := false
-	var prev rune
-	for i := 0; i < len(s); {
-		c, size := rune(s[i]), 1
-		if c >= utf8.RuneSelf {
-			c, size = utf8.DecodeRuneInString(s[i:])
-		}
-		if !unicode.IsLetter(c) && !unicode.IsDigit(c) {
-			inPart = false
-			i += size
-			continue
-		}
-		if inPart && unicode.IsUpper(c) {
-			// fooBar, utf8Decode: a new hump starts here.
-			split := unicode.IsLower(prev) || unicode.IsDigit(prev)
-			if !split && unicode.IsUpper(prev) && i+size < len(s) {
-				// HTTPServer: the last capital of a run starts the next word.
-				next, _ := utf8.DecodeRuneInString(s[i+size:])
-				split = unicode.IsLower(next)
-			}
-			if split {
-				inPart = false
-			}
-		}
-		if !inPart {
-			if len(b) > start {
-				b = append(b, ' ')
-			}
-			inPart = true
-		}
-		if c < utf8.RuneSelf {
-			l := byte(c)
-			if 'A' <= l && l <= 'Z' {
-				l += 'a' - 'A'
-			}
-			b = append(b, l)
-		} else {
-			b = utf8.AppendRune(b, unicode.ToLower(c))
-		}
-		prev = c
-		i += size
-	}
-	return b
-}
 
 // topicWord reports whether a lowercase word part is worth keeping as a
 // topic: not a stop word or a ubiquitous keyword, not a number, a hash or a
@@ -124,11 +63,14 @@ func shapeOK(n, letters, digits int) bool {
 	return letters >= 2 && digits <= letters && (digits == 0 || n < 12)
 }
 
-// stopWords marks the words of english and keywords, so that one lookup
-// answers both.
+// stopWords marks the stop list and filler (stopEnglish) and keywords
+// (stopKeyword), so that one lookup answers both.
 var stopWords = func() map[string]uint8 {
-	m := make(map[string]uint8, len(english)+len(keywords))
-	for w := range english {
+	m := make(map[string]uint8, 256)
+	for _, w := range text.StopWords() {
+		m[w] |= stopEnglish
+	}
+	for w := range filler {
 		m[w] |= stopEnglish
 	}
 	for w := range keywords {
@@ -142,18 +84,16 @@ const (
 	stopKeyword
 )
 
-// english are English function words and filler.
-var english = wordSet(`
-a about above after again against all also am an and any are as at be because
-been before being below between both but by can could did do does doing done
-down during each either else few for from further had has have having he her
-here hers him his how however i if in into is it its itself just may me might
-more most must my no nor not now of off on once only or other our ours out over
-own same shall she should so some such than that the their theirs them then
-there these they this those through to too under until up upon us very via was
-we were what when where which while who whom why will with within without would
-yes yet you your yours one two use used using like get set see etc eg ie
-http https www com org`)
+// filler are English words that, besides the stop list (text.IsStop),
+// say nothing about what a section is about.
+var filler = wordSet(`
+about above after again against all also am any because before being below
+between both can could did doing done down during each either else few
+further had having he her here hers him his however itself just may me might
+more most must my no nor not now off once only other ours out over own same
+shall she should some theirs through too under until up upon us very via
+whom why within without yes yet yours one two use used using like get set
+see etc eg ie http https www com org`)
 
 // keywords are keywords and type names so common across programming and
 // config languages that they say nothing about what a section is about.

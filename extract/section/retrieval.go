@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/konteks/git-konteks/memory"
+	"github.com/konteks/git-konteks/text"
 )
 
 // Retrieval texts. Each section is indexed in two voices, produced by one
@@ -27,7 +28,7 @@ import (
 // search: path and its word parts, kind and symbol, qualified name and its
 // word parts, signature, doc, topics, summary, then the content.
 func LexicalText(path string, s memory.Section) string {
-	return string(appendLexical(nil, path, string(appendSplit(nil, path)), &s))
+	return string(appendLexical(nil, path, string(text.AppendSplit(nil, path)), &s))
 }
 
 // appendLexical appends LexicalText(path, *s) to b; pathSplit is the
@@ -92,7 +93,7 @@ func appendJoinLine(b []byte, parts []string) []byte {
 // newline, or nothing when s has none.
 func appendSplitLine(b []byte, s string) []byte {
 	start := len(b)
-	b = appendSplit(b, s)
+	b = text.AppendSplit(b, s)
 	if len(b) > start {
 		b = append(b, '\n')
 	}

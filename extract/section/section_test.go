@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/konteks/git-konteks/memory"
+	"github.com/konteks/git-konteks/text"
 )
 
 func TestLines(t *testing.T) {
@@ -85,8 +86,8 @@ func TestSplitIdentifier(t *testing.T) {
 		{"--", nil},
 	}
 	for _, tt := range tests {
-		if got := SplitIdentifier(tt.in); !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("SplitIdentifier(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := text.SplitIdentifier(tt.in); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("text.SplitIdentifier(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

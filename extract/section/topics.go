@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/konteks/git-konteks/memory"
+	"github.com/konteks/git-konteks/text"
 )
 
 // Topics are the words a section is most about: its path, name, signature,
@@ -18,12 +19,12 @@ import (
 // words 1 per occurrence), ties alphabetical.
 //
 // This is the hottest part of Finish, so it is built for speed rather than
-// composed from SplitIdentifier:
+// composed from text.SplitIdentifier:
 //
 //   - one pass over the bytes of each text finds identifier runs and splits
 //     them into parts; an all-ASCII text (nearly all real code) is scanned
 //     eight bytes at a time, and only runs with other letters take a
-//     rune-by-rune path; both follow SplitIdentifier's rules exactly;
+//     rune-by-rune path; both follow text.SplitIdentifier's rules exactly;
 //   - every distinct word of a file is interned once per Finish, with its
 //     stop-word verdicts, so that each further occurrence costs one lookup
 //     in an open-addressing table, keyed by the part's bytes loaded
@@ -655,7 +656,7 @@ func pathTopics(path string) []string {
 	}
 	var out []string
 	seen := map[string]bool{}
-	for _, w := range SplitIdentifier(dir + "/" + base) {
+	for _, w := range text.SplitIdentifier(dir + "/" + base) {
 		if topicWord(w) && !seen[w] {
 			seen[w] = true
 			out = append(out, w)

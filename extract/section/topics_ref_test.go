@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/konteks/git-konteks/memory"
+	"github.com/konteks/git-konteks/text"
 )
 
 // The reference implementation: topics, identifier splitting and the
@@ -88,7 +89,7 @@ func refNameWord(w string) bool {
 	if n < 2 || n > 32 {
 		return false
 	}
-	if _, stop := english[w]; stop {
+	if _, stop := filler[w]; stop || text.IsStop(w) {
 		return false
 	}
 	letters, digits := 0, 0
@@ -273,9 +274,9 @@ func TestSplitIdentifierMatchesReference(t *testing.T) {
 		words = append(words, w, w+"s", w+"1")
 	}
 	for _, s := range tricky {
-		got, want := SplitIdentifier(s), refSplitIdentifier(s)
+		got, want := text.SplitIdentifier(s), refSplitIdentifier(s)
 		if !reflect.DeepEqual(got, want) {
-			t.Errorf("SplitIdentifier(%q) = %q, want %q", s, got, want)
+			t.Errorf("text.SplitIdentifier(%q) = %q, want %q", s, got, want)
 		}
 		words = append(words, got...)
 	}
@@ -374,8 +375,8 @@ func FuzzTopics(f *testing.F) {
 		f.Add("dir/"+s+".go", s)
 	}
 	f.Fuzz(func(t *testing.T, path, content string) {
-		if got, want := SplitIdentifier(content), refSplitIdentifier(content); !reflect.DeepEqual(got, want) {
-			t.Fatalf("SplitIdentifier(%q) = %q, want %q", content, got, want)
+		if got, want := text.SplitIdentifier(content), refSplitIdentifier(content); !reflect.DeepEqual(got, want) {
+			t.Fatalf("text.SplitIdentifier(%q) = %q, want %q", content, got, want)
 		}
 		checkAgainstReference(t, path, sectionsOf([]byte(content)))
 	})
