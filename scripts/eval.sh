@@ -17,7 +17,7 @@
 # pinned commits. EVAL_SPLIT chooses the list's split: dev (the default:
 # tune on it), test (the frozen set: report it, never tune on it) or
 # swebench (SWEBENCH_LITE names the dataset file). EVAL_N sets the commit
-# queries per repository (40); EVAL_SET the sets (commits,issues; swebench
+# queries per repository (20); EVAL_SET the sets (commits,issues; swebench
 # for that split); EVAL_CACHE a directory that keeps the clones and their
 # memory between runs (extraction is most of the cost; later runs cost only
 # the queries). Each repository is cloned into a temporary directory or the
@@ -27,7 +27,7 @@ cd "$(dirname "$0")/.."
 split=${EVAL_SPLIT:-dev}
 set_default=commits,issues
 [ "$split" = swebench ] && set_default=swebench
-args=(-n "${EVAL_N:-40}" -set "${EVAL_SET:-$set_default}")
+args=(-n "${EVAL_N:-20}" -set "${EVAL_SET:-$set_default}")
 [ -n "${EVAL_CACHE:-}" ] && args+=(-cache "$EVAL_CACHE")
 if [ $# -gt 0 ]; then
   exec go run ./scripts/eval "${args[@]}" "$@"
