@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"context"
+
 	"github.com/konteks/git-konteks/durable"
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/recall"
@@ -33,15 +35,35 @@ func (s *Server) durableMatcher(tree gitstore.Hash, items []durable.Item) *recal
 	return m
 }
 
-// matchMemories returns the live durable entries that match a task, best
-// first; paths are the files the answer points at.
-func (s *Server) matchMemories(snap *snapshot, task string, paths []string, limit int) []MemoryHit {
-	if snap == nil {
-		return []MemoryHit{}
+// matcher is the matcher of the snapshot's saved entries (nil, for
+// recall to read them, when they cannot be loaded).
+func (s *Server) matcher(snap *snapshot) *recall.DurableMatcher {
+	if snap == nil || snap.mem == nil {
+		return nil
 	}
 	items, _, err := s.durableItems(snap)
 	if err != nil {
+		return nil
+	}
+	return s.durableMatcher(snap.mem.Tree, items)
+}
+
+// answer is recall.Answer over the server's cached entries: the one
+// answer the recall tool and the prompts render (the command line
+// renders the same).
+func (s *Server) answer(ctx context.Context, se *recall.Searcher, snap *snapshot, task string, opt recall.AnswerOptions) (*recall.Response, error) {
+	opt.Matcher = s.matcher(snap)
+	return recall.Answer(ctx, se, task, opt)
+}
+
+// matchMemories returns the live durable entries that match a task, best
+// first, with nothing to weigh them against (no code answered: memory
+// holds only saved entries so far); paths are the files a caller points
+// at.
+func (s *Server) matchMemories(snap *snapshot, task string, paths []string, limit int) []MemoryHit {
+	m := s.matcher(snap)
+	if m == nil {
 		return []MemoryHit{}
 	}
-	return s.durableMatcher(snap.mem.Tree, items).Match(task, paths, limit)
+	return m.Match(task, paths, limit)
 }

@@ -96,23 +96,21 @@ func (s *Server) warmUp(ctx context.Context, args map[string]string) (string, st
 	} else {
 		writeProject(&b, snap)
 		if taskText != "" {
-			var hits []recall.Hit
-			err := s.withSearcher(ctx, nil, func(se *recall.Searcher, _ *snapshot, _ recall.MemoryState) error {
-				res, err := se.Search(ctx, taskText, recall.Options{Limit: 8})
-				if err == nil {
-					hits = res.Hits
-				}
+			var a *recall.Response
+			err := s.withSearcher(ctx, nil, func(se *recall.Searcher, sn *snapshot, _ recall.MemoryState) error {
+				var err error
+				a, err = s.answer(ctx, se, sn, taskText, recall.AnswerOptions{Options: recall.Options{Limit: 8}, Memories: maxMemoryHits})
 				return err
 			})
-			if err == nil && len(hits) > 0 {
+			if err == nil && len(a.Hits) > 0 {
 				b.WriteString("## Where the task probably lives\n\n")
-				var paths []string
-				for _, h := range hits {
+				for _, h := range a.Hits {
 					fmt.Fprintf(&b, "- %s:%d-%d %s — %s\n", h.Path, h.StartLine, h.EndLine, h.Name, oneLine(h.Summary, 160))
-					paths = append(paths, h.Path)
 				}
 				b.WriteString("\n")
-				writeMemoryHits(&b, s.matchMemories(snap, taskText, paths, maxMemoryHits))
+			}
+			if err == nil && len(a.Memories) > 0 {
+				writeMemoryHits(&b, a.Memories)
 				b.WriteString("\n")
 			}
 		}
@@ -259,13 +257,14 @@ func (s *Server) recallBeforeChange(ctx context.Context, args map[string]string)
 	var b strings.Builder
 	fmt.Fprintf(&b, "Before making this change, recall what memory knows about it: %s\n\n", change)
 	var hits []recall.Hit
+	var mh []MemoryHit
 	var fresh Freshness
 	err = s.withSearcher(ctx, nil, func(se *recall.Searcher, sn *snapshot, st recall.MemoryState) error {
-		res, err := se.Search(ctx, change, recall.Options{Limit: 10})
+		a, err := s.answer(ctx, se, sn, change, recall.AnswerOptions{Options: recall.Options{Limit: 10}, Memories: 8})
 		if err != nil {
 			return err
 		}
-		hits = res.Hits
+		hits, mh = a.Hits, a.Memories
 		fresh = s.freshness(sn, st.Commit, st.SourceCommit)
 		return nil
 	})
@@ -273,6 +272,7 @@ func (s *Server) recallBeforeChange(ctx context.Context, args map[string]string)
 	case errors.Is(err, errNoMemory):
 		b.WriteString("There is no memory yet: call the refresh tool first, then recall with the change.\n\n")
 		fresh = s.snapFreshness(snap)
+		mh = s.matchMemories(snap, change, nil, 8) // saved before any extraction
 	case err != nil:
 		fmt.Fprintf(&b, "Recall failed (%v); use the recall tool directly.\n\n", err)
 		fresh = s.snapFreshness(snap)
@@ -285,11 +285,6 @@ func (s *Server) recallBeforeChange(ctx context.Context, args map[string]string)
 		}
 		b.WriteString("\n")
 	}
-	var paths []string
-	for _, h := range hits {
-		paths = append(paths, h.Path)
-	}
-	mh := s.matchMemories(snap, change, paths, 8)
 	if len(mh) > 0 {
 		b.WriteString("## Saved memories that bear on it\n\n")
 		for _, m := range mh {

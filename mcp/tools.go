@@ -292,12 +292,8 @@ func (s *Server) recall(ctx context.Context, req *sdk.CallToolRequest, in Recall
 		limit = 10
 	}
 	err = s.withSearcher(ctx, req, func(se *recall.Searcher, sn *snapshot, st recall.MemoryState) error {
-		opt := recall.AnswerOptions{Options: recall.Options{Limit: min(limit, maxLimit), Mode: in.Mode, Paths: in.Path, Tests: in.Tests},
-			Files: in.Files, Memories: maxMemoryHits}
-		if items, _, err := s.durableItems(sn); err == nil && sn.mem != nil {
-			opt.Matcher = s.durableMatcher(sn.mem.Tree, items)
-		}
-		a, err := recall.Answer(ctx, se, q, opt)
+		a, err := s.answer(ctx, se, sn, q, recall.AnswerOptions{Options: recall.Options{Limit: min(limit, maxLimit), Mode: in.Mode, Paths: in.Path, Tests: in.Tests},
+			Files: in.Files, Memories: maxMemoryHits})
 		if err != nil {
 			return err
 		}
@@ -413,14 +409,24 @@ func (s *Server) context(ctx context.Context, req *sdk.CallToolRequest, in Conte
 		budget = recall.DefaultBudget
 	}
 	budget = max(minBudget, min(budget, maxBudget))
-	var snap *snapshot
 	err = s.withSearcher(ctx, req, func(se *recall.Searcher, sn *snapshot, st recall.MemoryState) error {
 		p, err := se.Context(ctx, q, recall.PackOptions{Budget: budget})
 		if err != nil {
 			return err
 		}
-		snap = sn
 		out = ContextOutput{Task: q, Evidence: p.Evidence, Budget: p.Budget, Tokens: p.Tokens, Markdown: p.Markdown, Sections: p.Sections, Notes: notes(p.Notes, s.embNote)}
+		if out.Sections == nil {
+			out.Sections = []recall.PackSection{}
+		}
+		var paths []string
+		for _, p := range out.Sections {
+			paths = append(paths, p.Path)
+		}
+		// The entries recall would show: those matching the task about
+		// as well as the pack's code does, or linked to its files.
+		if out.Memories, err = se.MatchMemories(q, p.Evidence, paths, maxMemoryHits, s.matcher(sn)); err != nil {
+			return err
+		}
 		out.Memory = s.freshness(sn, st.Commit, st.SourceCommit)
 		out.Memory.Index = st.Index
 		return nil
@@ -428,14 +434,6 @@ func (s *Server) context(ctx context.Context, req *sdk.CallToolRequest, in Conte
 	if err != nil {
 		return nil, out, err
 	}
-	if out.Sections == nil {
-		out.Sections = []recall.PackSection{}
-	}
-	var paths []string
-	for _, p := range out.Sections {
-		paths = append(paths, p.Path)
-	}
-	out.Memories = s.matchMemories(snap, q, paths, maxMemoryHits)
 	var b strings.Builder
 	b.WriteString(out.Markdown)
 	if len(out.Memories) > 0 {

@@ -94,15 +94,27 @@ func Answer(ctx context.Context, s *Searcher, task string, opt AnswerOptions) (*
 	if r.Hits == nil {
 		r.Hits = []Hit{}
 	}
-	r.Memories = []MemoryHit{}
-	limit := opt.Memories
+	var err error
+	if r.Memories, err = s.MatchMemories(task, r.Evidence, paths, opt.Memories, opt.Matcher); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// MatchMemories returns the saved entries that match task about as well
+// as the code of an answer does (ev is that answer's evidence) or are
+// linked to one of its paths, best first: at most limit
+// (DefaultMemoryHits when 0, none when <0). m nil reads the entries from
+// the memory s answers from. Answer and every context pack match
+// memories with it, so a pack shows the same entries recall would.
+func (s *Searcher) MatchMemories(task string, ev Evidence, paths []string, limit int, m *DurableMatcher) ([]MemoryHit, error) {
+	out := []MemoryHit{}
 	if limit == 0 {
 		limit = DefaultMemoryHits
 	}
 	if limit < 0 {
-		return r, nil
+		return out, nil
 	}
-	m := opt.Matcher
 	if m == nil {
 		var err error
 		if m, err = s.durableMatcher(); err != nil {
@@ -110,14 +122,14 @@ func Answer(ctx context.Context, s *Searcher, task string, opt AnswerOptions) (*
 		}
 	}
 	for _, mh := range m.Match(task, paths, 0) {
-		if len(r.Memories) == limit {
+		if len(out) == limit {
 			break
 		}
-		if s.aboutAsWell(task, mh, r.Evidence, paths) {
-			r.Memories = append(r.Memories, mh)
+		if s.aboutAsWell(task, mh, ev, paths) {
+			out = append(out, mh)
 		}
 	}
-	return r, nil
+	return out, nil
 }
 
 // durableMatcher reads the saved entries and skills of the memory s

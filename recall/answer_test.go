@@ -96,3 +96,28 @@ func TestAnswerCountsCommitsAhead(t *testing.T) {
 		t.Errorf("memory state %+v, want HEAD 2 commits ahead", a.Memory)
 	}
 }
+
+// A context pack shows the saved entries recall would: matched against
+// the pack's evidence, the skill sharing a word with the bug report stays
+// out.
+func TestPackMemoriesMatchAsRecallDoes(t *testing.T) {
+	_, repo := repoWithMemory(t)
+	s := openS(t, repo, OpenOptions{NoEmbedder: true})
+	bug := "Get keeps retrying transient failures: the backoff delay doubles with every failed attempt " +
+		"and the ceiling is ignored, so the next attempt waits minutes (seen while we deploy dashboards)"
+	p, err := s.Context(context.Background(), bug, PackOptions{Budget: DefaultBudget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, sec := range p.Sections {
+		paths = append(paths, sec.Path)
+	}
+	ms, err := s.MatchMemories(bug, p.Evidence, paths, 0, answerMatcher())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := memoryIDs(ms); got["s1"] || !got["m1"] || !got["m2"] {
+		t.Errorf("pack memories %v, want m1 and m2 without the skill", got)
+	}
+}
