@@ -19,6 +19,16 @@
 // (remember, diary, forget) and refresh each open their own Repo, so
 // go-git's object storage is never written and read from two goroutines;
 // extractions are serialised by extract's own lock.
+//
+// Files by role: server.go holds the server and its shared state;
+// era.go, http.go and roots.go the transports and protocol eras;
+// tools.go the registration of tools with argument checking, and the
+// recall family (recall, context) with its renderers; browse.go
+// (overview, skeleton, show, graph), saved.go (remember, diary, forget,
+// memories, skills), state.go (status, refresh) and history.go (why,
+// history) the other families; resources.go, prompts.go, fresh.go and
+// progress.go what their names say. Agents' configuration files are
+// written by package agent, not here.
 package mcp
 
 import (
