@@ -3,7 +3,6 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
-	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -13,6 +12,8 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/tailscale/hujson"
+
+	"github.com/konteks/git-konteks/internal/testgit"
 )
 
 const testBinary = "/opt/git konteks/bin/git-konteks"
@@ -34,32 +35,6 @@ func setup(t *testing.T, name string) (Env, string) {
 	return Env{Repo: repo, GitDir: filepath.Join(repo, ".git"), Binary: testBinary, Home: home,
 		ConfigDir: filepath.Join(home, ".config"), CodexHome: filepath.Join(home, ".codex"),
 		LookPath: func(string) (string, error) { return "", os.ErrNotExist }}, root
-}
-
-// tree is every file and directory under root, with the files' bytes.
-func tree(t *testing.T, root string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		if rel == filepath.Join("repo", ".git") {
-			return fs.SkipDir // the record is checked on its own
-		}
-		if d.IsDir() {
-			out[rel+"/"] = ""
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		out[rel] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // comments lists the comment lines of a JSONC, TOML or Markdown file.
@@ -287,12 +262,12 @@ func TestAgents(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			before := tree(t, root)
+			before := testgit.Files(t, root)
 			rep, err := Install(e, a)
 			if err != nil {
 				t.Fatal(err)
 			}
-			after := tree(t, root)
+			after := testgit.Files(t, root)
 			checks[name](t, e, root)
 			for p, src := range before {
 				for _, c := range comments(src) {
@@ -319,14 +294,14 @@ func TestAgents(t *testing.T) {
 					t.Errorf("wiring again %s %s", ch.Action, ch.File)
 				}
 			}
-			if !maps.Equal(after, tree(t, root)) {
+			if !maps.Equal(after, testgit.Files(t, root)) {
 				t.Error("wiring again changed files")
 			}
 
 			if _, err := Remove(e, a); err != nil {
 				t.Fatal(err)
 			}
-			diffTrees(t, before, tree(t, root))
+			diffTrees(t, before, testgit.Files(t, root))
 			if _, err := os.Stat(recordFile(e)); !os.IsNotExist(err) {
 				t.Errorf("the record stays after the last removal: %v", err)
 			}
@@ -397,7 +372,7 @@ func TestRemoveAfterEdits(t *testing.T) {
 // block, which stays until the last of them is removed.
 func TestSharedInstructions(t *testing.T) {
 	e, root := setup(t, "codex")
-	before := tree(t, root)
+	before := testgit.Files(t, root)
 	for _, n := range []string{"codex", "opencode"} {
 		if _, err := Install(e, Agents[n]); err != nil {
 			t.Fatal(err)
@@ -410,7 +385,7 @@ func TestSharedInstructions(t *testing.T) {
 	if _, err := Remove(e, Agents["opencode"]); err != nil {
 		t.Fatal(err)
 	}
-	diffTrees(t, before, tree(t, root))
+	diffTrees(t, before, testgit.Files(t, root))
 }
 
 // TestBadFileLeftAlone: a configuration file that does not parse is not

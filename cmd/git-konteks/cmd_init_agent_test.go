@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,32 +12,6 @@ import (
 	"github.com/konteks/git-konteks/agent"
 	"github.com/konteks/git-konteks/internal/testgit"
 )
-
-// snapshot is every file under dir (but .git) with its bytes.
-func snapshot(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if d.IsDir() {
-			if rel == ".git" {
-				return fs.SkipDir
-			}
-			out[rel+"/"] = ""
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		out[rel] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 // TestInitAgent runs `init --agent NAME` for every agent on a repository
 // and home holding that agent's files as its documentation shows them
@@ -61,7 +34,7 @@ func TestInitAgent(t *testing.T) {
 				t.Fatal(err)
 			}
 			env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "CODEX_HOME=" + filepath.Join(home, ".codex")}
-			repoBefore, homeBefore := snapshot(t, r.Dir), snapshot(t, home)
+			repoBefore, homeBefore := testgit.Files(t, r.Dir), testgit.Files(t, home)
 
 			out, errOut, err := tryRun(r.Dir, env, "init", "--no-fetch", "--no-hooks", "--agent", name, "--json")
 			if err != nil {
@@ -102,7 +75,7 @@ func TestInitAgent(t *testing.T) {
 				dir  string
 				want map[string]string
 			}{{r.Dir, repoBefore}, {home, homeBefore}} {
-				got := snapshot(t, c.dir)
+				got := testgit.Files(t, c.dir)
 				for p, w := range c.want {
 					if got[p] != w {
 						t.Errorf("%s not restored byte for byte:\n%s\nwant:\n%s", p, got[p], w)

@@ -137,3 +137,32 @@ func (r *Repo) CopyTree(src string) {
 		r.T.Fatal(err)
 	}
 }
+
+// Files is every file and directory under dir but .git directories:
+// files with their bytes, directories (ending in a slash) with "". Tests
+// compare two of them to check that something was restored byte for
+// byte and left nothing behind.
+func Files(t testing.TB, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if d.IsDir() {
+			if d.Name() == ".git" {
+				return filepath.SkipDir
+			}
+			out[rel+"/"] = ""
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		out[rel] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
