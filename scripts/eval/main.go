@@ -332,6 +332,13 @@ func runSet(set string, srcs []source, swe []sweInstance) []query {
 		all = append(all, qs...)
 		byRepo[src.Name] = qs
 		done = append(done, src)
+		// Each repository's figures as soon as it is done: an interrupted
+		// run keeps what it measured.
+		for _, m := range modes {
+			v := meanStats(qs, m)
+			fmt.Fprintf(os.Stderr, "%s: %s %s n=%d hit@1 %.3f hit@5 %.3f hit@10 %.3f files@10 %.3f MRR %.3f Acc@5 %.3f\n",
+				src.Name, set, m, len(qs), v[statHit1], v[statHit5], v[statHit10], v[statFiles10], v[statMRR], v[statAcc5])
+		}
 	}
 	report(set, done, byRepo)
 	return all
@@ -403,20 +410,8 @@ func report(set string, srcs []source, byRepo map[string][]query) {
 		head += fmt.Sprintf(" %7s %7s %7s", "Acc@1", "Acc@5", "Acc@10")
 	}
 	fmt.Println(head)
-	means := func(qs []query, m string) []float64 {
-		sum := make([]float64, nStats)
-		for _, q := range qs {
-			for j, v := range queryStats(q.ranksBy[m]) {
-				sum[j] += v
-			}
-		}
-		for j := range sum {
-			sum[j] /= float64(max(len(qs), 1))
-		}
-		return sum
-	}
 	row := func(name, m string, qs []query) {
-		v := means(qs, m)
+		v := meanStats(qs, m)
 		line := fmt.Sprintf("%-28s %-12s %5d %7.3f %7.3f %7.3f %8.3f %7.3f", name, m, len(qs), v[statHit1], v[statHit5], v[statHit10], v[statFiles10], v[statMRR])
 		if swe {
 			line += fmt.Sprintf(" %7.3f %7.3f %7.3f", v[statAcc1], v[statAcc5], v[statAcc10])
@@ -468,6 +463,20 @@ func report(set string, srcs []source, byRepo map[string][]query) {
 		}
 	}
 	group("(all queries)", all)
+}
+
+// meanStats averages queryStats over the queries for one mode.
+func meanStats(qs []query, mode string) []float64 {
+	sum := make([]float64, nStats)
+	for _, q := range qs {
+		for j, v := range queryStats(q.ranksBy[mode]) {
+			sum[j] += v
+		}
+	}
+	for j := range sum {
+		sum[j] /= float64(max(len(qs), 1))
+	}
+	return sum
 }
 
 // String prints an interval as "mean [lo, hi]".
