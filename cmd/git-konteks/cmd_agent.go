@@ -103,7 +103,12 @@ func wireAgents(w io.Writer, repo *gitstore.Repo, names []string, remove bool) (
 // Code, Codex and Gemini CLI add hookSpecificOutput.additionalContext to
 // the conversation; the others show plain text).
 func runHooksSessionStart(c *cli.Context) error {
-	io.Copy(io.Discard, os.Stdin) // the payload: nothing in it is needed
+	// The agent writes its payload on stdin; nothing in it is needed, but
+	// it is read so the agent's write does not fail. A terminal (someone
+	// trying the hook by hand) is not waited on.
+	if fi, err := os.Stdin.Stat(); err == nil && fi.Mode()&os.ModeCharDevice == 0 {
+		io.Copy(io.Discard, os.Stdin)
+	}
 	text := sessionStartText()
 	w := c.App.Writer
 	switch c.String("agent") {
