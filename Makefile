@@ -81,9 +81,11 @@ bench-growth: build
 bench-report:
 	scripts/bench-report.sh $(BENCH_REPORT)
 
-# Side by side with zoekt-index and git's own history walk, on prometheus,
-# rails and $GOROOT/src (not part of `make bench`: it builds zoekt).
+# Side by side with zoekt-index (CPU until the first recall, peak RSS) on
+# prometheus, rails and $GOROOT/src from $KONTEKS_REPOS (scripts/fetch-repos.sh
+# scripts/bench-repos.tsv); not part of `make bench`: it builds zoekt.
 bench-peers: build
+	$(need-repos)
 	scripts/bench-peers.sh $(CURDIR)/bin/git-konteks
 
 fetch-repos:

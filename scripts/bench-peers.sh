@@ -1,28 +1,32 @@
 #!/usr/bin/env bash
-# git konteks side by side with a search-engine indexer, in one run on the
-# same checkouts: zoekt-index (with universal-ctags) and
-# `git konteks extract --mode full`, BENCH_RUNS times each (default 3),
-# medians and their ratio; `git log --raw --no-renames` as the floor of a
-# history walk, measured after each extraction and set against that run's
-# history stage; the peak RSS of the extraction; a one-file `changed` run
-# (process start included). Repositories: prometheus and rails from
-# $KONTEKS_REPOS (scripts/fetch-repos.sh), and $GOROOT/src committed into a
-# repository.
+# git konteks side by side with a search-engine indexer, in CPU time, on
+# the same checkouts: zoekt-index (universal-ctags on) against
+# `git konteks extract --mode full` until the first `recall` answers from
+# a complete index — the background runner it starts included (every
+# process of the tree is accounted, detached ones too: scripts/cpurun.py).
+# Also: the peak RSS of extract, of the runner and of a cold recall (the
+# local cache deleted: what a fresh clone with fetched memory pays); a
+# one-file `changed` run; `git log --raw` as the floor of the history
+# stage. BENCH_RUNS runs each (default 3), medians and ratios, alternating
+# the tools. Load averages are printed at the start and the end.
 #
-# zoekt-index is built from sourcegraph/zoekt in $KONTEKS_REPOS in a
-# temporary directory outside this repository (never vendored); the
-# binary is kept in $BENCH_CACHE for the next run. universal-ctags comes
-# from Debian (installed with apt-get when missing and we are root).
-#   usage: scripts/bench-peers.sh [BINARY]
-#   BENCH_REPOS="prometheus rails goroot" selects repositories.
+#   usage: KONTEKS_REPOS=DIR scripts/bench-peers.sh [BINARY]
+#   KONTEKS_REPOS holds the repositories of scripts/bench-repos.tsv
+#   (KONTEKS_REPOS=DIR scripts/fetch-repos.sh scripts/bench-repos.tsv
+#   clones them), each measured at its pinned commit; zoekt-index is built
+#   from zoekt's, outside this repository, and kept in $BENCH_CACHE.
+#   BENCH_REPOS="prometheus rails moby goroot" selects repositories; goroot
+#   is $(go env GOROOT)/src committed into a repository.
 set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
 bin=${1:-$(pwd)/bin/git-konteks}
 runs=${BENCH_RUNS:-3}
 repos=${BENCH_REPOS:-prometheus rails goroot}
-mirror=${KONTEKS_REPOS:-}
-if [ -z "$mirror" ]; then
-  echo "bench-peers: set KONTEKS_REPOS to the directory scripts/fetch-repos.sh fills" >&2; exit 2
+src=${KONTEKS_REPOS:-}
+if [ -z "$src" ]; then
+  echo "bench-peers: set KONTEKS_REPOS to the directory scripts/fetch-repos.sh fills (with scripts/bench-repos.tsv)" >&2; exit 2
 fi
+query=${BENCH_QUERY:-where is the configuration file loaded and validated}
 cache=${BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/konteks-bench}
 work=$(mktemp -d "${TMPDIR:-/tmp}/konteks-bench-peers.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -32,60 +36,55 @@ export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
 
 echo "load average at start: $(cat /proc/loadavg)"
 
+# --- helpers -------------------------------------------------------------
+# checkout REPO DIR: a work tree of REPO at its pinned commit (refs/eval/pin,
+# set by scripts/fetch-repos.sh; HEAD without one). A clone may lack a blob:
+# the checkout then has every other file, which both tools index the same
+# way.
+checkout() {
+  local pin
+  pin=$(git --git-dir="$1" rev-parse -q --verify refs/eval/pin 2>/dev/null || git --git-dir="$1" rev-parse HEAD)
+  git clone -q --no-checkout "$1" "$2"
+  git -C "$2" checkout -q --detach "$pin" 2>/dev/null || true
+}
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+maxof() { printf '%s\n' "$@" | sort -g | tail -1; }
+# acct CMD...: runs CMD and every process it starts (scripts/cpurun.py);
+# sets cpu (seconds, all processes), wall, rss_main and rss_rest (peak
+# RSS in MB of CMD itself and of the largest process it started).
+acct() {
+  # Dirty pages of what ran before are written out first: their
+  # writeback would otherwise land in whichever run comes next.
+  sync
+  python3 "$here/cpurun.py" "$work/acct" "$@" >/dev/null 2>"$work/stderr" || { cat "$work/stderr" >&2; return 1; }
+  read -r _ cpu wall _ < <(tail -1 "$work/acct")
+  rss_main=$(awk '$4 == "main" {print $3}' "$work/acct")
+  rss_rest=$(awk '$4 == "descendant" && $3 > m {m = $3} END {print m + 0}' "$work/acct")
+}
+manifest() { "$bin" manifest --json | python3 -c "import json,sys; m=json.load(sys.stdin); $1"; }
+
 # --- peers ---------------------------------------------------------------
-if ! command -v universal-ctags >/dev/null && ! ctags --version 2>/dev/null | grep -q Universal; then
-  if [ "$(id -u)" = 0 ]; then
-    apt-get install -y -qq universal-ctags >/dev/null
-  else
-    echo "bench-peers: universal-ctags is missing (apt-get install universal-ctags)"; exit 1
-  fi
+if [ -n "${CTAGS_COMMAND:-}" ]; then
+  ctags_bin=$CTAGS_COMMAND
+elif command -v universal-ctags >/dev/null; then
+  ctags_bin=$(command -v universal-ctags)
+elif ctags --version 2>/dev/null | grep -q Universal; then
+  ctags_bin=$(command -v ctags)
+else
+  echo "bench-peers: universal-ctags is missing (apt-get install universal-ctags, or set CTAGS_COMMAND)"; exit 1
 fi
-ctags_bin=$(command -v universal-ctags || command -v ctags)
 export CTAGS_COMMAND=$ctags_bin
 zoekt=$cache/zoekt-index
 if [ ! -x "$zoekt" ]; then
-  if [ ! -d "$mirror/sourcegraph+zoekt" ]; then
-    echo "bench-peers: no zoekt at $mirror/sourcegraph+zoekt (scripts/fetch-repos.sh)"; exit 1
+  if [ ! -d "$src/sourcegraph+zoekt" ]; then
+    echo "bench-peers: no zoekt at $src/sourcegraph+zoekt (scripts/fetch-repos.sh scripts/bench-repos.tsv)"; exit 1
   fi
   mkdir -p "$cache"
-  git clone -q "$mirror/sourcegraph+zoekt" "$work/zoekt-src"
+  checkout "$src/sourcegraph+zoekt" "$work/zoekt-src"
   (cd "$work/zoekt-src" && go build -o "$zoekt" ./cmd/zoekt-index)
   rm -rf "$work/zoekt-src"
 fi
-echo "zoekt-index: $zoekt ($(git --git-dir="$mirror/sourcegraph+zoekt" rev-parse --short HEAD)), ctags: $($ctags_bin --version | head -1)"
-
-# --- helpers -------------------------------------------------------------
-now() { date +%s.%N; }
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-maxof() { printf '%s\n' "$@" | sort -g | tail -1; }
-# timed CMD...: runs CMD, sets secs and rss_mb (peak resident set of the
-# process tree's largest process, from /usr/bin/time -v).
-timed() {
-  local t0 t1
-  # Dirty pages of what ran before (the clone, the other tool's index)
-  # are written out first: their writeback, 30 s after the writes, would
-  # otherwise land in whichever run comes then (measured: a first run's
-  # history stage or floor 3-8x its others).
-  sync
-  t0=$(now)
-  /usr/bin/time -v -o "$work/time" "$@" >/dev/null 2>"$work/stderr" || { cat "$work/stderr" >&2; return 1; }
-  t1=$(now)
-  secs=$(echo "$t1 - $t0" | bc -l)
-  rss_mb=$(awk -F: '/Maximum resident set size/ {printf "%.0f", $2/1024}' "$work/time")
-  cpu=$(awk -F: '/User time|System time/ {s += $2} END {printf "%.2f", s}' "$work/time")
-}
-manifest() { "$bin" manifest --json | python3 -c "import json,sys; m=json.load(sys.stdin); $1"; }
-# wait_runner: the background runner (older history) finished.
-wait_runner() {
-  local i
-  for i in $(seq 1 1200); do
-    if [ "$(manifest 'print((m.get("history") or {}).get("pending", False))')" = False ] &&
-      { [ ! -e .git/konteks/runner.lock ] || flock -n .git/konteks/runner.lock true; }; then
-      return 0
-    fi
-    sleep 0.5
-  done
-}
+echo "zoekt-index: $zoekt, ctags: $($ctags_bin --version | head -1)"
 
 bench_repo() {
   local name=$1 dir=$2
@@ -95,42 +94,38 @@ bench_repo() {
   commits=$(git rev-list --count HEAD)
   echo
   echo "== $name: $files files, $commits commits, $(du -sh --exclude=.git . | cut -f1) checkout"
-  local z=() zr=() zc=() k=() kr=() kc=() kh=() kall=() kb=() floor=() floor_recent=() hratio=() recent=0
+  local zc=() zr=() ec=() er=() rr=() fc=() fr=() tc=() cc=() cr=() kh=() hratio=() recent=0
   for i in $(seq 1 "$runs"); do
     rm -rf "$work/idx"; mkdir -p "$work/idx"
-    timed "$zoekt" -index "$work/idx" -require_ctags "$dir"
-    z+=("$secs"); zr+=("$rss_mb"); zc+=("$cpu")
-  done
-  for i in $(seq 1 "$runs"); do
+    acct "$zoekt" -index "$work/idx" -require_ctags "$dir"
+    zc+=("$cpu"); zr+=("$rss_main")
+
     git update-ref -d refs/konteks 2>/dev/null || true
     git update-ref -d refs/konteks-wip 2>/dev/null || true
     rm -rf .git/konteks
-    local t0 t1
-    t0=$(now)
-    timed "$bin" extract --mode full --quiet
-    k+=("$secs"); kr+=("$rss_mb"); kc+=("$cpu")
+    # extract --mode full, and the runner it starts (older history, warm
+    # caches): cpurun waits for every process of the tree.
+    acct "$bin" extract --mode full --quiet
+    ec+=("$cpu"); er+=("$rss_main"); rr+=("$rss_rest")
     kh+=("$(manifest 'print(m["timings_ms"].get("history", 0)/1000)')")
     recent=$(manifest 'print((m.get("history") or {}).get("commits", 0))')
-    # Older history, recorded by the background runner after the command
-    # returned (after it warms recall's caches): its own time is in its log.
-    wait_runner
-    local back
-    back=$( (sed -n 's/.*older history recorded: .* in \([0-9.]*\)s$/\1/p' .git/konteks/log 2>/dev/null || true) | tail -1)
-    kb+=("${back:-0}")
-    kall+=("$(echo "$secs + ${back:-0}" | bc -l)")
-    # The floor of this run's history stage, measured at once: on a
-    # shared machine the load moves between runs, so each stage is set
-    # against its own floor and the ratios' median is reported.
-    local t0 t1 f
+    # The first recall.
+    acct "$bin" recall "$query"
+    fc+=("$cpu"); fr+=("$rss_main")
+    tc+=("$(echo "${ec[-1]} + $cpu" | bc -l)")
+    # A cold recall: memory is there, the local cache is not.
+    rm -rf .git/konteks
+    acct "$bin" recall "$query"
+    cc+=("$cpu"); cr+=("$rss_main")
+    # The floor of this run's history stage, measured at once.
+    local t0 t1
     sync
-    t0=$(now); git log --raw --no-renames --no-abbrev -z --diff-merges=off --format='%H%x00%P%x00%an%x00%ae%x00%at%x00%B' --max-count="$recent" HEAD >/dev/null; t1=$(now)
-    f=$(echo "$t1 - $t0" | bc -l)
-    floor_recent+=("$f")
-    hratio+=("$(echo "${kh[-1]} / $f" | bc -l)")
-    t0=$(now); git log --raw --no-renames --no-abbrev -z --diff-merges=off --format='%H%x00%P%x00%an%x00%ae%x00%at%x00%B' HEAD >/dev/null; t1=$(now)
-    floor+=("$(echo "$t1 - $t0" | bc -l)")
+    t0=$(date +%s.%N)
+    git log --raw --no-renames --no-abbrev -z --diff-merges=off --format='%H%x00%P%x00%an%x00%ae%x00%at%x00%B' --max-count="$recent" HEAD >/dev/null
+    t1=$(date +%s.%N)
+    hratio+=("$(echo "${kh[-1]} / ($t1 - $t0)" | bc -l)")
   done
-  # One-file changed run, process start included.
+  # One-file changed runs, process start and index update included.
   local target c1=() c1r=()
   target=$(git ls-tree -r --name-only HEAD | awk '/\.(go|rb|py|js|md)$/ && !/testdata|vendor/ { n++; if (n <= 50) t = $0 } END { print t }')
   export GIT_INDEX_FILE="$work/index.$name"
@@ -141,41 +136,40 @@ bench_repo() {
     git update-index --cacheinfo "100644,$blob,$target"
     c=$(echo "bench edit $i" | git commit-tree "$(git write-tree)" -p HEAD)
     git update-ref HEAD "$c"
-    timed "$bin" extract --quiet
-    c1+=("$(echo "$secs*1000" | bc -l)"); c1r+=("$rss_mb")
+    acct "$bin" extract --quiet
+    c1+=("$(echo "$cpu*1000" | bc -l)"); c1r+=("$rss_main")
   done
   unset GIT_INDEX_FILE
-  local zm km kam khm fm frm c1m
-  zm=$(median "${z[@]}"); km=$(median "${k[@]}"); kam=$(median "${kall[@]}"); khm=$(median "${kh[@]}")
-  fm=$(median "${floor[@]}"); frm=$(median "${floor_recent[@]}"); c1m=$(median "${c1[@]}")
-  local zcm kcm
-  zcm=$(median "${zc[@]}"); kcm=$(median "${kc[@]}")
-  printf '  zoekt-index:                    %6.2fs  (CPU %.2fs; peak RSS %d MB)\n' "$zm" "$zcm" "$(maxof "${zr[@]}")"
-  printf '  extract --mode full:            %6.2fs  = %.2fx zoekt-index  (CPU %.2fs = %.2fx; peak RSS %d MB; history stage %.2fs for %d recent commits)\n' \
-    "$km" "$(echo "$km / $zm" | bc -l)" "$kcm" "$(echo "$kcm / $zcm" | bc -l)" "$(maxof "${kr[@]}")" "$khm" "$recent"
-  printf '  ... with all history recorded:  %6.2fs  = %.2fx zoekt-index  (the background runner recorded the rest in %.2fs)\n' \
-    "$kam" "$(echo "$kam / $zm" | bc -l)" "$(median "${kb[@]}")"
-  printf '  history floor, git log --raw --no-renames: %.2fs all %d commits, %.2fs the %d recent: history stage = %.2fx the floor (median of each run against its own floor; runs %s)\n' \
-    "$fm" "$commits" "$frm" "$recent" "$(median "${hratio[@]}")" "$(printf '%.2fx ' "${hratio[@]}" | sed 's/ $//')"
-  printf '  one-file changed run:           %6.0f ms (process start included; peak RSS %d MB)\n' "$c1m" "$(maxof "${c1r[@]}")"
+  local zm tm
+  zm=$(median "${zc[@]}"); tm=$(median "${tc[@]}")
+  printf '  zoekt-index (ctags):                     CPU %6.2fs  (peak RSS %d MB)\n' "$zm" "$(maxof "${zr[@]}")"
+  printf '  extract --mode full + runner:            CPU %6.2fs  (peak RSS: extract %d MB, runner %d MB)\n' \
+    "$(median "${ec[@]}")" "$(maxof "${er[@]}")" "$(maxof "${rr[@]}")"
+  printf '  first recall:                            CPU %6.2fs  (peak RSS %d MB)\n' "$(median "${fc[@]}")" "$(maxof "${fr[@]}")"
+  printf '  until the first recall answers:          CPU %6.2fs  = %.2fx zoekt-index  (runs %s)\n' \
+    "$tm" "$(echo "$tm / $zm" | bc -l)" "$(printf '%.1f ' "${tc[@]}" | sed 's/ $//')"
+  printf '  cold recall (local cache deleted):       CPU %6.2fs  (peak RSS %d MB)\n' "$(median "${cc[@]}")" "$(maxof "${cr[@]}")"
+  printf '  history stage: %.2fs for %d recent commits = %.2fx git log --raw (median of each run against its own floor)\n' \
+    "$(median "${kh[@]}")" "$recent" "$(median "${hratio[@]}")"
+  printf '  one-file changed run:                    CPU %6.0f ms (process start and index update included; peak RSS %d MB)\n' \
+    "$(median "${c1[@]}")" "$(maxof "${c1r[@]}")"
   cd "$work"
 }
 
 for r in $repos; do
   case $r in
     goroot)
-      src=$(go env GOROOT)/src
       mkdir -p "$work/goroot"
-      cp -r "$src/." "$work/goroot/"
+      cp -r "$(go env GOROOT)/src/." "$work/goroot/"
       (cd "$work/goroot" && git init -q && git add -A && git commit -q -m "GOROOT/src")
       bench_repo goroot "$work/goroot"
       ;;
     *)
-      m=$(ls -d "$mirror"/*+"$r" 2>/dev/null | head -1)
-      if [ -z "$m" ]; then echo "bench-peers: no $r in $mirror"; continue; fi
-      # A mirror may lack a blob: the checkout then has every other file,
-      # which both tools index the same way.
-      git clone -q "$m" "$work/$r" 2>/dev/null || true
+      m=$(ls -d "$src"/*+"$r" 2>/dev/null | head -1)
+      if [ -z "$m" ]; then
+        echo "bench-peers: no $r in $src (scripts/fetch-repos.sh scripts/bench-repos.tsv)"; exit 1
+      fi
+      checkout "$m" "$work/$r"
       bench_repo "$r" "$work/$r"
       ;;
   esac
