@@ -26,10 +26,7 @@ func (r *run) maybeCheckpoint() error {
 	if r.sinceCk == 0 {
 		return nil
 	}
-	if r.lastCkpt.IsZero() {
-		r.lastCkpt = r.started
-	}
-	if r.sinceCk < r.opt.CheckpointEvery && time.Since(r.lastCkpt) < r.opt.CheckpointInterval {
+	if r.sinceCk < r.opt.CheckpointEvery && r.sinceCkSize < r.opt.CheckpointBytes {
 		return nil
 	}
 	t0 := time.Now()
@@ -101,8 +98,7 @@ func (r *run) maybeCheckpoint() error {
 	if err := r.repo.UpdateRef(memory.WIPRef, c, old, "konteks: checkpoint"); err != nil {
 		return err
 	}
-	r.sinceCk = 0
-	r.lastCkpt = time.Now()
+	r.sinceCk, r.sinceCkSize = 0, 0
 	r.checkpoints++
 	killHook(r.checkpoints)
 	return nil
@@ -120,6 +116,13 @@ func killHook(n int) {
 
 // manifest builds the manifest of the memory as it stands.
 func (r *run) manifest() *manifest.Manifest {
+	// A checkpoint's manifest is made while workers still count what
+	// they read and redact.
+	r.readMu.Lock()
+	r.redactMu.Lock()
+	stats := r.stats
+	r.redactMu.Unlock()
+	r.readMu.Unlock()
 	m := &manifest.Manifest{
 		Schema:         manifest.Schema,
 		ToolVersion:    r.opt.ToolVersion,
@@ -134,7 +137,7 @@ func (r *run) manifest() *manifest.Manifest {
 		Started:        r.started.UTC().Truncate(time.Millisecond),
 		Finished:       time.Now().UTC().Truncate(time.Millisecond),
 		Totals:         r.totals,
-		Run:            r.stats,
+		Run:            stats,
 		Timings:        r.timings,
 		EmbedModel:     r.embedModel,
 		History:        r.history,

@@ -41,10 +41,12 @@ type Options struct {
 	MaxFileSize int64  // default DefaultMaxFileSize
 	ToolVersion string
 	// CheckpointEvery is the number of newly extracted files between
-	// checkpoints of a long run (default 2000); CheckpointInterval bounds
-	// the time between them (default 30s).
-	CheckpointEvery    int
-	CheckpointInterval time.Duration
+	// checkpoints of a long run (default 10000); CheckpointBytes bounds
+	// the bytes of the records made between them (default 32 MiB). Both
+	// count work done, not time: a slower or busier machine writes no
+	// more checkpoints for the same repository.
+	CheckpointEvery int
+	CheckpointBytes int64
 	// Progress, when set, is called from time to time during a run.
 	Progress func(Progress)
 	// Wait, when set, is called once if another extraction holds the lock.
@@ -118,8 +120,8 @@ func Run(ctx context.Context, repo *gitstore.Repo, opt Options) (*Result, error)
 	if r.opt.CheckpointEvery <= 0 {
 		r.opt.CheckpointEvery = 10000
 	}
-	if r.opt.CheckpointInterval <= 0 {
-		r.opt.CheckpointInterval = 20 * time.Second
+	if r.opt.CheckpointBytes <= 0 {
+		r.opt.CheckpointBytes = 32 << 20
 	}
 	return r.do(ctx)
 }
@@ -153,8 +155,8 @@ type run struct {
 	wip         *Memory // checkpoint being resumed
 	wipBase     gitstore.Hash
 	done        []string // paths finished, for checkpoints
-	lastCkpt    time.Time
-	sinceCk     int
+	sinceCk     int      // files extracted since the last checkpoint
+	sinceCkSize int64    // and their records' bytes
 	checkpoints int
 	embedModel  string            // model whose vectors embedStage wrote
 	history     *manifest.History // counts of the history stage
@@ -744,6 +746,7 @@ func (r *run) apply(o outcome) error {
 		} else {
 			r.stats.Extracted++
 			r.sinceCk++
+			r.sinceCkSize += int64(len(o.data))
 			countFormat(&r.stats, f, o.parse)
 		}
 		addRecord(&r.totals, f)

@@ -120,3 +120,35 @@ func TestDocAbstractSkipsTitles(t *testing.T) {
 		t.Errorf("directive doc abstract %q", f.Abstract)
 	}
 }
+
+// TestCheckpointsFollowWork: checkpoints are spaced by the work done (files
+// and the bytes of their records), never by time, so the same repository
+// gets the same checkpoints on a slow or busy machine.
+func TestCheckpointsFollowWork(t *testing.T) {
+	r := testgit.New(t)
+	for i := 0; i < 20; i++ {
+		r.Write(string(rune('a'+i))+".txt", strings.Repeat("some words of text\n", 50+i))
+	}
+	r.Commit("files")
+	repo, err := gitstore.Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		opt  Options
+		want bool
+	}{
+		{Options{Mode: ModeFull}, false},
+		{Options{Mode: ModeFull, CheckpointEvery: 1 << 30, CheckpointBytes: 1}, true},
+		{Options{Mode: ModeFull, CheckpointEvery: 5}, true},
+	} {
+		r.Git("update-ref", "-d", memory.Ref)
+		res, err := Run(context.Background(), repo, c.opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, got := res.Manifest.Timings["checkpoint"]; got != c.want {
+			t.Errorf("every %d files, %d bytes: checkpoint %v, want %v", c.opt.CheckpointEvery, c.opt.CheckpointBytes, got, c.want)
+		}
+	}
+}
