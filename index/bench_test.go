@@ -135,7 +135,7 @@ func BenchmarkUpdate(b *testing.B) {
 		b.Fatal(err)
 	}
 	base := b.TempDir()
-	if _, err := build(context.Background(), repo, prev, embed.LocalModel, base, nil); err != nil {
+	if _, err := build(context.Background(), repo, prev, embed.LocalModel, base, nil, nil); err != nil {
 		b.Fatal(err)
 	}
 	old, err := openGen(base)
@@ -157,7 +157,7 @@ func BenchmarkUpdate(b *testing.B) {
 			b.Fatal(err)
 		}
 		c0 := cpuTime()
-		if _, err := update(context.Background(), repo, old, changes, mem, embed.LocalModel, dir); err != nil {
+		if _, err := update(context.Background(), repo, old, changes, mem, embed.LocalModel, dir, nil); err != nil {
 			b.Fatal(err)
 		}
 		b.ReportMetric((cpuTime()-c0).Seconds()*1000, "cpu-ms")

@@ -65,6 +65,10 @@ type meta struct {
 	// memory ref.
 	Computed int `json:"computed,omitempty"`
 	Cached   int `json:"cached,omitempty"`
+	// Content is the key of what the generation was built from (see
+	// contentKey): another memory commit with the same key is served by
+	// it as it is.
+	Content string `json:"content,omitempty"`
 }
 
 // sectionDoc is a section on its way into a generation.
@@ -220,7 +224,7 @@ func capText(s string, n int) string {
 // readRecords reads and decodes records in parallel, calling fn (from one
 // goroutine at a time) with each record's documents. With lv set, the
 // workers also give each section its vectors.
-func readRecords(ctx context.Context, repo *gitstore.Repo, refs []memref.RecordRef, withBleve bool, lv *localVectors, fn func(recordDocs) error) error {
+func readRecords(ctx context.Context, repo *gitstore.Repo, refs []memref.RecordRef, withBleve bool, lv *localVectors, progress func(done, total int), fn func(recordDocs) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type job struct {
@@ -293,12 +297,16 @@ func readRecords(ctx context.Context, repo *gitstore.Repo, refs []memref.RecordR
 		}()
 	}
 	go func() { wg.Wait(); close(results) }()
+	done := 0
 	for ds := range results {
 		if ctx.Err() != nil {
 			continue
 		}
 		if err := fn(ds); err != nil {
 			fail(err)
+		}
+		if done++; progress != nil && (done%64 == 0 || done == len(refs)) {
+			progress(done, len(refs))
 		}
 	}
 	select {
@@ -419,7 +427,7 @@ func (b *bulk) close() error {
 }
 
 // build makes a generation from scratch in dir.
-func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, model string, dir string, building func(int)) (*meta, error) {
+func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, model string, dir string, building func(int), progress func(done, total int)) (*meta, error) {
 	refs, err := memref.Records(repo, mem.Tree)
 	if err != nil {
 		return nil, err
@@ -471,7 +479,7 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, model s
 		vecs []embed.Quantized
 	}
 	var entries []entry
-	err = readRecords(ctx, repo, refs, true, lv, func(rd recordDocs) error {
+	err = readRecords(ctx, repo, refs, true, lv, progress, func(rd recordDocs) error {
 		for _, d := range rd.sections {
 			if err := secs.add(d.bdoc); err != nil {
 				return err
@@ -537,7 +545,7 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, model s
 	// holds none of its vectors: a query for that model is then answered
 	// knowing so, and one for another model builds its own (see fits).
 	m := &meta{Format: FormatVersion, Memory: mem.Commit.String(), Tree: mem.Tree.String(), Model: model, Dim: dim,
-		Docs: len(docs), Vectors: len(rows), Built: time.Now().UTC(), How: "build", Tokens: tokens(docs), Files: countFiles(docs),
+		Content: contentKey(repo, mem.Tree, model), Docs: len(docs), Vectors: len(rows), Built: time.Now().UTC(), How: "build", Tokens: tokens(docs), Files: countFiles(docs),
 		Languages: addLanguages(map[string]int{}, docs, 1)}
 	if lv != nil {
 		m.Computed, m.Cached = int(lv.computed.Load()), int(lv.cached.Load())
@@ -627,7 +635,7 @@ const maxUpdate = 2000
 
 // update makes a generation in dir from the generation old plus the
 // records that changed between old's memory tree and mem's.
-func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memref.Change, mem *memref.Memory, model string, dir string) (*meta, error) {
+func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memref.Change, mem *memref.Memory, model string, dir string, progress func(done, total int)) (*meta, error) {
 	var bls [2]bleve.Index
 	for i, sub := range []string{sectionsDir, filesDir} {
 		bdir := filepath.Join(dir, sub)
@@ -679,7 +687,7 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 	// changed records only: the rest come from the old generation.
 	lv := newLocalVectors(repo, model)
 	defer lv.close()
-	err := readRecords(ctx, repo, added, true, lv, func(rd recordDocs) error {
+	err := readRecords(ctx, repo, added, true, lv, progress, func(rd recordDocs) error {
 		for _, d := range rd.sections {
 			if err := batch.IndexAdvanced(d.bdoc); err != nil {
 				return err
@@ -778,7 +786,7 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 		langs = addLanguages(addLanguages(maps.Clone(old.meta.Languages), removed, -1), freshDocs, 1)
 	}
 	m := &meta{Format: FormatVersion, Memory: mem.Commit.String(), Tree: mem.Tree.String(), Model: model, Dim: dim,
-		Docs: plan.n, Vectors: nvecs, Built: time.Now().UTC(), How: "update", Changes: len(changes), Tokens: tok,
+		Content: contentKey(repo, mem.Tree, model), Docs: plan.n, Vectors: nvecs, Built: time.Now().UTC(), How: "update", Changes: len(changes), Tokens: tok,
 		Files: old.files - countFiles(removed) + countFiles(freshDocs), Languages: langs}
 	if lv != nil {
 		m.Computed, m.Cached = int(lv.computed.Load()), int(lv.cached.Load())

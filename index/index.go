@@ -30,6 +30,7 @@ import (
 
 	"github.com/konteks/git-konteks/embed"
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/memref"
 )
 
@@ -70,6 +71,9 @@ type Options struct {
 	// seconds on a large tree, not milliseconds), with the number of
 	// records to index, so a caller can tell its user why it waits.
 	Building func(records int)
+	// Progress, when set, is called as records are indexed by a build
+	// or an update (done of total), from one goroutine at a time.
+	Progress func(done, total int)
 }
 
 // Dir is the index's directory under the state dir.
@@ -99,7 +103,7 @@ func Open(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, opt Opti
 	}
 	if !opt.Rebuild {
 		if ix, err := openCurrent(dir); err == nil {
-			if ix.fits(mem, opt.Model) {
+			if ix.serves(repo, mem, opt.Model) {
 				ix.How = "current"
 				return ix, nil
 			}
@@ -124,6 +128,36 @@ func Open(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, opt Opti
 	return refresh(ctx, repo, dir, mem, opt)
 }
 
+// Update brings the index up to date with the memory commit mem and
+// returns it open. Unlike Open it waits for another process updating the
+// index, then updates from where that one left it: it is for the commands
+// that move refs/konteks (extract, a merge of fetched memory), so that
+// memory is searchable when they return and no reader builds it later.
+func Update(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, opt Options) (*Index, error) {
+	if mem == nil {
+		return nil, errors.New("no memory to index: run `git konteks extract`")
+	}
+	dir, err := Dir(repo)
+	if err != nil {
+		return nil, err
+	}
+	if !opt.Rebuild {
+		if ix, err := openCurrent(dir); err == nil {
+			if ix.serves(repo, mem, opt.Model) {
+				ix.How = "current"
+				return ix, nil
+			}
+			ix.Close()
+		}
+	}
+	lock, err := repo.LockWait("index", 0, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
+	return refresh(ctx, repo, dir, mem, opt)
+}
+
 // fits reports whether the generation serves mem with model: it reflects
 // mem and was built for model. A generation built for another model (or
 // for none, by a lexical-only reader) never serves a query of model: its
@@ -135,6 +169,45 @@ func (ix *Index) fits(mem *memref.Memory, model string) bool {
 		(ix.meta.Model == model || model == "")
 }
 
+// serves reports whether the generation answers for mem with model: it
+// fits mem, or mem's records and stored vectors are exactly those the
+// generation was built from (a memory commit that only recorded history,
+// durable memories or a merge that kept the records). The index is a
+// function of those two trees, so a new generation would be identical: the
+// generation then describes mem and says so, and nothing is rebuilt.
+func (ix *Index) serves(repo *gitstore.Repo, mem *memref.Memory, model string) bool {
+	if ix.fits(mem, model) {
+		return true
+	}
+	if ix.meta.Format != FormatVersion || (ix.meta.Model != model && model != "") || ix.meta.Content == "" {
+		return false
+	}
+	if contentKey(repo, mem.Tree, ix.meta.Model) != ix.meta.Content {
+		return false
+	}
+	ix.Memory, ix.Tree = mem.Commit, mem.Tree
+	return true
+}
+
+// contentKey names what a generation is built from in a memory tree: the
+// records' subtree and, for a model memory stores, its vectors' subtree
+// ("" when it cannot be read: no generation then matches by content).
+func contentKey(repo *gitstore.Repo, tree gitstore.Hash, model string) string {
+	files, _, _, err := repo.Lookup(tree, memory.FilesDir)
+	if err != nil {
+		return ""
+	}
+	key := files.String()
+	if embed.StoredInRef(model) {
+		vecs, _, _, err := repo.Lookup(tree, embed.ModelPath(model))
+		if err != nil {
+			return ""
+		}
+		key += " " + vecs.String()
+	}
+	return key
+}
+
 // refresh runs with the index lock held: it updates the current
 // generation from the memory diff, or builds a new one.
 func refresh(ctx context.Context, repo *gitstore.Repo, dir string, mem *memref.Memory, opt Options) (*Index, error) {
@@ -142,7 +215,7 @@ func refresh(ctx context.Context, repo *gitstore.Repo, dir string, mem *memref.M
 	var old *Index
 	if !opt.Rebuild {
 		if ix, err := openCurrent(dir); err == nil {
-			if ix.fits(mem, opt.Model) {
+			if ix.serves(repo, mem, opt.Model) {
 				ix.How = "current"
 				return ix, nil // someone else just did it
 			}
@@ -167,7 +240,7 @@ func refresh(ctx context.Context, repo *gitstore.Repo, dir string, mem *memref.M
 		changes, err = memref.DiffRecords(repo, gitstore.ParseHash(old.meta.Tree), mem.Tree)
 		if err == nil && len(changes) <= maxUpdate {
 			how = "update"
-			_, err = update(ctx, repo, old, changes, mem, opt.Model, gdir)
+			_, err = update(ctx, repo, old, changes, mem, opt.Model, gdir, opt.Progress)
 		}
 		if err != nil || how != "update" {
 			if ctx.Err() != nil {
@@ -190,7 +263,7 @@ func refresh(ctx context.Context, repo *gitstore.Repo, dir string, mem *memref.M
 		old.Close()
 	}
 	if how == "build" {
-		if _, err := build(ctx, repo, mem, opt.Model, gdir, opt.Building); err != nil {
+		if _, err := build(ctx, repo, mem, opt.Model, gdir, opt.Building, opt.Progress); err != nil {
 			os.RemoveAll(gdir)
 			return nil, err
 		}

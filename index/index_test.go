@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+
 	"github.com/konteks/git-konteks/embed"
 	"github.com/konteks/git-konteks/extract"
 	"github.com/konteks/git-konteks/gitstore"
@@ -491,5 +493,33 @@ func TestStartLineIsDocs(t *testing.T) {
 		if got, want := ix.StartLine(i), ix.Doc(i).StartLine; got != want || want == 0 {
 			t.Fatalf("doc %d: StartLine %d, Doc %d", i, got, want)
 		}
+	}
+}
+
+// TestGenerationServesMemoryWithTheSameRecords: a memory commit that
+// changes no record (history, durable memories) is served by the current
+// generation as it is, which then says it describes that commit; no new
+// generation is written.
+func TestGenerationServesMemoryWithTheSameRecords(t *testing.T) {
+	_, repo := fixture(t)
+	ix := open(t, repo, Options{Model: embed.LocalModel})
+	gen := ix.dir
+	ix.Close()
+	next, err := memref.Update(repo, "a durable note", func(ed *gitstore.TreeEditor, w *gitstore.Writer, _ *memref.Memory) error {
+		h, err := w.Blob([]byte("note"))
+		if err != nil {
+			return err
+		}
+		return ed.Set("durable/memories/ab/note", filemode.Regular, h)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := open(t, repo, Options{Model: embed.LocalModel})
+	if again.How != "current" || again.Memory != next || again.dir != gen {
+		t.Fatalf("after a commit with the same records: how %s, memory %s (want %s), generation %s (was %s)", again.How, again.Memory, next, again.dir, gen)
+	}
+	if d, _ := top(t, again, "doubling the delay"); d.Path != "fetch/retry.go" {
+		t.Fatalf("answer: %+v", d)
 	}
 }

@@ -5,8 +5,12 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/konteks/git-konteks/embed"
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/history"
+	"github.com/konteks/git-konteks/index"
+	"github.com/konteks/git-konteks/memory"
+	"github.com/konteks/git-konteks/memref"
 )
 
 // WarmReport says what Warm brought up to date and what it cost.
@@ -52,4 +56,26 @@ func Warm(ctx context.Context, repo *gitstore.Repo) (*WarmReport, error) {
 	}
 	rep.Took = time.Since(t0)
 	return rep, nil
+}
+
+// UpdateIndex brings the search index up to date with the memory that
+// refs/konteks names, for the configured embedder (as recall opens it),
+// waiting for another process updating it (see index.Update). The
+// commands that move refs/konteks call it before they return, so memory
+// is searchable when they do. opt.Model, when empty, is the configured
+// embedder's.
+func UpdateIndex(ctx context.Context, repo *gitstore.Repo, opt index.Options) (*index.Index, error) {
+	mem, err := memref.Read(repo, memory.Ref)
+	if err != nil {
+		return nil, err
+	}
+	if mem == nil {
+		return nil, ErrNoMemory
+	}
+	if opt.Model == "" {
+		if emb, err := embed.Configured(repo.ConfigValues("konteks.embed.")); err == nil && emb != nil {
+			opt.Model = emb.Model()
+		}
+	}
+	return index.Update(ctx, repo, mem, opt)
 }
