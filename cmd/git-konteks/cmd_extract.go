@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"maps"
 	"os"
 	"runtime/debug"
 	"sort"
@@ -13,7 +15,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/konteks/git-konteks/extract"
+	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/index"
 	"github.com/konteks/git-konteks/manifest"
+	"github.com/konteks/git-konteks/recall"
 )
 
 func extractCommand() *cli.Command {
@@ -92,6 +97,18 @@ func runExtract(c *cli.Context) error {
 	if err != nil {
 		return stopped(ctx, err, true)
 	}
+	// Memory is searchable when the command returns: the search index is
+	// brought up to date with the memory just written (from the memory
+	// diff; built when there is none), not left to the first recall.
+	ixr, err := indexMemory(ctx, repo, bar)
+	if err != nil {
+		if ctx.Err() != nil {
+			return stopped(ctx, err, true)
+		}
+		if !quiet {
+			fmt.Fprintf(os.Stderr, "warning: search index not updated (recall will): %v\n", err)
+		}
+	}
 	if res.Manifest != nil && res.Manifest.History != nil && res.Manifest.History.Pending {
 		// The first walk recorded recent history; the background runner
 		// records the rest, so that this command does not wait for it.
@@ -101,13 +118,38 @@ func runExtract(c *cli.Context) error {
 	case asJSON:
 		return printJSON(c, extractOutput{
 			Commit: res.Commit.String(), Previous: hashOrEmpty(res.Previous.String()),
-			UpToDate: res.UpToDate, Manifest: res.Manifest,
+			UpToDate: res.UpToDate, Manifest: res.Manifest, Index: ixr.how,
 		})
 	case quiet:
 		return nil
 	}
-	printExtractSummary(c, res)
+	printExtractSummary(c, res, ixr)
 	return nil
+}
+
+// indexRun is what updating the search index did after a run.
+type indexRun struct {
+	how  string // current, update or build ("" when it failed)
+	took time.Duration
+}
+
+// indexMemory brings the search index up to date with refs/konteks,
+// showing its progress on bar.
+func indexMemory(ctx context.Context, repo *gitstore.Repo, bar *progressLine) (indexRun, error) {
+	t0 := time.Now()
+	var opt index.Options
+	if bar != nil {
+		opt.Progress = func(done, total int) {
+			bar.update(extract.Progress{Stage: "index", Done: done, Total: total})
+		}
+	}
+	ix, err := recall.UpdateIndex(ctx, repo, opt)
+	bar.clear()
+	if err != nil {
+		return indexRun{}, err
+	}
+	ix.Close()
+	return indexRun{how: ix.How, took: time.Since(t0)}, nil
 }
 
 type extractOutput struct {
@@ -115,6 +157,9 @@ type extractOutput struct {
 	Previous string             `json:"previous,omitempty"`
 	UpToDate bool               `json:"up_to_date"`
 	Manifest *manifest.Manifest `json:"manifest"`
+	// Index says how the search index was brought up to date with the
+	// memory written: current, update or build ("" when it could not be).
+	Index string `json:"index,omitempty"`
 }
 
 func hashOrEmpty(h string) string {
@@ -124,7 +169,7 @@ func hashOrEmpty(h string) string {
 	return h
 }
 
-func printExtractSummary(c *cli.Context, res *extract.Result) {
+func printExtractSummary(c *cli.Context, res *extract.Result, ixr indexRun) {
 	w := c.App.Writer
 	m := res.Manifest
 	if res.UpToDate {
@@ -154,25 +199,44 @@ func printExtractSummary(c *cli.Context, res *extract.Result) {
 	if secs > 0 {
 		fmt.Fprintf(w, "  read %.1f MB in %.2fs (%.1f MB/s)\n", float64(m.Run.BytesRead)/1e6, secs, float64(m.Run.BytesRead)/1e6/secs)
 	}
-	if s := formatTimings(m.Timings); s != "" {
+	timings := m.Timings
+	if ixr.how == "update" || ixr.how == "build" {
+		// The index is updated after the memory commit, so the manifest
+		// cannot hold its time: it joins the stages here.
+		timings = maps.Clone(timings)
+		if timings == nil {
+			timings = map[string]float64{}
+		}
+		timings["index"] = float64(ixr.took.Microseconds()) / 1000
+	}
+	if s := formatTimings(timings); s != "" {
 		fmt.Fprintf(w, "  stages:   %s\n", s)
 	}
 }
 
 // stageOrder is the order in which a run's stages happen.
-var stageOrder = []string{"plan", "gate", "extract", "checkpoint", "media", "summaries", "map", "embed", "history", "write"}
+var stageOrder = []string{"plan", "gate", "extract", "checkpoint", "media", "summaries", "map", "embed", "history", "write", "index"}
 
 // formatTimings renders the stage times of a run, in the order they ran:
-// "plan 63ms, extract 1.48s, ...". Stages of under a millisecond are left
-// out.
+// "plan 63ms, extract 1.48s (62%), ...". Stages of under a millisecond
+// are left out; a stage of a second or more says its share of all the
+// stages' time.
 func formatTimings(ms map[string]float64) string {
 	var parts []string
 	seen := map[string]bool{}
+	total := 0.0
+	for _, v := range ms {
+		total += v
+	}
 	add := func(k string) {
 		if v, ok := ms[k]; ok && !seen[k] {
 			seen[k] = true
 			if v >= 1 {
-				parts = append(parts, k+" "+(time.Duration(v*1e6)).Round(time.Millisecond).String())
+				part := k + " " + (time.Duration(v * 1e6)).Round(time.Millisecond).String()
+				if v >= 1000 && total > 0 {
+					part += fmt.Sprintf(" (%.0f%%)", 100*v/total)
+				}
+				parts = append(parts, part)
 			}
 		}
 	}
@@ -240,6 +304,8 @@ func (p *progressLine) update(pr extract.Progress) {
 	case pr.Stage == "extract":
 		rate := float64(pr.Bytes) / 1e6 / now.Sub(p.start).Seconds()
 		fmt.Fprintf(os.Stderr, "\r\033[K%s: %d/%d files, %.1f MB read (%.1f MB/s)", pr.Stage, pr.Done, pr.Total, float64(pr.Bytes)/1e6, rate)
+	case pr.Stage == "index" && pr.Total > 0:
+		fmt.Fprintf(os.Stderr, "\r\033[Ksearch index: %d/%d files", pr.Done, pr.Total)
 	case pr.Stage == "history" && pr.Total > 0:
 		fmt.Fprintf(os.Stderr, "\r\033[Khistory: %d/%d commits", pr.Done, pr.Total)
 	case pr.Stage == "history" && pr.Done > 0:

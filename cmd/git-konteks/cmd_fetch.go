@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -43,6 +45,11 @@ func runFetch(c *cli.Context) error {
 		return err
 	}
 	if out.Result != share.UpToDate && out.Result != share.NoRemote {
+		// Merged memory is searchable when the command returns: the index
+		// is updated from the memory diff (see indexMemory).
+		if _, err := indexMemory(context.Background(), repo, nil); err != nil {
+			fmt.Fprintf(os.Stderr, "warning: search index not updated (recall will): %v\n", err)
+		}
 		warmInBackground(repo, "fetch")
 	}
 	if c.Bool("json") {

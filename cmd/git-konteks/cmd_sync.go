@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -55,6 +56,10 @@ func runSync(c *cli.Context) error {
 	}
 	res.Pushed, res.Merges = res.Push.Pushed, res.Push.Merges
 	if res.Extracted || res.Fetch.Result != share.UpToDate && res.Fetch.Result != share.NoRemote {
+		// Searchable when the command returns (see indexMemory).
+		if _, err := indexMemory(context.Background(), repo, nil); err != nil {
+			fmt.Fprintf(os.Stderr, "warning: search index not updated (recall will): %v\n", err)
+		}
 		warmInBackground(repo, "sync")
 	}
 	if c.Bool("json") {
