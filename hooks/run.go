@@ -73,6 +73,11 @@ func Serve(repo *gitstore.Repo, toolVersion string) {
 			os.Remove(pending)
 			pass(repo, toolVersion, logw)
 			continueHistory(repo, pending, logw)
+			// The first question after a commit should not pay for the
+			// caches. They are warmed once the older history is recorded
+			// (or a new request interrupted it), not before: each history
+			// commit would otherwise have its signals decoded again.
+			warm(repo, logw)
 		}
 		lock.Unlock()
 		// A request may have landed between the last check and the unlock.
@@ -119,8 +124,13 @@ func pass(repo *gitstore.Repo, toolVersion string, logw io.Writer) {
 		fmt.Fprintf(logw, "%s %s extraction of %.12s: %d extracted, %d reused, %d removed in %s\n",
 			stamp(), m.Mode, m.SourceCommit, m.Run.Extracted, m.Run.Reused, m.Run.Removed, time.Since(t0).Round(time.Millisecond))
 	}
-	// The first question after a commit should not pay for the caches.
-	if w, err := recall.Warm(context.Background(), repo); err != nil {
+}
+
+// warm brings the caches recall reads up to date with memory.
+func warm(repo *gitstore.Repo, logw io.Writer) {
+	if w, err := recall.Warm(context.Background(), repo); errors.Is(err, recall.ErrNoMemory) {
+		return
+	} else if err != nil {
 		fmt.Fprintf(logw, "%s warm caches: %v\n", stamp(), err)
 	} else {
 		fmt.Fprintf(logw, "%s caches warmed (index %s, %d vectors of %q, history %v, graph %v) in %s\n", stamp(), w.Index, w.Vectors, w.Model, w.History, w.Graph, w.Took.Round(time.Millisecond))
