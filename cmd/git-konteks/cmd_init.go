@@ -147,5 +147,15 @@ func runInit(c *cli.Context) (err error) {
 	} else {
 		fmt.Fprintf(w, "extract: %s extraction of %s: %d files, %d sections in %s\n", m.Mode, shortHash(m.SourceCommit), m.Totals.Included, m.Totals.Sections, time.Since(t0).Round(time.Millisecond))
 	}
+	// The first recall answers from a complete index (see indexMemory).
+	t1 := time.Now()
+	if ixr, err := indexMemory(ctx, repo, nil); err != nil {
+		if ctx.Err() != nil {
+			return stopped(ctx, err, true)
+		}
+		fmt.Fprintf(os.Stderr, "warning: search index not updated (recall will): %v\n", err)
+	} else if ixr.how != "current" {
+		fmt.Fprintf(w, "index: search index %s in %s\n", map[string]string{"build": "built", "update": "updated"}[ixr.how], time.Since(t1).Round(time.Millisecond))
+	}
 	return refused
 }
