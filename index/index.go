@@ -94,38 +94,7 @@ const currentFile = "current"
 // generation as it is and sets Stale. Only when there is no usable
 // generation at all does it wait for the updater.
 func Open(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, opt Options) (*Index, error) {
-	if mem == nil {
-		return nil, errors.New("no memory to index: run `git konteks extract`")
-	}
-	dir, err := Dir(repo)
-	if err != nil {
-		return nil, err
-	}
-	if !opt.Rebuild {
-		if ix, err := openCurrent(dir); err == nil {
-			if ix.serves(repo, mem, opt.Model) {
-				ix.How = "current"
-				return ix, nil
-			}
-			lock, _, lerr := repo.TryLock("index")
-			if errors.Is(lerr, gitstore.ErrLocked) {
-				ix.Stale, ix.How = true, "stale"
-				return ix, nil
-			}
-			ix.Close()
-			if lerr != nil {
-				return nil, lerr
-			}
-			defer lock.Unlock()
-			return refresh(ctx, repo, dir, mem, opt)
-		}
-	}
-	lock, err := repo.LockWait("index", 0, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer lock.Unlock()
-	return refresh(ctx, repo, dir, mem, opt)
+	return openFor(ctx, repo, mem, opt, false)
 }
 
 // Update brings the index up to date with the memory commit mem and
@@ -134,6 +103,11 @@ func Open(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, opt Opti
 // that move refs/konteks (extract, a merge of fetched memory), so that
 // memory is searchable when they return and no reader builds it later.
 func Update(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, opt Options) (*Index, error) {
+	return openFor(ctx, repo, mem, opt, true)
+}
+
+// openFor is Open, or with wait Update.
+func openFor(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, opt Options, wait bool) (*Index, error) {
 	if mem == nil {
 		return nil, errors.New("no memory to index: run `git konteks extract`")
 	}
@@ -146,6 +120,19 @@ func Update(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, opt Op
 			if ix.serves(repo, mem, opt.Model) {
 				ix.How = "current"
 				return ix, nil
+			}
+			if !wait {
+				lock, _, lerr := repo.TryLock("index")
+				if errors.Is(lerr, gitstore.ErrLocked) {
+					ix.Stale, ix.How = true, "stale"
+					return ix, nil
+				}
+				ix.Close()
+				if lerr != nil {
+					return nil, lerr
+				}
+				defer lock.Unlock()
+				return refresh(ctx, repo, dir, mem, opt)
 			}
 			ix.Close()
 		}
