@@ -85,12 +85,14 @@ func (c *Config) set(k, v string) error {
 func New(c Config) (Embedder, error) {
 	switch c.Provider {
 	case "", "local", "builtin", "built-in":
+		return Builtin(), nil
+	case "hashing":
 		return NewLocal(), nil
 	case "none", "off", "false":
 		return nil, nil
 	case "openai", "ollama":
 	default:
-		return nil, fmt.Errorf("konteks.embed.provider %q: want local, openai, ollama or none", c.Provider)
+		return nil, fmt.Errorf("konteks.embed.provider %q: want local, hashing, openai, ollama or none", c.Provider)
 	}
 	h := &HTTP{Provider: c.Provider, Name: c.Model, Dimensions: c.Dimensions, BatchSize: c.Batch}
 	timeout := c.Timeout

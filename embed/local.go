@@ -473,22 +473,39 @@ var codeWords = set("func", "return", "else", "var", "const", "type", "struct", 
 // they would more than double what memory weighs. Vectors of a provider
 // (a paid or slow HTTP model) are stored, where reuse by text hash saves
 // every teammate the cost of computing them again.
-// Earlier ids of the built-in model (konteks-local-v1) are not stored
-// either: memory that still holds their vectors is read as before, and
-// nothing reads those vectors.
-func StoredInRef(model string) bool {
-	return model != "" && !strings.HasPrefix(model, localPrefix)
+// Earlier ids of the built-in models (konteks-local-v1, ...) are not
+// stored either: memory that still holds their vectors is read as before,
+// and nothing reads those vectors.
+func StoredInRef(model string) bool { return model != "" && !isBuiltin(model) }
+
+// localPrefix starts every id the hashing model has had.
+const localPrefix = "konteks-local-"
+
+// isBuiltin reports whether model is one of the built-in embedders'.
+func isBuiltin(model string) bool {
+	return strings.HasPrefix(model, localPrefix) || strings.HasPrefix(model, StaticPrefix)
 }
 
-// localPrefix starts every id the built-in model has had.
-const localPrefix = "konteks-local-"
+// Builtin returns the built-in embedder: the static model compiled into
+// the binary, or the hashing embedder when the build holds no model.
+func Builtin() InProcess {
+	if s, err := NewStatic(); err == nil {
+		return s
+	}
+	return NewLocal()
+}
 
 // ComputedFor returns the in-process embedder that computes the vectors of
 // model where the index is built, or nil when model's vectors come from
 // the memory ref (or model is "").
 func ComputedFor(model string) InProcess {
-	if model == LocalModel {
+	switch {
+	case model == LocalModel:
 		return NewLocal()
+	case strings.HasPrefix(model, StaticPrefix):
+		if s, err := NewStatic(); err == nil && s.Model() == model {
+			return s
+		}
 	}
 	return nil
 }

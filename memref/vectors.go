@@ -228,7 +228,7 @@ func DropUnstoredVectors(repo *gitstore.Repo, ed *gitstore.TreeEditor, tree gits
 	}
 	dropped := false
 	for _, e := range t.Entries {
-		if e.Name == embed.ModelDir(embed.LocalModel) {
+		if e.Name == embed.ModelDir(embed.LocalModel) || strings.HasPrefix(e.Name, embed.ModelDir(embed.StaticPrefix)) {
 			if err := ed.Delete(embed.VectorsDir + "/" + e.Name); err != nil {
 				return dropped, err
 			}

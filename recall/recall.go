@@ -444,21 +444,11 @@ func round(x float64) float64 { return math.Round(x*1e6) / 1e6 }
 // history floors placed are there.
 func (s *Searcher) rank(ctx context.Context, q, mode string, rk *Ranking) ([]index.Hit, string, []string, map[int]string, error) {
 	var notes []string
-	terms := index.QueryTerms(q)
+	task := ParseTask(q)
+	terms := task.Terms(rk.Subject)
 	markQuestionWords(terms, rk.Question)
 	if rk.Compounds > 0 {
 		terms = addCompounds(terms, q, rk.Compounds)
-	}
-	if subj, rest, ok := strings.Cut(q, "\n"); ok && rk.Subject > 0 && strings.TrimSpace(rest) != "" {
-		in := map[string]bool{}
-		for _, t := range index.QueryTerms(subj) {
-			in[t.Text] = true
-		}
-		for i := range terms {
-			if in[terms[i].Text] {
-				terms[i].Weight += rk.Subject
-			}
-		}
 	}
 	if rk.HyphenIdents > 0 {
 		terms = addHyphenIdents(terms, q, rk.HyphenIdents)
@@ -489,7 +479,7 @@ func (s *Searcher) rank(ctx context.Context, q, mode string, rk *Ranking) ([]ind
 		case s.ix.Vectors() == 0 || s.ix.Model() != s.emb.Model():
 			// Open already said why.
 		default:
-			vtext := withoutQuestionWords(q)
+			vtext := task.EmbeddingText()
 			if exp := s.expansion(terms, lex, rk.Expand); len(exp) > 0 {
 				vtext += "\n" + strings.Join(exp, " ")
 			}
@@ -539,7 +529,7 @@ func (s *Searcher) rank(ctx context.Context, q, mode string, rk *Ranking) ([]ind
 	}
 	s.boost(out, terms, rk)
 	if rk.Mentions > 0 && rk.Mentions != 1 {
-		ps, syms := pathMentions(q), symbolMentions(q)
+		ps, syms := task.Paths, task.Symbols
 		for i := range out {
 			if len(ps) == 0 && len(syms) == 0 {
 				break
@@ -554,7 +544,7 @@ func (s *Searcher) rank(ctx context.Context, q, mode string, rk *Ranking) ([]ind
 		}
 	}
 	if rk.Hyphenated > 0 && rk.Hyphenated != 1 {
-		if hs := hyphenMentions(q); len(hs) > 0 {
+		if hs := task.Hyphens; len(hs) > 0 {
 			for i := range out {
 				if namedComponent(s.ix.Doc(out[i].Doc).Path, hs) {
 					out[i].Score *= rk.Hyphenated

@@ -1,0 +1,297 @@
+package embed
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+	"unsafe"
+)
+
+// The static model: a table of token vectors trained by this project
+// (make model; docs/model.md) and compiled into the binary. A text's vector
+// is the normalised sum of its tokens' rows, each counted 1+ln(tf) times;
+// the rows carry the tokens' weights in their length. It needs no network,
+// server or cgo, and costs a table lookup per token.
+//
+// The file (little-endian):
+//
+//	magic "KSTM" | version u32 | dim u32 | n u32
+//	n × u32   end offset of each token in the token bytes (tokens sorted)
+//	u32 length of the token bytes, then the bytes
+//	n × f32   row scale
+//	n × dim × i8  rows
+//
+//go:embed static/model.bin
+var staticModelFile []byte
+
+const staticMagic = "KSTM"
+
+// StaticPrefix begins the id of every static model.
+const StaticPrefix = "konteks-static-"
+const staticVersion = 1
+
+// StaticModel is a decoded model file. Its methods are safe for concurrent
+// use.
+type StaticModel struct {
+	id     string
+	dim    int
+	ends   []uint32 // token i is tokens[ends[i-1]:ends[i]]
+	tokens []byte
+	scales []float32
+	rows   []int8
+
+	indexOnce sync.Once
+	index     map[string]int32
+}
+
+// ErrNoModel is returned when the binary holds no static model.
+var ErrNoModel = errors.New("no static model in this build (make model)")
+
+var builtin struct {
+	once sync.Once
+	m    *StaticModel
+	err  error
+}
+
+// BuiltinStatic returns the model compiled into the binary.
+func BuiltinStatic() (*StaticModel, error) {
+	builtin.once.Do(func() {
+		if len(staticModelFile) == 0 {
+			builtin.err = ErrNoModel
+			return
+		}
+		builtin.m, builtin.err = DecodeStatic(staticModelFile)
+	})
+	return builtin.m, builtin.err
+}
+
+// EncodeStatic writes a model: tokens (any order) with their rows of dim
+// float32 each.
+func EncodeStatic(dim int, tokens []string, rows [][]float32) ([]byte, error) {
+	if len(tokens) != len(rows) {
+		return nil, fmt.Errorf("static model: %d tokens, %d rows", len(tokens), len(rows))
+	}
+	order := make([]int, len(tokens))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return tokens[order[a]] < tokens[order[b]] })
+	var buf bytes.Buffer
+	buf.WriteString(staticMagic)
+	put := func(v uint32) { binary.Write(&buf, binary.LittleEndian, v) }
+	put(staticVersion)
+	put(uint32(dim))
+	put(uint32(len(tokens)))
+	end := uint32(0)
+	for i, o := range order {
+		if i > 0 && tokens[o] == tokens[order[i-1]] {
+			return nil, fmt.Errorf("static model: token %q twice", tokens[o])
+		}
+		end += uint32(len(tokens[o]))
+		put(end)
+	}
+	put(end)
+	for _, o := range order {
+		buf.WriteString(tokens[o])
+	}
+	q := make([]int8, 0, len(tokens)*dim)
+	for _, o := range order {
+		r := rows[o]
+		if len(r) != dim {
+			return nil, fmt.Errorf("static model: row of %q has %d values, want %d", tokens[o], len(r), dim)
+		}
+		var m float64
+		for _, x := range r {
+			m = math.Max(m, math.Abs(float64(x)))
+		}
+		scale := float32(m / 127)
+		binary.Write(&buf, binary.LittleEndian, scale)
+		for _, x := range r {
+			v := 0.0
+			if scale > 0 {
+				v = math.Round(float64(x) / float64(scale))
+			}
+			q = append(q, int8(max(-127, min(127, v))))
+		}
+	}
+	for _, v := range q {
+		buf.WriteByte(byte(v))
+	}
+	return buf.Bytes(), nil
+}
+
+// DecodeStatic reads a model file; the rows are used in place.
+func DecodeStatic(b []byte) (*StaticModel, error) {
+	bad := func(what string) error { return fmt.Errorf("static model: %s", what) }
+	if len(b) < 16 || string(b[:4]) != staticMagic {
+		return nil, bad("not a model file")
+	}
+	le := binary.LittleEndian
+	if v := le.Uint32(b[4:]); v != staticVersion {
+		return nil, bad(fmt.Sprintf("version %d, want %d", v, staticVersion))
+	}
+	dim, n := int(le.Uint32(b[8:])), int(le.Uint32(b[12:]))
+	if dim <= 0 || dim > 4096 || n <= 0 || n > 1<<24 {
+		return nil, bad("bad dimensions")
+	}
+	off := 16
+	need := func(k int) error {
+		if k < 0 || off+k > len(b) {
+			return bad("truncated")
+		}
+		return nil
+	}
+	if err := need(4*n + 4); err != nil {
+		return nil, err
+	}
+	ends := make([]uint32, n)
+	for i := range ends {
+		ends[i] = le.Uint32(b[off:])
+		off += 4
+		if i > 0 && ends[i] < ends[i-1] {
+			return nil, bad("token offsets out of order")
+		}
+	}
+	tlen := int(le.Uint32(b[off:]))
+	off += 4
+	if tlen != int(ends[n-1]) {
+		return nil, bad("token bytes disagree with offsets")
+	}
+	if err := need(tlen + 4*n + n*dim); err != nil {
+		return nil, err
+	}
+	m := &StaticModel{dim: dim, ends: ends, tokens: b[off : off+tlen]}
+	off += tlen
+	m.scales = make([]float32, n)
+	for i := range m.scales {
+		m.scales[i] = math.Float32frombits(le.Uint32(b[off:]))
+		off += 4
+	}
+	m.rows = bytesAsInt8(b[off : off+n*dim])
+	sum := sha256.Sum256(b)
+	m.id = StaticPrefix + hex.EncodeToString(sum[:6])
+	return m, nil
+}
+
+// ID names the model and its weights: it changes whenever the file does.
+func (m *StaticModel) ID() string { return m.id }
+
+// Dim is the length of the model's vectors.
+func (m *StaticModel) Dim() int { return m.dim }
+
+// Len is the number of tokens the model knows.
+func (m *StaticModel) Len() int { return len(m.ends) }
+
+func (m *StaticModel) token(i int) string {
+	start := uint32(0)
+	if i > 0 {
+		start = m.ends[i-1]
+	}
+	return string(m.tokens[start:m.ends[i]])
+}
+
+// lookup returns the row of tok, or -1. Few lookups (a query) search the
+// sorted tokens; many (a build) build a map once.
+func (m *StaticModel) lookup(tok string, many bool) int32 {
+	if many {
+		m.indexOnce.Do(func() {
+			m.index = make(map[string]int32, len(m.ends))
+			for i := range m.ends {
+				m.index[m.token(i)] = int32(i)
+			}
+		})
+		if i, ok := m.index[tok]; ok {
+			return i
+		}
+		return -1
+	}
+	i := sort.Search(len(m.ends), func(i int) bool { return m.token(i) >= tok })
+	if i < len(m.ends) && m.token(i) == tok {
+		return int32(i)
+	}
+	return -1
+}
+
+// Vector embeds one text (unit length, or zero when no token is known).
+func (m *StaticModel) Vector(text string) []float32 { return m.vector(text, false) }
+
+func (m *StaticModel) vector(text string, many bool) []float32 {
+	counts := map[int32]int{}
+	var order []int32
+	ModelTokens(text, func(tok string) {
+		i := m.lookup(tok, many)
+		if i < 0 {
+			return
+		}
+		if counts[i] == 0 {
+			order = append(order, i)
+		}
+		counts[i]++
+	})
+	v := make([]float32, m.dim)
+	for _, i := range order {
+		w := m.scales[i] * float32(1+math.Log(float64(counts[i])))
+		row := m.rows[int(i)*m.dim : (int(i)+1)*m.dim]
+		for j, q := range row {
+			v[j] += w * float32(q)
+		}
+	}
+	return Normalize(v)
+}
+
+// Static is the built-in embedder backed by the static model.
+type Static struct{ m *StaticModel }
+
+// NewStatic returns the embedder of the model compiled into the binary.
+func NewStatic() (*Static, error) {
+	m, err := BuiltinStatic()
+	if err != nil {
+		return nil, err
+	}
+	return &Static{m: m}, nil
+}
+
+// StaticOf returns an embedder of m.
+func StaticOf(m *StaticModel) *Static { return &Static{m: m} }
+
+// Model implements Embedder.
+func (s *Static) Model() string { return s.m.id }
+
+// Dim implements Embedder.
+func (s *Static) Dim() int { return s.m.dim }
+
+// Embed implements Embedder.
+func (s *Static) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		if i%256 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		out[i] = s.m.vector(t, len(texts) > 8)
+	}
+	return out, nil
+}
+
+// NewVectorizer implements InProcess.
+func (s *Static) NewVectorizer() Vectorizer { return staticVectorizer{s.m} }
+
+type staticVectorizer struct{ m *StaticModel }
+
+func (v staticVectorizer) Vector(text string) []float32 { return v.m.vector(text, true) }
+
+// bytesAsInt8 views b as int8s without copying (the model's rows stay in
+// the binary's read-only data).
+func bytesAsInt8(b []byte) []int8 {
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*int8)(unsafe.Pointer(&b[0])), len(b))
+}
