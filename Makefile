@@ -5,6 +5,7 @@
 #   make eval     recall quality on real git histories, development set (eval-test: the frozen test set,
 #                 eval-swebench: SWE-bench Lite); repositories in $KONTEKS_REPOS (make fetch-repos)
 #   make fuzz     fuzz every sectioner for FUZZTIME each
+#   make model    train the built-in static model (docs/model.md); repositories in $KONTEKS_TRAIN_REPOS
 
 GO        ?= go
 VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
@@ -17,7 +18,7 @@ MANDIR    := $(PREFIX)/share/man
 BENCH_SRC ?= $(shell $(GO) env GOROOT)/src
 FUZZTIME  ?= 30s
 
-.PHONY: all build man install run test vet fmt-check bench bench-go bench-extract bench-recall bench-mcp bench-history bench-growth bench-report bench-peers eval eval-test eval-swebench fetch-repos fuzz clean
+.PHONY: all build man install run test vet fmt-check bench bench-go bench-extract bench-recall bench-mcp bench-history bench-growth bench-report bench-peers eval eval-test eval-swebench fetch-repos model fuzz clean
 
 # The evaluation and benchmark repositories (scripts/eval/repos.tsv) live in
 # $KONTEKS_REPOS; `make fetch-repos` clones them at their pinned commits.
@@ -104,6 +105,14 @@ eval-test:
 eval-swebench:
 	$(need-repos)
 	EVAL_SPLIT=swebench scripts/eval.sh
+
+# The built-in static model, from the training repositories of
+# scripts/model/repos.tsv cloned into $KONTEKS_TRAIN_REPOS at their pinned
+# commits (docs/model.md); writes embed/static/model.bin.
+model:
+	$(if $(KONTEKS_TRAIN_REPOS),,$(error set KONTEKS_TRAIN_REPOS to a directory for the training repositories))
+	KONTEKS_REPOS=$(KONTEKS_TRAIN_REPOS) scripts/fetch-repos.sh scripts/model/repos.tsv
+	$(GO) run ./scripts/model -dir $(KONTEKS_TRAIN_REPOS) -n 3000 -epochs 2
 
 fuzz:
 	scripts/fuzz.sh $(FUZZTIME)

@@ -28,6 +28,10 @@ import (
 //	u32 length of the token bytes, then the bytes
 //	n × f32   row scale
 //	n × dim × i8  rows
+//	16 bytes      the first half of the SHA-256 of all that precedes
+//
+// The trailing hash names the model (ID) without hashing 18 MB at every
+// process start.
 //
 //go:embed static/model.bin
 var staticModelFile []byte
@@ -125,6 +129,8 @@ func EncodeStatic(dim int, tokens []string, rows [][]float32) ([]byte, error) {
 	for _, v := range q {
 		buf.WriteByte(byte(v))
 	}
+	sum := sha256.Sum256(buf.Bytes())
+	buf.Write(sum[:16])
 	return buf.Bytes(), nil
 }
 
@@ -165,7 +171,7 @@ func DecodeStatic(b []byte) (*StaticModel, error) {
 	if tlen != int(ends[n-1]) {
 		return nil, bad("token bytes disagree with offsets")
 	}
-	if err := need(tlen + 4*n + n*dim); err != nil {
+	if err := need(tlen + 4*n + n*dim + 16); err != nil {
 		return nil, err
 	}
 	m := &StaticModel{dim: dim, ends: ends, tokens: b[off : off+tlen]}
@@ -176,8 +182,11 @@ func DecodeStatic(b []byte) (*StaticModel, error) {
 		off += 4
 	}
 	m.rows = bytesAsInt8(b[off : off+n*dim])
-	sum := sha256.Sum256(b)
-	m.id = StaticPrefix + hex.EncodeToString(sum[:6])
+	off += n * dim
+	if off+16 != len(b) {
+		return nil, bad("trailing bytes")
+	}
+	m.id = StaticPrefix + hex.EncodeToString(b[off:off+6])
 	return m, nil
 }
 
@@ -294,4 +303,20 @@ func bytesAsInt8(b []byte) []int8 {
 		return nil
 	}
 	return unsafe.Slice((*int8)(unsafe.Pointer(&b[0])), len(b))
+}
+
+// Export returns the model's tokens and rows (as their int8 values times
+// the row scale): what EncodeStatic takes.
+func (m *StaticModel) Export() ([]string, [][]float32) {
+	toks := make([]string, len(m.ends))
+	rows := make([][]float32, len(m.ends))
+	for i := range toks {
+		toks[i] = m.token(i)
+		r := make([]float32, m.dim)
+		for j, q := range m.rows[i*m.dim : (i+1)*m.dim] {
+			r[j] = float32(q) * m.scales[i]
+		}
+		rows[i] = r
+	}
+	return toks, rows
 }

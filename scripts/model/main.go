@@ -4,8 +4,8 @@
 // it changed, as it was before the change.
 //
 //	go run ./scripts/model [-repos scripts/model/repos.tsv] [-dir $KONTEKS_TRAIN_REPOS]
-//	    [-cache DIR] [-n 4000] [-dim 256] [-vocab 65536] [-epochs 4] [-holdout 6]
-//	    [-seed 1] [-out embed/static/model.bin]
+//	    [-cache DIR] [-n 3000] [-dim 256] [-vocab 65536] [-epochs 2]
+//	    [-holdout owner/name,...] [-seed 1] [-out embed/static/model.bin]
 //
 // The repositories are listed with the commit each is read at; none of
 // them is one the evaluation asks (scripts/eval) — the list is checked
@@ -14,10 +14,10 @@
 // makes them); a repository's pairs are cached under -cache so that a
 // second run trains without reading history again.
 //
-// With -holdout K the K repositories named last in every language group are
-// held out and the model is scored on them after each epoch (MRR of a
-// commit's own files among the files of 400 of that repository's
-// commits); with -holdout 0 everything trains and the model is written.
+// With -holdout the repositories named are held out and the model is
+// scored on them after each epoch (MRR of a commit's message for its own
+// files among the files of 400 of that repository's commits), and no model
+// is written; without it everything trains and the model is written.
 package main
 
 import (
@@ -44,11 +44,11 @@ func main() {
 	reposFile := flag.String("repos", "scripts/model/repos.tsv", "training repositories: owner/name, commit, language")
 	dir := flag.String("dir", os.Getenv("KONTEKS_TRAIN_REPOS"), "directory of the repositories' clones (owner+name/ or owner+name/repo)")
 	cache := flag.String("cache", "", "directory of the pairs cache (default DIR/.pairs)")
-	n := flag.Int("n", 4000, "newest non-merge commits read per repository")
+	n := flag.Int("n", 3000, "newest non-merge commits read per repository")
 	dim := flag.Int("dim", 256, "vector dimension")
 	vocabSize := flag.Int("vocab", 65536, "tokens in the model")
 	minDF := flag.Int("min-df", 5, "least document frequency of a token")
-	epochs := flag.Int("epochs", 4, "passes over the pairs")
+	epochs := flag.Int("epochs", 2, "passes over the pairs")
 	batch := flag.Int("batch", 256, "pairs per batch (all of one repository)")
 	holdout := flag.String("holdout", "", "comma-separated repositories held out and scored (no model written)")
 	seed := flag.Uint64("seed", 1, "random seed")

@@ -1,0 +1,119 @@
+package embed
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestStaticRoundTripAndLookup(t *testing.T) {
+	toks := []string{"request", "pars", "http", "parsehttprequest"}
+	rows := [][]float32{{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 2}}
+	b, err := EncodeStatic(4, toks, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := DecodeStatic(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Len() != 4 || m.Dim() != 4 || !strings.HasPrefix(m.ID(), StaticPrefix) {
+		t.Fatalf("decoded %d tokens of dim %d, id %s", m.Len(), m.Dim(), m.ID())
+	}
+	for _, many := range []bool{false, true} {
+		for i, tok := range toks {
+			if got := m.lookup(tok, many); got < 0 || m.token(int(got)) != tok {
+				t.Errorf("lookup(%q, many=%v) = %d", tok, many, got)
+			}
+			_ = i
+		}
+		if m.lookup("absent", many) >= 0 {
+			t.Errorf("absent token found (many=%v)", many)
+		}
+	}
+	// parseHTTPRequest reads as its whole form and its parts.
+	v := m.Vector("parseHTTPRequest")
+	if v[3] <= v[0] || v[0] <= 0 || v[1] <= 0 || v[2] <= 0 {
+		t.Errorf("vector %v: want every token's row, the compound's largest", v)
+	}
+	var n float64
+	for _, x := range v {
+		n += float64(x) * float64(x)
+	}
+	if math.Abs(n-1) > 1e-3 {
+		t.Errorf("vector norm² %f, want 1", n)
+	}
+	if z := m.Vector("nothing known here"); z[0] != 0 || z[1] != 0 || z[2] != 0 || z[3] != 0 {
+		t.Errorf("unknown words gave %v, want zero", z)
+	}
+}
+
+func TestDecodeStaticRejectsDamage(t *testing.T) {
+	b, err := EncodeStatic(2, []string{"a1", "b2"}, [][]float32{{1, 2}, {3, 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range [][]byte{nil, b[:10], b[:len(b)-1], append([]byte("XXXX"), b[4:]...)} {
+		if _, err := DecodeStatic(bad); err == nil {
+			t.Errorf("damaged model of %d bytes decoded", len(bad))
+		}
+	}
+	if _, err := EncodeStatic(2, []string{"a", "a"}, [][]float32{{1, 2}, {3, 4}}); err == nil {
+		t.Error("a token twice was encoded")
+	}
+}
+
+// The model compiled into the binary: the built-in embedder, with the
+// budgets of docs/model.md (a query in well under a millisecond).
+func TestBuiltinStatic(t *testing.T) {
+	m, err := BuiltinStatic()
+	if err == ErrNoModel {
+		t.Skip("this build holds no static model (make model)")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(staticModelFile) > 64<<20 {
+		t.Errorf("the model is %d bytes, over the 64 MiB budget", len(staticModelFile))
+	}
+	e := Builtin()
+	if e.Model() != m.ID() || e.Dim() != m.Dim() {
+		t.Fatalf("Builtin is %s/%d, want the static model %s/%d", e.Model(), e.Dim(), m.ID(), m.Dim())
+	}
+	if ComputedFor(m.ID()) == nil || StoredInRef(m.ID()) {
+		t.Errorf("the static model's vectors must be computed locally, never stored in the ref")
+	}
+	q := "waiting for any of several futures to complete"
+	vs, err := e.Embed(context.Background(), []string{q, q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if Cosine(Quantize(vs[0]), Quantize(vs[1])) < 0.999 {
+		t.Error("the same text embedded twice differs")
+	}
+	if v := e.NewVectorizer().Vector(q); Cosine(Quantize(v), Quantize(vs[0])) < 0.999 {
+		t.Error("the vectorizer and Embed disagree")
+	}
+	start := time.Now()
+	const n = 200
+	for i := 0; i < n; i++ {
+		m.Vector(q)
+	}
+	per := time.Since(start) / n
+	t.Logf("query embedding: %s", per)
+	if per > 5*time.Millisecond { // budget 1 ms; loose for -race and load
+		t.Errorf("a query takes %s to embed", per)
+	}
+}
+
+func BenchmarkStaticQuery(b *testing.B) {
+	m, err := BuiltinStatic()
+	if err != nil {
+		b.Skip(err)
+	}
+	for i := 0; i < b.N; i++ {
+		m.Vector("where are durable memories merged when two clones push")
+	}
+}
