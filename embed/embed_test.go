@@ -380,8 +380,11 @@ func TestParseRetryAfter(t *testing.T) {
 }
 
 func TestConfigProviders(t *testing.T) {
-	if e, err := New(Config{}); err != nil || e.Model() != LocalModel {
+	if e, err := New(Config{}); err != nil || e.Model() != Builtin().Model() {
 		t.Fatalf("default: %v %v", e, err)
+	}
+	if e, err := New(Config{Provider: "hashing"}); err != nil || e.Model() != LocalModel {
+		t.Fatalf("hashing: %v %v", e, err)
 	}
 	if e, err := New(Config{Provider: "none"}); err != nil || e != nil {
 		t.Fatalf("none: %v %v", e, err)

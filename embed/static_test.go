@@ -3,6 +3,8 @@ package embed
 import (
 	"context"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -115,5 +117,35 @@ func BenchmarkStaticQuery(b *testing.B) {
 	}
 	for i := 0; i < b.N; i++ {
 		m.Vector("where are durable memories merged when two clones push")
+	}
+}
+
+// BenchmarkVectorizers compares the built-in embedders on this package's
+// own source, a section-sized text at a time.
+func BenchmarkVectorizers(b *testing.B) {
+	srcs, _ := filepath.Glob("*.go")
+	var texts []string
+	for _, f := range srcs {
+		data, _ := os.ReadFile(f)
+		for len(data) > 0 {
+			n := min(len(data), 1500)
+			texts = append(texts, string(data[:n]))
+			data = data[n:]
+		}
+	}
+	var bytes int64
+	for _, t := range texts {
+		bytes += int64(len(t))
+	}
+	for _, e := range []InProcess{NewLocal(), Builtin()} {
+		b.Run(e.Model(), func(b *testing.B) {
+			v := e.NewVectorizer()
+			b.SetBytes(bytes)
+			for i := 0; i < b.N; i++ {
+				for _, t := range texts {
+					v.Vector(t)
+				}
+			}
+		})
 	}
 }

@@ -22,7 +22,7 @@ func TestWarmKeepsVectors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Index != "build" || rep.Model != embed.LocalModel || rep.Vectors == 0 {
+	if rep.Index != "build" || rep.Model != embed.Builtin().Model() || rep.Vectors == 0 {
 		t.Fatalf("warm: %+v", rep)
 	}
 	s := openS(t, repo, OpenOptions{})
@@ -50,7 +50,7 @@ func TestModelLessGenerationDoesNotServeVectors(t *testing.T) {
 		t.Fatalf("model-less open: %q, %d vectors", lex.Index().Model(), lex.Index().Vectors())
 	}
 	s := openS(t, repo, OpenOptions{})
-	if s.Index().How == "current" || s.Index().Vectors() == 0 || s.Index().Model() != embed.LocalModel {
+	if s.Index().How == "current" || s.Index().Vectors() == 0 || s.Index().Model() != embed.Builtin().Model() {
 		t.Fatalf("open with the built-in model after a model-less one: %s, %d vectors of %q", s.Index().How, s.Index().Vectors(), s.Index().Model())
 	}
 	if len(s.notes) != 0 {

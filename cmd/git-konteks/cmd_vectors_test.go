@@ -48,7 +48,7 @@ func TestHooksKeepVectorRecall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(b, &meta); err != nil || meta.Model != embed.LocalModel || meta.Vectors == 0 {
+	if err := json.Unmarshal(b, &meta); err != nil || meta.Model != embed.Builtin().Model() || meta.Vectors == 0 {
 		t.Fatalf("warmed generation: %+v (%v)", meta, err)
 	}
 	if out := r.Git("ls-tree", "refs/konteks", "vectors"); out != "" {
