@@ -62,9 +62,18 @@ func (r *Repo) FetchRef(remote, src, dst string) error {
 	if r.gitCLI == "" {
 		return errors.New("fetching memory needs the git command")
 	}
-	out, err := r.runGit(nil, "-c", "transfer.fsckObjects=true", "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", remote, "+"+src+":"+dst)
-	if err == nil {
-		return r.Reload()
+	var out []byte
+	var err error
+	for attempt := 0; ; attempt++ {
+		out, err = r.runGit(nil, "-c", "transfer.fsckObjects=true", "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", remote, "+"+src+":"+dst)
+		if err == nil {
+			return r.Reload()
+		}
+		// A concurrent fetch moved dst between this one's read and its
+		// update: the update is forced, so fetching again is right.
+		if attempt == 4 || !lockRace(err.Error()+string(out)) {
+			break
+		}
 	}
 	msg := err.Error() + string(out)
 	switch {
@@ -100,7 +109,7 @@ func (r *Repo) PushLease(remote string, src Hash, dst string, expect Hash) error
 	}
 	msg := err.Error() + string(out)
 	switch {
-	case strings.Contains(msg, "stale info") || strings.Contains(msg, "fetch first") || strings.Contains(msg, "already exists"):
+	case strings.Contains(msg, "stale info") || strings.Contains(msg, "fetch first") || strings.Contains(msg, "already exists") || lockRace(msg):
 		return fmt.Errorf("push to %s: %w", remote, ErrNonFastForward)
 	case strings.Contains(msg, "denying non-fast-forward") || strings.Contains(msg, "non-fast-forward"):
 		return fmt.Errorf("push to %s: %w", remote, ErrDenied)
@@ -108,6 +117,15 @@ func (r *Repo) PushLease(remote string, src Hash, dst string, expect Hash) error
 		return fmt.Errorf("%w: %s", ErrNoRemote, remote)
 	}
 	return fmt.Errorf("push to %s: %w", remote, err)
+}
+
+// lockRace reports git's words for a ref that another process moved
+// between the read that checked its old value and the locked update
+// ("cannot lock ref 'R': is at X but expected Y"): on a remote during a
+// push, or on a tracking ref during a fetch, it means the ref moved.
+func lockRace(msg string) bool {
+	return strings.Contains(msg, "cannot lock ref") && strings.Contains(msg, "but expected") ||
+		strings.Contains(msg, "incorrect old value provided")
 }
 
 // RemoveFetchSpec removes a remote's fetch refspec equal to spec.

@@ -55,6 +55,13 @@ func push(repo *gitstore.Repo, remote string, keep int) (PushResult, error) {
 		return res, err
 	}
 	tracking := TrackingRef(remote)
+	// The tracking ref says what the remote held at the last fetch; it may
+	// be stale (the remote's memory was rewritten or deleted since), so
+	// the remote itself is asked first: "nothing to push" and the lease
+	// are then about what it holds now.
+	if _, err := Fetch(repo, remote); err != nil {
+		return res, err
+	}
 	for attempt := 0; attempt < pushAttempts; attempt++ {
 		expect, err := repo.ReadRef(tracking)
 		if err != nil {
