@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"fmt"
 	"net/http"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -38,6 +39,26 @@ func eraHandler(stateful, stateless http.Handler) http.Handler {
 // sdkHandlers are the SDK's streamable HTTP handlers of both eras for s.
 func (s *Server) sdkHandlers() http.Handler {
 	get := func(*http.Request) *sdk.Server { return s.srv }
-	return eraHandler(sdk.NewStreamableHTTPHandler(get, nil),
+	stateful := sdk.NewStreamableHTTPHandler(get, &sdk.StreamableHTTPOptions{SessionTimeout: sessionIdle})
+	return eraHandler(s.sessionCap(stateful, maxSessions),
 		sdk.NewStreamableHTTPHandler(get, &sdk.StreamableHTTPOptions{Stateless: true}))
+}
+
+// sessionCap refuses a new session (a request without Mcp-Session-Id)
+// while max are open; requests of open sessions go through.
+func (s *Server) sessionCap(next http.Handler, max int) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
+			n := 0
+			for range s.srv.Sessions() {
+				n++
+			}
+			if n >= max {
+				w.Header().Set("Retry-After", "60")
+				http.Error(w, fmt.Sprintf("too many MCP sessions open (%d); idle ones close after %s", n, sessionIdle), http.StatusServiceUnavailable)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
 }

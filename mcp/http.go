@@ -1,10 +1,12 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -71,7 +73,7 @@ func isLoopback(host string) bool {
 // Handler is the HTTP handler of the MCP endpoint: every session is served
 // by this server; token, when set, is required as a bearer token.
 func (s *Server) Handler(token string) http.Handler {
-	h := s.sdkHandlers()
+	h := bounded(s.sdkHandlers())
 	var next http.Handler = h
 	if token != "" {
 		next = bearer(token, h)
@@ -79,15 +81,52 @@ func (s *Server) Handler(token string) http.Handler {
 	return http.NewCrossOriginProtection().Handler(next)
 }
 
-// bearer requires "Authorization: Bearer token".
+// bearer requires "Authorization: Bearer token" (the scheme, as HTTP
+// says, in any case).
 func bearer(token string, next http.Handler) http.Handler {
-	want := []byte("Bearer " + token)
+	want := []byte(token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got := []byte(r.Header.Get("Authorization"))
-		if subtle.ConstantTimeCompare(got, want) != 1 {
+		scheme, got, _ := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+		if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), want) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="git-konteks"`)
 			http.Error(w, "unauthorized: send Authorization: Bearer $"+TokenEnv, http.StatusUnauthorized)
 			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// Limits of the HTTP endpoint: a request body is read whole within
+// bodyTimeout and up to maxBody bytes before the SDK sees it, so a client
+// that trickles a body cannot hold a connection open for ever; sessions
+// idle for sessionIdle are closed (era.go), and at most maxSessions are
+// open at once. Tests shorten them.
+var (
+	bodyTimeout = 30 * time.Second
+	maxBody     = int64(8 << 20)
+	sessionIdle = 30 * time.Minute
+	maxSessions = 256
+)
+
+// bounded reads each request body whole, within bodyTimeout and maxBody,
+// and then lifts the read deadline for the response (which may stream).
+func bounded(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil && r.Body != http.NoBody {
+			rc := http.NewResponseController(w)
+			_ = rc.SetReadDeadline(time.Now().Add(bodyTimeout))
+			b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+			if err != nil {
+				code := http.StatusRequestTimeout
+				var tooBig *http.MaxBytesError
+				if errors.As(err, &tooBig) {
+					code = http.StatusRequestEntityTooLarge
+				}
+				http.Error(w, "request body: "+err.Error(), code)
+				return
+			}
+			_ = rc.SetReadDeadline(time.Time{})
+			r.Body = io.NopCloser(bytes.NewReader(b))
 		}
 		next.ServeHTTP(w, r)
 	})
