@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -54,10 +53,9 @@ func (r *Repo) NewBlobReader(expect int) BlobReader {
 // `git cat-file`.
 const smallBatch = 32
 
-// catFile drives `git cat-file --batch-command --buffer` (git >= 2.36),
-// writing a batch of "contents <id>" commands followed by "flush", while a
-// reader consumes the responses. Older git falls back to `--batch`, which
-// flushes after every object.
+// catFile drives `git cat-file --batch-command --buffer`, writing a batch
+// of "contents <id>" commands followed by "flush", while a reader consumes
+// the responses.
 type catFile struct {
 	repo *Repo
 
@@ -66,21 +64,13 @@ type catFile struct {
 	cmd      *exec.Cmd
 	stdin    io.WriteCloser
 	stdout   *bufio.Reader
-	command  bool // --batch-command is available
 	broken   error
 }
 
 func (c *catFile) start() error {
 	c.once.Do(func() {
-		c.command = gitAtLeast(c.repo.gitCLI, 2, 36)
-		args := []string{"cat-file", "--batch"}
-		if c.command {
-			args = []string{"cat-file", "--batch-command", "--buffer"}
-		}
-		cmd := exec.Command(c.repo.gitCLI, args...)
+		cmd := c.repo.command(context.Background(), "cat-file", "--batch-command", "--buffer")
 		ownGroup(cmd)
-		// Never fetch missing blobs of a partial clone from its promisor.
-		cmd.Env = append(os.Environ(), "GIT_DIR="+c.repo.GitDir, "GIT_NO_LAZY_FETCH=1")
 		cmd.Stderr = io.Discard
 		in, err := cmd.StdinPipe()
 		if err != nil {
@@ -177,16 +167,11 @@ func (c *catFile) read(ctx context.Context, ids []Hash, maxSize int64, fn func(B
 		w := bufio.NewWriterSize(c.stdin, 1<<16)
 		var err error
 		for _, id := range ids {
-			if c.command {
-				_, err = w.WriteString("contents " + id.String() + "\n")
-			} else {
-				_, err = w.WriteString(id.String() + "\n")
-			}
-			if err != nil {
+			if _, err = w.WriteString("contents " + id.String() + "\n"); err != nil {
 				break
 			}
 		}
-		if err == nil && c.command {
+		if err == nil {
 			_, err = w.WriteString("flush\n")
 		}
 		if err == nil {

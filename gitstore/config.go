@@ -2,9 +2,9 @@ package gitstore
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -90,8 +90,7 @@ func (r *Repo) configSnapshot() (keys, vals []string) {
 		return c.keys, c.vals
 	}
 	c.from = from
-	cmd := exec.Command(r.gitCLI, "config", "-z", "--list")
-	cmd.Env = append(os.Environ(), "GIT_DIR="+r.GitDir)
+	cmd := r.command(context.Background(), "config", "-z", "--list")
 	out, err := cmd.Output()
 	c.keys, c.vals = nil, nil
 	if err == nil {

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strings"
 )
@@ -48,9 +47,8 @@ func (r *Repo) StartDiff(ctx context.Context, counts bool, fn func(*LogCommit) e
 	if counts {
 		args = append(args, "--numstat")
 	}
-	cmd := exec.CommandContext(ctx, r.gitCLI, args...)
+	cmd := r.command(ctx, args...)
 	ownGroup(cmd)
-	cmd.Env = append(os.Environ(), "GIT_DIR="+r.GitDir, "GIT_NO_LAZY_FETCH=1", "GIT_NO_REPLACE_OBJECTS=1")
 	d := &DiffStream{cmd: cmd, done: make(chan struct{})}
 	cmd.Stderr = &d.errb
 	in, err := cmd.StdinPipe()

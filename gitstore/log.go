@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -116,9 +115,8 @@ func (r *Repo) Log(ctx context.Context, opt LogOptions, fn func(*LogCommit) erro
 	if !ok {
 		return nil
 	}
-	cmd := exec.CommandContext(ctx, r.gitCLI, args...)
+	cmd := r.command(ctx, args...)
 	ownGroup(cmd)
-	cmd.Env = append(os.Environ(), "GIT_DIR="+r.GitDir, "GIT_NO_LAZY_FETCH=1", "GIT_NO_REPLACE_OBJECTS=1")
 	cmd.Stdin = &stdin
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
@@ -258,8 +256,7 @@ func (r *Repo) CountLog(ctx context.Context, opt LogOptions) (int, error) {
 	if opt.Skip > 0 {
 		args = append(args, "--skip="+strconv.Itoa(opt.Skip))
 	}
-	cmd := exec.CommandContext(ctx, r.gitCLI, args...)
-	cmd.Env = append(os.Environ(), "GIT_DIR="+r.GitDir, "GIT_NO_LAZY_FETCH=1", "GIT_NO_REPLACE_OBJECTS=1")
+	cmd := r.command(ctx, args...)
 	cmd.Stdin = &stdin
 	out, err := cmd.Output()
 	if err != nil {
@@ -474,9 +471,8 @@ func (r *Repo) Blame(ctx context.Context, rev Hash, path string, start, end int,
 		args = append(args, "--ignore-revs-file", ignFile)
 	}
 	args = append(args, rev.String(), "--", path)
-	cmd := exec.CommandContext(ctx, r.gitCLI, args...)
+	cmd := r.command(ctx, args...)
 	ownGroup(cmd)
-	cmd.Env = append(os.Environ(), "GIT_DIR="+r.GitDir, "GIT_NO_LAZY_FETCH=1")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {

@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -56,8 +57,7 @@ func (c *objCat) startProc(mode string) (*objCatProc, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "cat-file", mode)
-	cmd.Env = append(os.Environ(), "GIT_DIR="+c.gitDir, "GIT_NO_LAZY_FETCH=1", "GIT_NO_REPLACE_OBJECTS=1")
+	cmd := gitCommand(context.Background(), bin, c.gitDir, "cat-file", mode)
 	cmd.Stderr = io.Discard
 	in, err := cmd.StdinPipe()
 	if err != nil {

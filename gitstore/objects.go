@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 
@@ -39,11 +37,9 @@ func (r *Repo) NewObjects(ctx context.Context, tips, exclude []Hash, fn func(Obj
 			fmt.Fprintf(&revs, "^%s\n", h)
 		}
 	}
-	env := append(os.Environ(), "GIT_DIR="+r.GitDir, "GIT_NO_LAZY_FETCH=1")
-	list := exec.CommandContext(ctx, r.gitCLI, "rev-list", "--objects", "--no-object-names", "--stdin")
-	list.Env, list.Stdin = env, &revs
-	check := exec.CommandContext(ctx, r.gitCLI, "cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)")
-	check.Env = env
+	list := r.command(ctx, "rev-list", "--objects", "--no-object-names", "--stdin")
+	list.Stdin = &revs
+	check := r.command(ctx, "cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)")
 	pr, pw := io.Pipe()
 	var listErr, checkErr bytes.Buffer
 	list.Stdout, list.Stderr = pw, &listErr

@@ -6,6 +6,7 @@ package gitstore
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -119,7 +120,8 @@ func Open(dir string) (*Repo, error) {
 	}
 	r.WorkTree = workTreeOf(gitDir, r.Bare)
 	if os.Getenv("KONTEKS_NO_GIT_CLI") == "" {
-		if p, err := exec.LookPath("git"); err == nil {
+		// A git older than MinGitVersion is not run: go-git answers.
+		if p, err := exec.LookPath("git"); err == nil && gitAtLeast(p, 2, 39) {
 			r.gitCLI = p
 		}
 	}
@@ -627,11 +629,7 @@ func (r *Repo) runGit(stdin []byte, args ...string) ([]byte, error) {
 	if len(args) > 0 && args[0] == "config" {
 		r.cfg.drop() // it may write: the next read takes a new snapshot
 	}
-	cmd := exec.Command(r.gitCLI, args...)
-	// KONTEKS_INTERNAL tells our hooks that git konteks itself moved a ref
-	// (a fetch, a push, a ref update): the command handles what follows,
-	// so the hooks start no background runner to race with it.
-	cmd.Env = append(os.Environ(), "GIT_DIR="+r.GitDir, "GIT_NO_LAZY_FETCH=1", "KONTEKS_INTERNAL=1")
+	cmd := r.command(context.Background(), args...)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
@@ -657,8 +655,7 @@ func (r *Repo) runGitDir(name string) (string, error) {
 	if r.gitCLI == "" {
 		return "", errors.New("git command not found")
 	}
-	cmd := exec.Command(r.gitCLI, "rev-parse", "--git-path", name)
-	cmd.Env = append(os.Environ(), "GIT_DIR="+r.GitDir)
+	cmd := r.command(context.Background(), "rev-parse", "--git-path", name)
 	if r.WorkTree != "" {
 		cmd.Dir = r.WorkTree
 		cmd.Env = append(cmd.Env, "GIT_WORK_TREE="+r.WorkTree)

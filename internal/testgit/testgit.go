@@ -11,6 +11,21 @@ import (
 	"testing"
 )
 
+// The test process itself is hermetic too: code under test runs in it
+// (gitstore's git processes inherit its environment), and must never read
+// the machine's global or system git config. Importing this package
+// removes every inherited GIT_* variable (a test run from a git hook has
+// GIT_DIR set) and points git's global and system config at nothing.
+func init() {
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "GIT_") {
+			os.Unsetenv(k)
+		}
+	}
+	os.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+}
+
 // Env is the environment tests run git (and git-konteks) with.
 func Env() []string {
 	env := []string{}
