@@ -78,19 +78,6 @@ var ErrCorruptMemory = memref.ErrCorrupt
 // Memory is a memory commit as read from the ref.
 type Memory = memref.Memory
 
-// ReadMemory reads the memory commit a ref points at (nil when none).
-func ReadMemory(repo *gitstore.Repo, ref string) (*Memory, error) { return memref.Read(repo, ref) }
-
-// ReadRecord reads the record of one source path from a memory tree.
-func ReadRecord(repo *gitstore.Repo, tree gitstore.Hash, source string) (*memory.File, bool, error) {
-	return memref.Record(repo, tree, source)
-}
-
-// ReadSkipped reads the skip list (path -> gate reason) of a memory tree.
-func ReadSkipped(repo *gitstore.Repo, tree gitstore.Hash) (map[string]string, error) {
-	return memref.Skipped(repo, tree)
-}
-
 // Run extracts memory for the commit named by opt.Rev and moves refs/konteks
 // to it. Only one run per repository proceeds at a time.
 func Run(ctx context.Context, repo *gitstore.Repo, opt Options) (*Result, error) {
@@ -203,7 +190,7 @@ func (r *run) stage(name string, t0 time.Time) {
 func (r *run) do(ctx context.Context) (*Result, error) {
 	r.ctx = ctx
 	t0 := r.begin("plan")
-	prev, err := ReadMemory(r.repo, memory.Ref)
+	prev, err := memref.Read(r.repo, memory.Ref)
 	corrupt := err != nil && errors.Is(err, ErrCorruptMemory)
 	if err != nil && !corrupt {
 		return nil, err
@@ -222,7 +209,7 @@ func (r *run) do(ctx context.Context) (*Result, error) {
 
 	rev := r.opt.Rev
 	if mode == ModeResume {
-		wip, werr := ReadMemory(r.repo, memory.WIPRef)
+		wip, werr := memref.Read(r.repo, memory.WIPRef)
 		switch {
 		case werr != nil || wip == nil || wip.Manifest == nil || wip.Manifest.Partial == nil:
 			r.reason = "no interrupted run to resume"
@@ -283,7 +270,7 @@ func (r *run) do(ctx context.Context) (*Result, error) {
 	} else {
 		r.editor = r.repo.NewTreeEditor(prev.Tree)
 		r.totals = cloneTotals(prev.Manifest.Totals)
-		if r.skipped, err = ReadSkipped(r.repo, prev.Tree); err != nil {
+		if r.skipped, err = memref.Skipped(r.repo, prev.Tree); err != nil {
 			return nil, fmt.Errorf("%w (%v): run `git konteks extract --mode rebuild`", ErrCorruptMemory, err)
 		}
 	}

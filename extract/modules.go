@@ -2,7 +2,6 @@ package extract
 
 import (
 	"encoding/json"
-	"fmt"
 	"path"
 	"sort"
 	"strings"
@@ -12,25 +11,6 @@ import (
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/memory"
 )
-
-// Module is the artifact of one top-level area of the repository, at
-// modules/<name> in memory (the root's files form the module "_root").
-type Module struct {
-	Name        string         `json:"name"`
-	Path        string         `json:"path"` // "" for the root's own files
-	Abstract    string         `json:"abstract,omitempty"`
-	Files       int            `json:"files"`
-	Sections    int            `json:"sections"`
-	Bytes       int64          `json:"bytes"`
-	Roles       map[string]int `json:"roles"`     // files by role: source, test, docs, config, examples
-	Languages   map[string]int `json:"languages"` // files by language
-	Topics      []string       `json:"topics,omitempty"`
-	EntryPoints []string       `json:"entry_points,omitempty"`
-	Packages    []Package      `json:"packages,omitempty"`
-}
-
-// RootModule names the module of the files at the repository root.
-const RootModule = "_root"
 
 // moduleDelta accumulates one run's changes to a module's counts.
 type moduleDelta struct {
@@ -316,53 +296,4 @@ func (r *run) recordAt(h gitstore.Hash, p string) (*memory.File, error) {
 		return memory.DecodeFile(b)
 	}
 	return r.decodeRecord(h, p)
-}
-
-// ReadProject reads the portrait of a memory tree.
-func ReadProject(repo *gitstore.Repo, tree gitstore.Hash) (*Project, error) {
-	var p Project
-	if err := readMapJSON(repo, tree, memory.ProjectPath, &p); err != nil {
-		return nil, err
-	}
-	return &p, nil
-}
-
-// ReadModules reads the module artifacts of a memory tree, largest first.
-func ReadModules(repo *gitstore.Repo, tree gitstore.Hash) ([]Module, error) {
-	h, isTree, ok, err := repo.Lookup(tree, memory.ModulesDir)
-	if err != nil || !ok || !isTree {
-		return nil, err
-	}
-	var mods []Module
-	err = repo.WalkTree(h, nil, func(e gitstore.Entry) error {
-		var m Module
-		if err := readMapJSON(repo, tree, memory.ModulesDir+"/"+e.Path, &m); err != nil {
-			return err
-		}
-		mods = append(mods, m)
-		return nil
-	})
-	sort.Slice(mods, func(i, j int) bool {
-		return mods[i].Files > mods[j].Files || mods[i].Files == mods[j].Files && mods[i].Name < mods[j].Name
-	})
-	return mods, err
-}
-
-// readMapJSON reads one JSON artifact of the project map, bounded.
-func readMapJSON(repo *gitstore.Repo, tree gitstore.Hash, p string, v any) error {
-	h, _, ok, err := repo.Lookup(tree, p)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return fmt.Errorf("memory has no %s yet: run `git konteks extract`", p)
-	}
-	b, err := repo.BlobBytes(h, 4<<20)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("corrupt %s: %v; `git konteks extract --mode rebuild` rebuilds it", p, err)
-	}
-	return nil
 }

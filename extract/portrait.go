@@ -18,58 +18,22 @@ import (
 	"github.com/konteks/git-konteks/secret"
 )
 
-// Project is the portrait of the repository, project.json in memory.
-type Project struct {
-	Name        string      `json:"name"`
-	Description string      `json:"description,omitempty"`
-	Languages   []LangShare `json:"languages"`
-	Tech        []string    `json:"tech,omitempty"`
-	Packages    []Package   `json:"packages,omitempty"`
-	// PackageGroups stand for the example and test packages, one line per
-	// directory of them rather than one per package.
-	PackageGroups []PackageGroup      `json:"package_groups,omitempty"`
-	Workspaces    []string            `json:"workspaces,omitempty"`
-	EntryPoints   []string            `json:"entry_points,omitempty"`
-	Scripts       []Script            `json:"scripts,omitempty"`
-	Dependencies  map[string][]string `json:"dependencies,omitempty"` // by manager
-	CI            []string            `json:"ci,omitempty"`
-	Docker        []string            `json:"docker,omitempty"` // Dockerfile: base images
-}
+// The portrait and module artifacts are memory's data model (package
+// memory); extraction fills them.
+type (
+	Project      = memory.Project
+	LangShare    = memory.LangShare
+	Package      = memory.Package
+	PackageGroup = memory.PackageGroup
+	Script       = memory.Script
+	Module       = memory.Module
+)
 
-// LangShare is a language's share of the remembered bytes.
-type LangShare struct {
-	Language string `json:"language"`
-	Percent  int    `json:"percent"`
-}
-
-// Package is one package manifest.
-type Package struct {
-	Path        string `json:"path"` // directory ("" for the root)
-	Manager     string `json:"manager"`
-	Name        string `json:"name,omitempty"`
-	Version     string `json:"version,omitempty"`
-	Description string `json:"description,omitempty"`
-}
-
-// PackageGroup is the example or test packages of one directory
-// ("examples": 45 cargo packages).
-type PackageGroup struct {
-	Path    string   `json:"path"`    // the directory holding them
-	Role    string   `json:"role"`    // examples or tests
-	Manager string   `json:"manager"` // go, npm, cargo, ...
-	Count   int      `json:"count"`
-	Names   []string `json:"names,omitempty"` // the first few, sorted
-}
+// RootModule names the module of the files at the repository root.
+const RootModule = memory.RootModule
 
 // maxGroupNames bounds the names a package group lists.
 const maxGroupNames = 8
-
-// Script is a runnable command the project declares.
-type Script struct {
-	Name    string `json:"name"`
-	Command string `json:"command,omitempty"`
-	Source  string `json:"source"` // the file that declares it
-}
 
 // Patterns of the manifest, build and CI files the portrait reads.
 var (

@@ -76,7 +76,7 @@ func portraitOf(t *testing.T, r *testgit.Repo) *Project {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr, err := ReadProject(repo, mem.Tree)
+	pr, err := memref.Project(repo, mem.Tree)
 	if err != nil {
 		t.Fatal(err)
 	}

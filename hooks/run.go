@@ -12,6 +12,7 @@ import (
 	"github.com/konteks/git-konteks/extract"
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/memory"
+	"github.com/konteks/git-konteks/memref"
 	"github.com/konteks/git-konteks/recall"
 	"github.com/konteks/git-konteks/share"
 )
@@ -141,7 +142,7 @@ func warm(repo *gitstore.Repo, logw io.Writer) {
 // for later, one part per memory commit, until it is all recorded or a new
 // request arrives (served first; the next pass continues).
 func continueHistory(repo *gitstore.Repo, pending string, logw io.Writer) {
-	if m, err := extract.ReadMemory(repo, memory.Ref); err != nil || !extract.HistoryPending(m) {
+	if m, err := memref.Read(repo, memory.Ref); err != nil || !extract.HistoryPending(m) {
 		return
 	}
 	t0 := time.Now()
@@ -158,7 +159,7 @@ func continueHistory(repo *gitstore.Repo, pending string, logw io.Writer) {
 			break
 		}
 	}
-	if m, err := extract.ReadMemory(repo, memory.Ref); err == nil && m != nil && m.Manifest.History != nil {
+	if m, err := memref.Read(repo, memory.Ref); err == nil && m != nil && m.Manifest.History != nil {
 		fmt.Fprintf(logw, "%s older history recorded: %d commits in all, in %.2fs\n", stamp(), m.Manifest.History.Commits, time.Since(t0).Seconds())
 	}
 }

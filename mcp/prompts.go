@@ -10,7 +10,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/konteks/git-konteks/durable"
-	"github.com/konteks/git-konteks/extract"
+	"github.com/konteks/git-konteks/memref"
 	"github.com/konteks/git-konteks/recall"
 )
 
@@ -140,7 +140,7 @@ func (s *Server) warmUp(ctx context.Context, args map[string]string) (string, st
 
 // writeProject writes the project in brief and its areas.
 func writeProject(b *strings.Builder, snap *snapshot) {
-	if pr, err := extract.ReadProject(snap.repo, snap.mem.Tree); err == nil {
+	if pr, err := memref.Project(snap.repo, snap.mem.Tree); err == nil {
 		fmt.Fprintf(b, "## Project: %s\n\n", pr.Name)
 		if pr.Description != "" {
 			fmt.Fprintf(b, "%s\n\n", oneLine(pr.Description, 400))
@@ -170,7 +170,7 @@ func writeProject(b *strings.Builder, snap *snapshot) {
 		}
 		b.WriteString("\n")
 	}
-	mods, err := extract.ReadModules(snap.repo, snap.mem.Tree)
+	mods, err := memref.Modules(snap.repo, snap.mem.Tree)
 	if err == nil && len(mods) > 0 {
 		b.WriteString("## Areas\n\n")
 		for i, m := range mods {

@@ -10,9 +10,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/konteks/git-konteks/agent"
-	"github.com/konteks/git-konteks/extract"
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/memory"
+	"github.com/konteks/git-konteks/memref"
 )
 
 // agentFlags are the flags of `init` and `hooks install` that wire coding
@@ -129,7 +129,7 @@ func sessionStartText() string {
 	if err != nil {
 		return "git konteks: not in a git repository, so there is no memory to recall from."
 	}
-	mem, err := extract.ReadMemory(repo, memory.Ref)
+	mem, err := memref.Read(repo, memory.Ref)
 	switch {
 	case err != nil:
 		return "git konteks: memory is unreadable; run `git konteks extract --mode rebuild`."

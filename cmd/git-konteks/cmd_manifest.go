@@ -7,9 +7,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/konteks/git-konteks/extract"
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/memory"
+	"github.com/konteks/git-konteks/memref"
 )
 
 func manifestCommand() *cli.Command {
@@ -26,7 +26,7 @@ func runManifest(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	mem, err := extract.ReadMemory(repo, memory.Ref)
+	mem, err := memref.Read(repo, memory.Ref)
 	if err != nil {
 		return err
 	}

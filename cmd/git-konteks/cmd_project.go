@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/konteks/git-konteks/memref"
 	"github.com/urfave/cli/v2"
-
-	"github.com/konteks/git-konteks/extract"
 )
 
 func projectCommand() *cli.Command {
@@ -19,11 +18,11 @@ func projectCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			pr, err := extract.ReadProject(repo, mem.Tree)
+			pr, err := memref.Project(repo, mem.Tree)
 			if err != nil {
 				return err
 			}
-			mods, err := extract.ReadModules(repo, mem.Tree)
+			mods, err := memref.Modules(repo, mem.Tree)
 			if err != nil {
 				return err
 			}

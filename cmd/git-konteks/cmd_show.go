@@ -7,9 +7,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/konteks/git-konteks/extract"
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/memory"
+	"github.com/konteks/git-konteks/memref"
 )
 
 func showCommand() *cli.Command {
@@ -48,7 +48,7 @@ func runShow(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	mem, err := extract.ReadMemory(repo, memory.Ref)
+	mem, err := memref.Read(repo, memory.Ref)
 	if err != nil {
 		return err
 	}
@@ -104,12 +104,12 @@ func runShow(c *cli.Context) error {
 
 // showRecord reads the record of the file arg names, or nil when there is
 // none.
-func showRecord(repo *gitstore.Repo, mem *extract.Memory, arg string) (*memory.File, string, error) {
+func showRecord(repo *gitstore.Repo, mem *memref.Memory, arg string) (*memory.File, string, error) {
 	for _, p := range sourcePath(repo, arg) {
 		if memory.ValidSourcePath(p) != nil {
 			continue
 		}
-		f, ok, err := extract.ReadRecord(repo, mem.Tree, p)
+		f, ok, err := memref.Record(repo, mem.Tree, p)
 		if err != nil {
 			return nil, "", fmt.Errorf("%w; `git konteks extract --mode rebuild` rebuilds memory", err)
 		}
@@ -146,8 +146,8 @@ func showSection(c *cli.Context, path string, rec *memory.File, anchor string) e
 
 // notInMemory explains why a path has no record: gated, or not in the
 // source commit at all.
-func notInMemory(repo *gitstore.Repo, mem *extract.Memory, arg string) error {
-	skipped, err := extract.ReadSkipped(repo, mem.Tree)
+func notInMemory(repo *gitstore.Repo, mem *memref.Memory, arg string) error {
+	skipped, err := memref.Skipped(repo, mem.Tree)
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/konteks/git-konteks/extract"
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/memref"
@@ -60,11 +59,11 @@ func runStatus(c *cli.Context) error {
 		return err
 	}
 	st := statusJSON{}
-	mem, merr := extract.ReadMemory(repo, memory.Ref)
+	mem, merr := memref.Read(repo, memory.Ref)
 	if head, err := repo.Resolve("HEAD"); err == nil {
 		st.Head = head.Hash.String()
 	}
-	if wip, _ := extract.ReadMemory(repo, memory.WIPRef); wip != nil && wip.Manifest != nil && wip.Manifest.Partial != nil {
+	if wip, _ := memref.Read(repo, memory.WIPRef); wip != nil && wip.Manifest != nil && wip.Manifest.Partial != nil {
 		st.Interrupted = wip.Manifest.Partial.Target
 	}
 	switch {
