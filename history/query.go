@@ -207,18 +207,20 @@ func (h *History) Search(q string, limit int) []Match {
 
 // msgIndex is a compact BM25 index over commit messages.
 type msgIndex struct {
-	post  map[string][]posting
+	post  map[string]postings
 	dl    []uint16
 	avgdl float64
 }
 
-type posting struct {
-	doc int32
-	tf  uint16
+// postings are the documents holding a term, ascending, and the term's
+// frequency in each.
+type postings struct {
+	docs []int32
+	tfs  []uint16
 }
 
 func newMsgIndex(cs []Commit) *msgIndex {
-	ix := &msgIndex{post: map[string][]posting{}, dl: make([]uint16, len(cs))}
+	ix := &msgIndex{post: map[string]postings{}, dl: make([]uint16, len(cs))}
 	total := 0
 	tf := map[string]int{}
 	for i := range cs {
@@ -236,7 +238,10 @@ func newMsgIndex(cs []Commit) *msgIndex {
 		ix.dl[i] = uint16(min(n, math.MaxUint16))
 		total += n
 		for t, f := range tf {
-			ix.post[t] = append(ix.post[t], posting{int32(i), uint16(min(f, math.MaxUint16))})
+			p := ix.post[t]
+			p.docs = append(p.docs, int32(i))
+			p.tfs = append(p.tfs, uint16(min(f, math.MaxUint16)))
+			ix.post[t] = p
 		}
 	}
 	if len(cs) > 0 {
@@ -246,24 +251,36 @@ func newMsgIndex(cs []Commit) *msgIndex {
 }
 
 func (ix *msgIndex) score(terms []string) map[int32]float64 {
+	return bm25(terms, ix.dl, ix.avgdl, func(t string) ([]int32, []uint16) {
+		p := ix.post[t]
+		return p.docs, p.tfs
+	})
+}
+
+// bm25 scores documents against terms with BM25 (k1 1.2, b 0.75): each
+// distinct term adds its weight to every document that holds it. dl is
+// each document's length in terms, avgdl their mean; lookup gives a
+// term's postings. Both message indexes (msgIndex, Signals) score here.
+func bm25(terms []string, dl []uint16, avgdl float64, lookup func(term string) (docs []int32, tfs []uint16)) map[int32]float64 {
 	const k1, b = 1.2, 0.75
 	out := map[int32]float64{}
-	n := float64(len(ix.dl))
+	n := float64(len(dl))
 	seen := map[string]bool{}
 	for _, t := range terms {
 		if seen[t] {
 			continue
 		}
 		seen[t] = true
-		ps := ix.post[t]
-		if len(ps) == 0 {
+		docs, tfs := lookup(t)
+		if len(docs) == 0 {
 			continue
 		}
-		idf := math.Log(1 + (n-float64(len(ps))+0.5)/(float64(len(ps))+0.5))
-		for _, p := range ps {
-			tf := float64(p.tf)
-			norm := 1 - b + b*float64(ix.dl[p.doc])/max(ix.avgdl, 1)
-			out[p.doc] += idf * tf * (k1 + 1) / (tf + k1*norm)
+		df := float64(len(docs))
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		for k, d := range docs {
+			tf := float64(tfs[k])
+			norm := 1 - b + b*float64(dl[d])/max(avgdl, 1)
+			out[d] += idf * tf * (k1 + 1) / (tf + k1*norm)
 		}
 	}
 	return out

@@ -226,10 +226,9 @@ func (h *History) signals() *Signals {
 	s.Off = make([]int32, 0, len(s.Terms)+1)
 	s.Off = append(s.Off, 0)
 	for _, t := range s.Terms {
-		for _, p := range h.ix.post[t] {
-			s.Docs = append(s.Docs, p.doc)
-			s.TFs = append(s.TFs, p.tf)
-		}
+		p := h.ix.post[t]
+		s.Docs = append(s.Docs, p.docs...)
+		s.TFs = append(s.TFs, p.tfs...)
 		s.Off = append(s.Off, int32(len(s.Docs)))
 	}
 	s.Weight = make([]float32, n)
@@ -294,31 +293,16 @@ func (s *Signals) small(i int32, maxFiles int) bool {
 	return s.Weight[i] >= 0.5 && s.Files[i] >= 1 && int(s.Files[i]) <= maxFiles
 }
 
-// score is BM25 over commit messages, as msgIndex.score.
+// score is BM25 over commit messages (bm25).
 func (s *Signals) score(terms []string) map[int32]float64 {
-	const k1, b = 1.2, 0.75
-	out := map[int32]float64{}
-	n := float64(s.N)
-	seen := map[string]bool{}
-	for _, t := range terms {
-		if seen[t] {
-			continue
-		}
-		seen[t] = true
+	return bm25(terms, s.DL, s.AvgDL, func(t string) ([]int32, []uint16) {
 		i := sort.SearchStrings(s.Terms, t)
 		if i >= len(s.Terms) || s.Terms[i] != t {
-			continue
+			return nil, nil
 		}
 		lo, hi := s.Off[i], s.Off[i+1]
-		df := float64(hi - lo)
-		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		for k := lo; k < hi; k++ {
-			d, tf := s.Docs[k], float64(s.TFs[k])
-			norm := 1 - b + b*float64(s.DL[d])/max(s.AvgDL, 1)
-			out[d] += idf * tf * (k1 + 1) / (tf + k1*norm)
-		}
-	}
-	return out
+		return s.Docs[lo:hi], s.TFs[lo:hi]
+	})
 }
 
 // Evidence is what past commits say about one file: its MessageEvidence

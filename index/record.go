@@ -53,32 +53,10 @@ func parseRecord(raw []byte) (*memory.File, error) {
 	if p.err != nil {
 		return nil, fmt.Errorf("%w: %v", memory.ErrCorrupt, p.err)
 	}
-	if err := validateRecord(&f); err != nil {
+	if err := f.Validate(); err != nil {
 		return nil, err
 	}
 	return &f, nil
-}
-
-// validateRecord is memory's validation of a decoded record.
-func validateRecord(f *memory.File) error {
-	bad := func(format string, a ...any) error {
-		return fmt.Errorf("%w: %s", memory.ErrCorrupt, fmt.Sprintf(format, a...))
-	}
-	if f.Version <= 0 {
-		return bad("missing version")
-	}
-	if len(f.Blob) != 40 || strings.Trim(f.Blob, "0123456789abcdef") != "" {
-		return bad("bad blob id %q", f.Blob)
-	}
-	if f.Lines < 0 || f.Size < 0 {
-		return bad("negative size")
-	}
-	for i, s := range f.Sections {
-		if s.StartLine < 0 || s.EndLine < s.StartLine {
-			return bad("section %d has line range %d-%d", i, s.StartLine, s.EndLine)
-		}
-	}
-	return nil
 }
 
 // jparser is a strict JSON reader over one record. The first error stops

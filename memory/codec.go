@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -99,13 +98,17 @@ func DecodeFile(b []byte) (*File, error) {
 	if _, err := d.Token(); err != io.EOF {
 		return nil, fmt.Errorf("%w: trailing data", ErrCorrupt)
 	}
-	if err := f.validate(); err != nil {
+	if err := f.Validate(); err != nil {
 		return nil, err
 	}
 	return &f, nil
 }
 
-func (f *File) validate() error {
+// Validate checks what a decoded record must hold to be used: a version,
+// a blob id, sizes and line ranges that make sense. Every decoder of
+// records calls it (DecodeFile, and the index's own faster one). Strings
+// need no check: a JSON decoder turns invalid UTF-8 into U+FFFD.
+func (f *File) Validate() error {
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, a...))
 	}
@@ -121,9 +124,6 @@ func (f *File) validate() error {
 	for i, s := range f.Sections {
 		if s.StartLine < 0 || s.EndLine < s.StartLine {
 			return bad("section %d has line range %d-%d", i, s.StartLine, s.EndLine)
-		}
-		if !utf8.ValidString(s.Content) {
-			return bad("section %d is not valid UTF-8", i)
 		}
 	}
 	return nil

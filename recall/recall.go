@@ -1,7 +1,9 @@
 // Package recall answers a question from memory: it ranks the sections of
-// the memory ref for a task (hybrid BM25 and vector search fused by
-// reciprocal rank, with boosts and a per-file diversity limit) and fits the
-// best of them into a context pack for an agent. It only reads memory.
+// the memory ref for a task (hybrid BM25 and vector search fused by their
+// normalised scores, FuseScores, the default; reciprocal rank fusion,
+// FuseRanks, is the alternative; with boosts and a per-file diversity
+// limit) and fits the best of them into a context pack for an agent. It
+// only reads memory.
 package recall
 
 import (
