@@ -1,0 +1,3 @@
+// Package archtest holds the test that keeps docs/architecture.md, the
+// package map, true to the packages the module has.
+package archtest
