@@ -115,15 +115,9 @@ var ErrNoHistory = errors.New("memory holds no history yet: run `git konteks ext
 // file's record) it asks `git blame -w -M` at the commit memory describes,
 // with formatting and mass commits ignored, and ranks by lines attributed.
 func Why(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, t Target, limit int) (*WhyResult, error) {
-	if mem == nil || !mem.Derived() {
-		return nil, errors.New("no memory yet: run `git konteks extract`")
-	}
-	h, err := Load(repo, mem.Tree)
+	h, err := loadFor(repo, mem)
 	if err != nil {
 		return nil, err
-	}
-	if h == nil {
-		return nil, ErrNoHistory
 	}
 	if limit <= 0 {
 		limit = 10
@@ -304,15 +298,9 @@ type SearchResult struct {
 // Ask finds the commits whose messages match a question, with the files
 // they touched (at most maxFiles each).
 func Ask(repo *gitstore.Repo, mem *memref.Memory, q string, limit, maxFiles int) (*SearchResult, error) {
-	if mem == nil || !mem.Derived() {
-		return nil, errors.New("no memory yet: run `git konteks extract`")
-	}
-	h, err := Load(repo, mem.Tree)
+	h, err := loadFor(repo, mem)
 	if err != nil {
 		return nil, err
-	}
-	if h == nil {
-		return nil, ErrNoHistory
 	}
 	if limit <= 0 {
 		limit = 10
@@ -339,4 +327,20 @@ func Ask(repo *gitstore.Repo, mem *memref.Memory, q string, limit, maxFiles int)
 		res.Hits = append(res.Hits, Hit{Brief: BriefOf(m.Commit), Score: round(m.Score), Changes: shown})
 	}
 	return res, nil
+}
+
+// loadFor loads the history of memory, with the errors Why and Ask give
+// when there is none.
+func loadFor(repo *gitstore.Repo, mem *memref.Memory) (*History, error) {
+	if mem == nil || !mem.Derived() {
+		return nil, errors.New("no memory yet: run `git konteks extract`")
+	}
+	h, err := Load(repo, mem.Tree)
+	if err != nil {
+		return nil, err
+	}
+	if h == nil {
+		return nil, ErrNoHistory
+	}
+	return h, nil
 }
