@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -163,6 +165,9 @@ func runStatus(c *cli.Context) error {
 func printSize(w io.Writer, s memref.Size) {
 	fmt.Fprintf(w, "size:    memory %s in %d objects (%d commits; tip alone %s), all memory refs %s; source history %s (memory %.2fx the source)\n",
 		humanBytes(s.Local.Bytes), s.Local.Objects, s.Chain, humanBytes(s.Tip.Bytes), humanBytes(s.Tracked.Bytes), humanBytes(s.Source.Bytes), s.Ratio)
+	for _, k := range slices.Sorted(maps.Keys(s.Unmeasured)) {
+		fmt.Fprintf(w, "size:    %s not measured (shown as 0): %s\n", k, s.Unmeasured[k])
+	}
 }
 
 func humanBytes(n int64) string {
