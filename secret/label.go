@@ -47,6 +47,9 @@ func init() {
 			`export API_KEY={a:32}`,
 			`POSTGRES_PASSWORD: postgres`,
 			`"PGPASSWORD": "postgres"`,
+			`Set staging db password to Lk{a:10}7 for now`,
+			`the prod postgres password is {L:4}9{a:8}! until Friday`,
+			`The API token is now Qz{a:20}3.`,
 		},
 		False: []string{
 			`password = os.Getenv("DB_PASSWORD")`,
@@ -72,6 +75,12 @@ func init() {
 			`password:  "--password",`,
 			`# Replace with Credentials: https://console.example.com/project/credentials`,
 			`ServiceAccountKey: "mysecret_sa_key",`,
+			`the password is required for every login`,
+			`Set the token to expire after 24h.`,
+			`the password is bcrypt-hashed before it is stored`,
+			`the token is sha256-based and rotates daily`,
+			`Reset the password to the default from the wiki.`,
+			`the secret is stored in Vault under kv2/app`,
 		},
 	})
 }
@@ -123,6 +132,9 @@ func scanLabel(data []byte, at int, kw string, code bool) (int, int, string, boo
 		}
 	case hasAt(data, i, "=="), hasAt(data, i, "!="):
 		return 0, 0, "", false
+	case !code && i > end && proseLink(data, i) > 0:
+		// Prose: "the prod password is X", "set the db password to X".
+		return scanProse(data, i+proseLink(data, i), kind)
 	case i < len(data) && data[i] == '=':
 		i++
 	case i < len(data) && data[i] == ':':
@@ -178,6 +190,62 @@ func scanLabel(data []byte, at int, kw string, code bool) (int, int, string, boo
 		i++
 	}
 	return judgeValue(data, vs, i, kind, false, code)
+}
+
+// proseLink returns the length of the word (with its trailing blank)
+// that links a label to its value in a sentence, or 0.
+func proseLink(data []byte, i int) int {
+	for _, w := range []string{"is now ", "now is ", "changed to ", "set to ", "is ", "was ", "to ", "as "} {
+		if hasAt(data, i, w) && (i+len(w) == len(data) || data[i+len(w)] != ' ') {
+			return len(w)
+		}
+	}
+	return 0
+}
+
+// scanProse judges the word at vs as a value a sentence gives a label.
+// A sentence names things with words ("the password is required", "set
+// the token to expire"), so the value must look made: letters with
+// digits or symbols, or random.
+func scanProse(data []byte, vs int, kind string) (int, int, string, bool) {
+	if vs < len(data) && (data[vs] == '"' || data[vs] == '\'' || data[vs] == '`') {
+		return 0, 0, "", false // quoted: the quoted forms are judged as a label's
+	}
+	ve := vs
+	for ve < len(data) && ve-vs < 256 && !endsUnquoted(data[ve]) {
+		ve++
+	}
+	for ve > vs && bytes.IndexByte([]byte(".,:;!?"), data[ve-1]) >= 0 {
+		ve-- // the sentence's punctuation
+	}
+	v := data[vs:ve]
+	if len(v) < 8 || !madeValue(v) {
+		return 0, 0, "", false
+	}
+	return judgeValue(data, vs, ve, kind, true, false)
+}
+
+// madeValue reports a word a person or machine made up as a credential:
+// random-looking, or letters mixed with digits and a capital or a symbol.
+func madeValue(v []byte) bool {
+	if len(v) >= 16 && randomLooking(v) {
+		return true
+	}
+	var lower, upper, digit, symbol bool
+	for _, c := range v {
+		switch {
+		case 'a' <= c && c <= 'z':
+			lower = true
+		case 'A' <= c && c <= 'Z':
+			upper = true
+		case '0' <= c && c <= '9':
+			digit = true
+		case c == '-' || c == '_' || c == '.' || c == '/':
+		default:
+			symbol = true
+		}
+	}
+	return (lower || upper) && digit && (upper && lower || symbol)
 }
 
 func isLabelByte(c byte) bool { return isWord(c) || c == '-' || c == '.' }

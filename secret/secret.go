@@ -171,6 +171,15 @@ func RedactString(s string) (string, []Match) {
 }
 
 func find(data []byte, code bool) []Match {
+	ms := findKeywords(data, code)
+	if d := disguised(data); len(d) > 0 {
+		ms = merge(append(ms, d...))
+	}
+	return ms
+}
+
+// findKeywords is the keyword pass: every rule at each of its keywords.
+func findKeywords(data []byte, code bool) []Match {
 	setup()
 	var ms []Match
 	lastEnd := make([]int, len(registry)) // per rule: end of its last match
