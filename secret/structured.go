@@ -76,7 +76,7 @@ func init() {
 			},
 		},
 		&Rule{
-			ID:       "aws-access-key-id",
+			ID:       "aws-access-token",
 			Keywords: []string{"AKIA", "ASIA", "ABIA", "ACCA", "A3T"},
 			Pattern:  `(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}`,
 			Max:      20,

@@ -82,14 +82,14 @@ func TestNoCredentialReachesMemory(t *testing.T) {
 		t.Fatalf("no sample of %s", kind)
 		return secret.Sample{}
 	}
-	gh, url, npm, jwt := pick("github-pat"), pick("credential-url"), pick("npm-token"), pick("jwt")
+	gh, url, npm, jwt := pick("github-pat"), pick("credential-url"), pick("npm-access-token"), pick("jwt")
 	files["README.md"] = "Deploys the shop with " + url.Text + " and " + gh.Text + " for the registry.\n\n## Usage\n\nRun it.\n"
 	files["package.json"] = `{"name": "shop", "description": "shop ` + gh.Text + `", "scripts": {"publish": "NPM_TOKEN=` + npm.Text[strings.Index(npm.Text, "npm_"):] + ` npm publish", "seed": "psql ` + url.Text + `"}}` + "\n"
 	files["pyproject.toml"] = "[project]\nname = \"shop\"\ndescription = \"uses " + url.Text + "\"\n\n[project.scripts]\nshop = \"shop:main\"\n"
 	// Go source: an escaped key block in a literal and a glued key id.
 	pem := pick("private-key")
 	esc := strings.ReplaceAll(pem.Text, "\n", `\n`)
-	aws := pick("aws-access-key-id")
+	aws := pick("aws-access-token")
 	files["internal/keys/keys.go"] = "package keys\n\n// Service account for tests.\nconst sa = `" + strings.ReplaceAll(esc, "`", "") + "`\n\nvar id = \"key" + aws.Text[strings.Index(aws.Text, "AKIA"):] + "\"\n\nfunc Load() string { return sa }\n"
 	// Files that are credentials by nature.
 	for _, n := range []string{"app.env", ".env-production", ".envrc", "deploy/kubeconfig", ".kube/config"} {
@@ -107,7 +107,7 @@ func TestNoCredentialReachesMemory(t *testing.T) {
 	r.WriteFiles(files)
 	r.Git("add", "-A")
 	r.Commit("plant credentials in ordinary files")
-	for i, kind := range []string{"jwt", "credential-url", "labelled-secret", "github-pat", "aws-access-key-id", "slack-webhook", "stripe-key"} {
+	for i, kind := range []string{"jwt", "credential-url", "labelled-secret", "github-pat", "aws-access-token", "slack-webhook-url", "stripe-access-token"} {
 		s := pick(kind)
 		r.Write(fmt.Sprintf("log/%d.txt", i), "entry\n")
 		r.Git("add", "-A")
