@@ -4,7 +4,7 @@
 #   make bench    Go benchmarks + extraction, recall and the MCP server on a large real tree
 #   make eval     recall quality on real git histories, development set (eval-test: the frozen test set,
 #                 eval-swebench: SWE-bench Lite); repositories in $KONTEKS_REPOS (make fetch-repos)
-#   make fuzz     fuzz every sectioner for FUZZTIME each
+#   make fuzz     run every fuzz target for FUZZTIME (60s) each
 #   make model    train the built-in static model (docs/model.md); repositories in $KONTEKS_TRAIN_REPOS
 
 GO        ?= go
@@ -16,7 +16,7 @@ PREFIX    ?= $(shell test -w /usr/local/bin && echo /usr/local || echo $(HOME)/.
 BINDIR    := $(PREFIX)/bin
 MANDIR    := $(PREFIX)/share/man
 BENCH_SRC ?= $(shell $(GO) env GOROOT)/src
-FUZZTIME  ?= 30s
+FUZZTIME  ?= 60s
 
 .PHONY: all build man install run test vet fmt-check bench bench-go bench-extract bench-recall bench-mcp bench-history bench-growth bench-report bench-peers eval eval-test eval-swebench fetch-repos model fuzz clean
 
