@@ -231,7 +231,13 @@ func madeValue(v []byte) bool {
 	if len(v) >= 16 && randomLooking(v) {
 		return true
 	}
-	var lower, upper, digit, symbol bool
+	lower, upper, digit, symbol := charClasses(v)
+	return (lower || upper) && digit && (upper && lower || symbol)
+}
+
+// charClasses reports which classes of characters v holds; a symbol is
+// anything but a letter, a digit and the separators - _ . /.
+func charClasses(v []byte) (lower, upper, digit, symbol bool) {
 	for _, c := range v {
 		switch {
 		case 'a' <= c && c <= 'z':
@@ -245,7 +251,7 @@ func madeValue(v []byte) bool {
 			symbol = true
 		}
 	}
-	return (lower || upper) && digit && (upper && lower || symbol)
+	return
 }
 
 func isLabelByte(c byte) bool { return isWord(c) || c == '-' || c == '.' }
@@ -368,17 +374,7 @@ func randomLooking(v []byte) bool {
 	if len(v) < 12 {
 		return false
 	}
-	var lower, upper, digit bool
-	for _, c := range v {
-		switch {
-		case 'a' <= c && c <= 'z':
-			lower = true
-		case 'A' <= c && c <= 'Z':
-			upper = true
-		case '0' <= c && c <= '9':
-			digit = true
-		}
-	}
+	lower, upper, digit, _ := charClasses(v)
 	classes := 0
 	for _, b := range []bool{lower, upper, digit} {
 		if b {

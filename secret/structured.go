@@ -306,17 +306,7 @@ func awsSecretNear(data []byte, m Match) []Match {
 func isB64(c byte) bool { return isAlnum(c) || c == '+' || c == '/' }
 
 func awsSecretLike(v []byte) bool {
-	var lower, upper, digit bool
-	for _, c := range v {
-		switch {
-		case 'a' <= c && c <= 'z':
-			lower = true
-		case 'A' <= c && c <= 'Z':
-			upper = true
-		case '0' <= c && c <= '9':
-			digit = true
-		}
-	}
+	lower, upper, digit, _ := charClasses(v)
 	return lower && upper && digit && entropy(v) >= 4.0 && !placeholder(v)
 }
 
