@@ -18,7 +18,7 @@ MANDIR    := $(PREFIX)/share/man
 BENCH_SRC ?= $(shell $(GO) env GOROOT)/src
 FUZZTIME  ?= 60s
 
-.PHONY: all build man install run test vet fmt-check bench bench-go bench-extract bench-recall bench-mcp bench-history bench-growth bench-report bench-peers eval eval-test eval-swebench fetch-repos model fuzz clean
+.PHONY: all build man install run test vet fmt-check bench bench-go bench-extract bench-recall bench-mcp bench-hooks bench-history bench-growth bench-report bench-peers eval eval-test eval-swebench fetch-repos model fuzz clean
 
 # The evaluation and benchmark repositories (scripts/eval/repos.tsv) live in
 # $KONTEKS_REPOS; `make fetch-repos` clones them at their pinned commits.
@@ -55,7 +55,7 @@ vet:
 test: fmt-check vet
 	$(GO) test -race -count=1 -timeout 20m ./...
 
-bench: bench-go bench-extract bench-recall bench-mcp bench-history bench-growth
+bench: bench-go bench-extract bench-recall bench-mcp bench-history bench-growth bench-hooks
 
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./...
@@ -68,6 +68,10 @@ bench-recall: build
 
 bench-mcp: build
 	scripts/bench-mcp.sh $(BENCH_SRC) $(CURDIR)/bin/git-konteks
+
+# `git fetch` of 10,000 updated refs with the hooks installed against without.
+bench-hooks: build
+	scripts/bench-hooks.sh $(CURDIR)/bin/git-konteks
 
 # History memory on a long real history: prometheus in $KONTEKS_REPOS (BENCH_HISTORY=repo to choose).
 bench-history: build

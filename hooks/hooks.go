@@ -16,12 +16,17 @@ import (
 	"github.com/konteks/git-konteks/gitstore"
 )
 
-// Names are the hooks git konteks installs.
-// reference-transaction (git >= 2.28) sees every ref update: ours acts only
-// when a committed transaction touched refs/konteks-remotes/*, which is how
-// a plain `git fetch` brings a teammate's memory (git has no post-fetch
-// hook). The runner then merges it, so it is visible at once.
-var Names = []string{"post-commit", "post-merge", "post-rewrite", "post-checkout", "reference-transaction"}
+// Names are the hooks git konteks installs. Memory a plain `git fetch`
+// brings (git has no post-fetch hook) is merged by the next konteks
+// command that reads memory (share.CatchUp), not by a
+// reference-transaction hook: git before 2.50 runs that hook twice for
+// every ref a fetch updates, which made a fetch of many refs tens of times
+// slower.
+var Names = []string{"post-commit", "post-merge", "post-rewrite", "post-checkout"}
+
+// retired are hooks earlier versions installed: Install and Uninstall
+// remove ours and put back the ones they chained to.
+var retired = []string{"reference-transaction"}
 
 // marker identifies a hook written by git konteks.
 const marker = "# git-konteks hook"
@@ -129,6 +134,11 @@ func Install(repo *gitstore.Repo, bin string) ([]State, error) {
 		}
 		bin = ""
 	}
+	for _, n := range retired {
+		if err := remove(filepath.Join(dir, n)); err != nil {
+			return nil, err
+		}
+	}
 	for _, n := range Names {
 		p := filepath.Join(dir, n)
 		b, err := os.ReadFile(p)
@@ -160,22 +170,30 @@ func Uninstall(repo *gitstore.Repo) ([]State, error) {
 	if err := repo.UnsetConfig(BinKey); err != nil {
 		return nil, err
 	}
-	for _, n := range Names {
-		p := filepath.Join(dir, n)
-		b, err := os.ReadFile(p)
-		if err != nil || !bytes.Contains(b, []byte(marker)) {
-			continue // not ours: leave it alone
-		}
-		if err := os.Remove(p); err != nil {
+	for _, n := range append(append([]string(nil), Names...), retired...) {
+		if err := remove(filepath.Join(dir, n)); err != nil {
 			return nil, err
-		}
-		if _, err := os.Stat(p + chainedSuffix); err == nil {
-			if err := os.Rename(p+chainedSuffix, p); err != nil {
-				return nil, fmt.Errorf("restore %s: %w", p, err)
-			}
 		}
 	}
 	return Status(repo)
+}
+
+// remove deletes our hook at p, if it is ours, and restores the user's
+// hook it chained to.
+func remove(p string) error {
+	b, err := os.ReadFile(p)
+	if err != nil || !bytes.Contains(b, []byte(marker)) {
+		return nil // not ours: leave it alone
+	}
+	if err := os.Remove(p); err != nil {
+		return err
+	}
+	if _, err := os.Stat(p + chainedSuffix); err == nil {
+		if err := os.Rename(p+chainedSuffix, p); err != nil {
+			return fmt.Errorf("restore %s: %w", p, err)
+		}
+	}
+	return nil
 }
 
 // script is the hook: run the user's chained hook (same arguments, same
@@ -184,9 +202,6 @@ func Uninstall(repo *gitstore.Repo) ([]State, error) {
 // no path: it takes the executable from BinKey, else from PATH.
 func script(name, bin string) string {
 	find := findBin(bin)
-	if name == "reference-transaction" {
-		return refTxScript(find)
-	}
 	return `#!/bin/sh
 ` + marker + ` (` + name + `): keeps refs/konteks current in the background.
 # Installed by 'git konteks hooks install'; 'git konteks hooks uninstall'
@@ -197,35 +212,6 @@ if [ -x "$0` + chainedSuffix + `" ]; then
 fi
 ` + find + `[ -x "$bin" ] || bin=git-konteks
 "$bin" hooks run ` + name + ` "$@" </dev/null >/dev/null 2>&1 &
-exit $status
-`
-}
-
-// refTxScript is the reference-transaction hook. git runs it for every
-// ref update, three times a transaction (prepared, committed, aborted),
-// so it costs one small shell and does nothing unless remote memory was
-// committed by plain git (git konteks's own fetches and pushes set
-// KONTEKS_INTERNAL and merge themselves). A chained user hook gets the
-// same arguments and input, and
-// its status is returned (in the prepared state it can veto, as before).
-func refTxScript(find string) string {
-	return `#!/bin/sh
-` + marker + ` (reference-transaction): merges a teammate's memory brought by git fetch.
-# Installed by 'git konteks hooks install'; 'git konteks hooks uninstall'
-# removes it and restores the hook that was here before (reference-transaction` + chainedSuffix + `).
-status=0
-input=$(cat)
-if [ -x "$0` + chainedSuffix + `" ]; then
-	printf '%s\n' "$input" | "$0` + chainedSuffix + `" "$@" || status=$?
-fi
-if [ "$1" = committed ] && [ -z "$KONTEKS_INTERNAL" ]; then
-	case "$input" in
-	*" refs/konteks-remotes/"*)
-		` + find + `		[ -x "$bin" ] || bin=git-konteks
-		"$bin" hooks run reference-transaction </dev/null >/dev/null 2>&1 &
-		;;
-	esac
-fi
 exit $status
 `
 }

@@ -52,6 +52,7 @@ import (
 	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/memref"
 	"github.com/konteks/git-konteks/recall"
+	"github.com/konteks/git-konteks/share"
 )
 
 // Name is the server's name in the MCP handshake and in client
@@ -256,6 +257,7 @@ func (s *Server) current() (*snapshot, error) {
 		}
 		s.repo = r
 	}
+	share.CatchUp(s.repo) // memory a plain `git fetch` brought; errors leave memory as it was
 	ref, err := s.repo.ReadRef(memory.Ref)
 	if err != nil {
 		return nil, err

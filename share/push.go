@@ -314,3 +314,22 @@ func MergeTracking(repo *gitstore.Repo) ([]Outcome, error) {
 	}
 	return outs, errors.Join(errs...)
 }
+
+// CatchUp merges the memory a plain `git fetch` brought since the last
+// merge, and does nothing (reading one ref and one small file per remote)
+// when there is none. Commands that read memory call it first: it takes
+// the place of a reference-transaction hook, which git before 2.50 runs
+// twice for every ref a fetch updates, however unrelated to memory.
+func CatchUp(repo *gitstore.Repo) ([]Outcome, error) {
+	remotes, err := repo.Remotes()
+	if err != nil {
+		return nil, err
+	}
+	for _, rm := range remotes {
+		ref := TrackingRef(rm)
+		if h, err := repo.ReadRef(ref); err == nil && !h.IsZero() && !mergedBefore(repo, ref, h) {
+			return MergeTracking(repo)
+		}
+	}
+	return nil, nil
+}

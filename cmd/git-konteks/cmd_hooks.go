@@ -20,8 +20,8 @@ func hooksCommand() *cli.Command {
 		Usage: "install, remove or inspect the git hooks that keep memory current",
 		Description: "The hooks (post-commit, post-merge, post-rewrite, post-checkout on branch switches)\n" +
 			"record a request and start one background extraction, so git never waits for memory.\n" +
-			"reference-transaction starts the same runner when a plain `git fetch` brings a\n" +
-			"teammate's memory (refs/konteks-remotes/*), which is then merged at once.\n" +
+			"A teammate's memory brought by a plain `git fetch` (refs/konteks-remotes/*) is merged\n" +
+			"by the next command that reads memory; no hook runs for each fetched ref.\n" +
 			"Existing hooks are kept: they run first, and uninstall restores them exactly.\n" +
 			"The background runner logs to $GIT_COMMON_DIR/konteks/log.",
 		Subcommands: []*cli.Command{

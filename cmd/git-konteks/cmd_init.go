@@ -82,7 +82,7 @@ func runInit(c *cli.Context) (err error) {
 		if len(st) > 0 {
 			dir = st[0].Path[:len(st[0].Path)-len(st[0].Name)]
 		}
-		fmt.Fprintf(w, "hooks: installed post-commit, post-merge, post-rewrite, post-checkout, reference-transaction in %s\n", dir)
+		fmt.Fprintf(w, "hooks: installed post-commit, post-merge, post-rewrite, post-checkout in %s\n", dir)
 		for _, s := range st {
 			if s.Chained {
 				fmt.Fprintf(w, "hooks: your %s hook is kept and runs first\n", s.Name)

@@ -21,6 +21,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/share"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -140,9 +141,15 @@ var chdirErr error
 
 var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON"}
 
-// openRepo opens the repository of the current directory.
+// openRepo opens the repository of the current directory, with the
+// memory a plain `git fetch` brought merged first (share.CatchUp; a merge
+// that fails leaves memory as it was and is retried by the next command).
 func openRepo() (*gitstore.Repo, error) {
-	return gitstore.Open(".")
+	repo, err := gitstore.Open(".")
+	if err == nil {
+		share.CatchUp(repo)
+	}
+	return repo, err
 }
 
 // printJSON writes v as indented JSON to stdout.
