@@ -147,7 +147,15 @@ var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON"}
 func openRepo() (*gitstore.Repo, error) {
 	repo, err := gitstore.Open(".")
 	if err == nil {
-		share.CatchUp(repo)
+		outs, _ := share.CatchUp(repo)
+		for _, o := range outs {
+			if o.Result != share.UpToDate {
+				// As after `fetch`: the caches recall reads catch up in
+				// the background when the hooks are installed.
+				warmInBackground(repo, "fetch")
+				break
+			}
+		}
 	}
 	return repo, err
 }
