@@ -31,15 +31,25 @@ const (
 	TypeMemory    = "memory"
 	TypeDiary     = "diary"
 	TypeTombstone = "tombstone"
+	// TypeSession is the record of an agent session (session.go).
+	TypeSession = "session"
 )
 
 // Kinds of durable memory.
-var Kinds = []string{"decision", "constraint", "preference", "insight", "fact", "note"}
+var Kinds = []string{"decision", "constraint", "preference", "insight", "fact", "note", "case", "command"}
+
+// Scopes of a memory: a fact about the repository, or one person's
+// preference.
+const (
+	ScopeRepository = "repository"
+	ScopePersonal   = "personal"
+)
 
 // Areas of durable/ by entry type.
 const (
 	memoriesDir = memory.DurableDir + "/memories"
 	diaryDir    = memory.DurableDir + "/diary"
+	sessionsDir = memory.DurableDir + "/sessions"
 )
 
 // Limits on what is saved (and accepted from a peer).
@@ -69,6 +79,17 @@ type Entry struct {
 	Author       string    `json:"author"`
 	Created      time.Time `json:"created"`
 	SourceCommit string    `json:"source_commit,omitempty"` // HEAD when it was saved
+	// Scope says whether a memory is a fact about the repository or one
+	// person's preference (ScopeRepository, ScopePersonal; "" is a fact).
+	Scope string `json:"scope,omitempty"`
+	// Cites are the code a memory speaks of, as it was when it was saved
+	// (verify.go checks them against the code memory describes).
+	Cites []Cite `json:"cites,omitempty"`
+	// Session is the key of the agent session a memory was learned in
+	// (SessionRecord.Key).
+	Session string `json:"session,omitempty"`
+	// Record is the session record of an entry of type TypeSession.
+	Record *SessionRecord `json:"record,omitempty"`
 }
 
 // Status of an entry after tombstones and supersessions are applied.
@@ -142,6 +163,9 @@ func treePath(e Entry) string {
 	if e.Type == TypeDiary || (e.Type == TypeTombstone && e.Kind == TypeDiary) {
 		dir = diaryDir
 	}
+	if e.Type == TypeSession || (e.Type == TypeTombstone && e.Kind == TypeSession) {
+		dir = sessionsDir
+	}
 	return dir + "/" + e.ID[:2] + "/" + e.ID
 }
 
@@ -159,12 +183,15 @@ func Decode(b []byte) (Entry, error) {
 		return e, fmt.Errorf("durable entry: bad id %q", e.ID)
 	}
 	switch e.Type {
-	case TypeMemory, TypeDiary, TypeTombstone:
+	case TypeMemory, TypeDiary, TypeTombstone, TypeSession:
 	default:
 		return e, fmt.Errorf("durable entry %s: unknown type %q", e.ID, e.Type)
 	}
-	if len(e.Text) > MaxText || len(e.Tags) > MaxList || len(e.Paths) > MaxList || len(e.Symbols) > MaxList {
+	if len(e.Text) > MaxText || len(e.Tags) > MaxList || len(e.Paths) > MaxList || len(e.Symbols) > MaxList || len(e.Cites) > MaxList {
 		return e, fmt.Errorf("durable entry %s: over size limits", e.ID)
+	}
+	if err := checkRecord(e); err != nil {
+		return e, fmt.Errorf("durable entry %s: %w", e.ID, err)
 	}
 	if e.Type == TypeTombstone && !validID(e.Forgets) {
 		return e, fmt.Errorf("durable entry %s: tombstone without a valid target", e.ID)
@@ -316,26 +343,10 @@ func Save(repo *gitstore.Repo, e Entry) (saved Item, isNew bool, err error) {
 		}
 		e.Supersedes = it.ID
 	}
-	if e.Created.IsZero() {
-		e.Created = time.Now().UTC().Truncate(time.Millisecond)
-	}
-	if e.Author == "" {
-		e.Author = LocalAuthor(repo)
-	}
-	if e.SourceCommit == "" {
-		if head, err := repo.Resolve("HEAD"); err == nil {
-			e.SourceCommit = head.Hash.String()
-		}
-	}
-	e.Tags, e.Paths, e.Symbols = dedupe(e.Tags), dedupe(e.Paths), dedupe(e.Symbols)
-	if e.ID == "" {
-		e.ID = BoundID(e) // last: every field it covers is final
-	}
-	data, err := json.MarshalIndent(e, "", "  ")
+	data, err := finish(repo, &e)
 	if err != nil {
 		return Item{}, false, err
 	}
-	data = append(data, '\n')
 
 	var dup *Item
 	var target *Item
@@ -350,7 +361,7 @@ func Save(repo *gitstore.Repo, e Entry) (saved Item, isNew bool, err error) {
 		}
 		for i := range items {
 			it := items[i]
-			if it.Status == StatusLive && e.Type != TypeTombstone && it.Type == e.Type && it.Kind == e.Kind && normalize(it.Text) == normalize(e.Text) {
+			if duplicate(it, e) {
 				dup = &items[i]
 				return nil
 			}
@@ -379,6 +390,31 @@ func Save(repo *gitstore.Repo, e Entry) (saved Item, isNew bool, err error) {
 		return *dup, false, nil
 	}
 	return Item{Entry: e, Status: StatusLive, Path: treePath(e)}, true, nil
+}
+
+// finish fills what a checked entry leaves out (creation time, author,
+// source commit, its id) and returns the bytes to store.
+func finish(repo *gitstore.Repo, e *Entry) ([]byte, error) {
+	if e.Created.IsZero() {
+		e.Created = time.Now().UTC().Truncate(time.Millisecond)
+	}
+	if e.Author == "" {
+		e.Author = LocalAuthor(repo)
+	}
+	if e.SourceCommit == "" {
+		if head, err := repo.Resolve("HEAD"); err == nil {
+			e.SourceCommit = head.Hash.String()
+		}
+	}
+	e.Tags, e.Paths, e.Symbols = dedupe(e.Tags), dedupe(e.Paths), dedupe(e.Symbols)
+	if e.ID == "" {
+		e.ID = BoundID(*e) // last: every field it covers is final
+	}
+	data, err := json.MarshalIndent(e, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(data, '\n'), nil
 }
 
 // LoadRef reads the durable entries of refs/konteks (none when there is no
@@ -434,9 +470,15 @@ func check(e Entry) error {
 		if !ok {
 			return fmt.Errorf("%w: unknown kind %q (one of %s)", ErrRejected, e.Kind, strings.Join(Kinds, ", "))
 		}
-	case TypeDiary, TypeTombstone:
+	case TypeDiary, TypeTombstone, TypeSession:
 	default:
 		return fmt.Errorf("unknown entry type %q", e.Type)
+	}
+	if err := checkRecord(e); err != nil {
+		return fmt.Errorf("%w: %v", ErrRejected, err)
+	}
+	if e.Scope != "" && e.Scope != ScopeRepository && e.Scope != ScopePersonal {
+		return fmt.Errorf("%w: unknown scope %q (%s or %s)", ErrRejected, e.Scope, ScopeRepository, ScopePersonal)
 	}
 	if e.Type != TypeTombstone {
 		letters := 0
@@ -452,8 +494,12 @@ func check(e Entry) error {
 	if len(e.Text) > MaxText {
 		return fmt.Errorf("%w: %d bytes is over the %d byte limit; save the gist and name the file it lives in", ErrRejected, len(e.Text), MaxText)
 	}
-	fields := []string{e.Text, e.Subject, e.Reason, e.Kind, e.Forgets}
+	fields := []string{e.Text, e.Subject, e.Reason, e.Kind, e.Forgets, e.Session}
 	fields = append(append(append(fields, e.Tags...), e.Paths...), e.Symbols...)
+	for _, c := range e.Cites {
+		fields = append(fields, c.Path, c.Symbol)
+	}
+	fields = append(fields, e.Record.texts()...)
 	if err := refuseCredentials("it", fields...); err != nil {
 		return err
 	}

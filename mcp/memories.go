@@ -45,7 +45,7 @@ func (s *Server) matcher(snap *snapshot) *recall.DurableMatcher {
 	if err != nil {
 		return nil
 	}
-	return s.durableMatcher(snap.mem.Tree, items)
+	return s.durableMatcher(snap.mem.Tree, items).Verify(snap.repo, snap.mem)
 }
 
 // answer is recall.Answer over the server's cached entries: the one

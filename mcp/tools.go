@@ -364,7 +364,11 @@ func writeMemoryHits(b *strings.Builder, hits []MemoryHit) {
 		if m.Type == durable.TypeDiary {
 			label = "diary"
 		}
-		fmt.Fprintf(b, "- [%s %s] %s\n", label, shortID(m.ID), oneLine(m.Text, 400))
+		fmt.Fprintf(b, "- [%s %s] %s", label, shortID(m.ID), oneLine(m.Text, 400))
+		if n := m.Note(); n != "" {
+			b.WriteString(" " + n)
+		}
+		b.WriteByte('\n')
 	}
 }
 

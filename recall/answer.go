@@ -147,7 +147,7 @@ func (s *Searcher) durableMatcher() (*DurableMatcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	return NewDurableMatcher(items, skills...), nil
+	return NewDurableMatcher(items, skills...).Verify(s.repo, s.mem), nil
 }
 
 // aboutAsWell reports whether a saved entry belongs in an answer whose

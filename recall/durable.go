@@ -4,10 +4,13 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/konteks/git-konteks/durable"
+	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/index"
+	"github.com/konteks/git-konteks/memref"
 )
 
 // Durable memories and diary entries are few (tens to hundreds) and
@@ -41,17 +44,76 @@ type MemoryHit struct {
 	Paths   []string `json:"paths,omitempty"`
 	Created string   `json:"created"`
 	Score   float64  `json:"score"`
+	// Scope is repository (a fact) or personal (one person's preference).
+	Scope string `json:"scope,omitempty"`
+	// Author wrote the entry; Session is the agent session it came from.
+	Author  string `json:"author,omitempty"`
+	Session string `json:"session,omitempty"`
+	// Freshness says whether the code a memory cites is as it was when
+	// the memory was saved: fresh, stale (with why and the commit that
+	// changed it) or obsolete; uncited memories carry none.
+	Freshness *durable.Freshness `json:"freshness,omitempty"`
 }
+
+// A memory whose cited code changed ranks lower, and one whose code is
+// gone lower still; an uncited memory past konteks.memories.expire is
+// not returned.
+const (
+	staleFactor    = 0.5
+	obsoleteFactor = 0.25
+)
+
+// caseBonus is what a past case adds when the task quotes its error: a
+// new task that meets the same error finds how it was fixed.
+const caseBonus = 4.0
 
 // DurableMatcher holds the analysed live entries of one memory tree.
 type DurableMatcher struct {
 	cands []durableCand
 	df    map[string]int
+
+	once  sync.Once
+	mu    sync.Mutex
+	v     *durable.Verifier
+	fresh map[string]durable.Freshness
 }
 
 type durableCand struct {
 	it    durable.Item
 	terms map[string]bool
+	err   []string // a case's error terms
+}
+
+// Verify has the matcher check the citations of the memories it returns
+// against the code mem describes (once: later calls keep the first
+// verifier, as a matcher belongs to one memory tree).
+func (m *DurableMatcher) Verify(repo *gitstore.Repo, mem *memref.Memory) *DurableMatcher {
+	if m == nil || repo == nil {
+		return m
+	}
+	m.once.Do(func() {
+		m.v = durable.NewVerifier(repo, mem)
+		m.fresh = map[string]durable.Freshness{}
+	})
+	return m
+}
+
+// freshness of an entry (nil when not verified or uncited).
+func (m *DurableMatcher) freshness(it durable.Item) *durable.Freshness {
+	if m.v == nil || it.Type != durable.TypeMemory {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	f, ok := m.fresh[it.ID]
+	if !ok {
+		f = m.v.Check(it.Entry)
+		m.fresh[it.ID] = f
+	}
+	if f.Status == durable.Uncited {
+		return nil
+	}
+	return &f
 }
 
 // Searchable is the text of an entry that a task is matched against.
@@ -72,7 +134,11 @@ func NewDurableMatcher(items []durable.Item, skills ...durable.Skill) *DurableMa
 				m.df[t]++
 			}
 		}
-		m.cands = append(m.cands, durableCand{it, ts})
+		c := durableCand{it: it, terms: ts}
+		if it.Kind == "case" && it.Subject != "" {
+			c.err = index.Terms(it.Subject)
+		}
+		m.cands = append(m.cands, c)
 	}
 	for _, it := range items {
 		if it.Status != durable.StatusLive || (it.Type != durable.TypeMemory && it.Type != durable.TypeDiary) {
@@ -106,6 +172,10 @@ func (m *DurableMatcher) Match(task string, paths []string, limit int) []MemoryH
 	for _, p := range paths {
 		onPath[p] = true
 	}
+	inTask := map[string]bool{}
+	for _, t := range query {
+		inTask[t] = true
+	}
 	for _, c := range m.cands {
 		score := 0.0
 		for _, t := range query {
@@ -119,12 +189,35 @@ func (m *DurableMatcher) Match(task string, paths []string, limit int) []MemoryH
 				break
 			}
 		}
+		if len(c.err) >= 2 {
+			n := 0
+			for _, t := range c.err {
+				if inTask[t] {
+					n++
+				}
+			}
+			if float64(n) >= 0.6*float64(len(c.err)) {
+				score += caseBonus
+			}
+		}
 		if score < MinMemoryScore {
 			continue
 		}
 		it := c.it
+		f := m.freshness(it)
+		if f != nil {
+			switch f.Status {
+			case durable.Expired:
+				continue
+			case durable.Stale:
+				score *= staleFactor
+			case durable.Obsolete:
+				score *= obsoleteFactor
+			}
+		}
 		out = append(out, MemoryHit{ID: it.ID, Type: it.Type, Kind: it.Kind, Subject: it.Subject, Text: it.Text,
-			Tags: it.Tags, Paths: it.Paths, Created: it.Created.UTC().Format(time.RFC3339), Score: math.Round(score*1000) / 1000})
+			Tags: it.Tags, Paths: it.Paths, Created: it.Created.UTC().Format(time.RFC3339), Score: math.Round(score*1000) / 1000,
+			Scope: it.Scope, Author: it.Author, Session: it.Session, Freshness: f})
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Score != out[j].Score {
@@ -136,4 +229,14 @@ func (m *DurableMatcher) Match(task string, paths []string, limit int) []MemoryH
 		out = out[:limit]
 	}
 	return out
+}
+
+// Note is what a reader should know about a memory's freshness, for text
+// output: "" when fresh or uncited, else "[stale: why]" or
+// "[obsolete: why]".
+func (h MemoryHit) Note() string {
+	if h.Freshness == nil || h.Freshness.Status == durable.Fresh {
+		return ""
+	}
+	return "[" + h.Freshness.Status + ": " + h.Freshness.Why + "]"
 }

@@ -37,6 +37,19 @@ func memoriesCommand() *cli.Command {
 				Action: runMemoriesShow,
 			},
 			{
+				Name: "verify", Usage: "check the code each memory cites: fresh, stale (changed since) or obsolete (gone)",
+				Description: "Checks every live memory that cites code against the commit memory describes.\n" +
+					"With konteks.memories.expire set to N, uncited memories older than N days are listed\n" +
+					"as expired (recall no longer returns them; `memories confirm ID` renews one).",
+				Flags:  []cli.Flag{&cli.BoolFlag{Name: "all", Usage: "also list fresh and uncited memories"}, jsonFlag},
+				Action: runMemoriesVerify,
+			},
+			{
+				Name: "confirm", Usage: "re-cite a memory against the current code (it supersedes the old entry)", ArgsUsage: "ID",
+				Flags:  []cli.Flag{jsonFlag},
+				Action: runMemoriesConfirm,
+			},
+			{
 				Name: "forget", Usage: "forget an entry (writes a tombstone that travels to other clones)", ArgsUsage: "ID",
 				Description: "A forgotten entry is hidden but its file stays (memories --all shows it). With\n" +
 					"--purge its file is deleted, every clone that merges the tombstone deletes its copy,\n" +
@@ -160,7 +173,95 @@ func runMemoriesShow(c *cli.Context) error {
 	if len(it.Symbols) > 0 {
 		fmt.Fprintf(w, "symbols:  %s\n", strings.Join(it.Symbols, ", "))
 	}
+	if it.Scope != "" {
+		fmt.Fprintf(w, "scope:    %s\n", it.Scope)
+	}
+	if it.Session != "" {
+		fmt.Fprintf(w, "session:  %s\n", it.Session)
+	}
+	for _, ct := range it.Cites {
+		fmt.Fprintf(w, "cites:    %s\n", citeLabel(ct))
+	}
 	fmt.Fprintf(w, "\n%s\n", it.Text)
+	return nil
+}
+
+func citeLabel(ct durable.Cite) string {
+	s := ct.Path
+	if ct.Start > 0 {
+		s += fmt.Sprintf(":%d-%d", ct.Start, ct.End)
+	}
+	if ct.Symbol != "" {
+		s += " " + ct.Symbol
+	}
+	return s + " (blob " + short(ct.Blob) + ")"
+}
+
+type verifiedJSON struct {
+	durable.Item
+	Freshness durable.Freshness `json:"freshness"`
+}
+
+func runMemoriesVerify(c *cli.Context) error {
+	repo, err := openRepo()
+	if err != nil {
+		return err
+	}
+	mem, err := memref.Read(repo, memory.Ref)
+	if err != nil && mem == nil {
+		return err
+	}
+	items, err := loadDurable()
+	if err != nil {
+		return err
+	}
+	v := durable.NewVerifier(repo, mem)
+	if v == nil {
+		return fmt.Errorf("no commit to check memories against")
+	}
+	out := []verifiedJSON{}
+	counts := map[string]int{}
+	for _, it := range items {
+		if it.Type != durable.TypeMemory || it.Status != durable.StatusLive {
+			continue
+		}
+		f := v.Check(it.Entry)
+		counts[f.Status]++
+		if c.Bool("all") || (f.Status != durable.Fresh && f.Status != durable.Uncited) {
+			out = append(out, verifiedJSON{it, f})
+		}
+	}
+	if c.Bool("json") {
+		return printJSON(c, map[string]any{"commit": v.Commit().String(), "counts": counts, "memories": out})
+	}
+	w := c.App.Writer
+	fmt.Fprintf(w, "checked against %s: %d fresh, %d stale, %d obsolete, %d expired, %d uncited\n", short(v.Commit().String()),
+		counts[durable.Fresh], counts[durable.Stale], counts[durable.Obsolete], counts[durable.Expired], counts[durable.Uncited])
+	for _, m := range out {
+		fmt.Fprintf(w, "%s  %-8s %-10s %s\n", m.ID[:10], m.Freshness.Status, m.Kind, clip(m.Text, 90))
+		if m.Freshness.Why != "" {
+			fmt.Fprintf(w, "            %s\n", m.Freshness.Why)
+		}
+	}
+	return nil
+}
+
+func runMemoriesConfirm(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return cli.Exit("usage: git konteks memories confirm ID", 2)
+	}
+	repo, err := openRepo()
+	if err != nil {
+		return err
+	}
+	it, err := durable.Confirm(repo, c.Args().First())
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		return printJSON(c, it)
+	}
+	fmt.Fprintf(c.App.Writer, "confirmed as %s (supersedes %s)\n", it.ID, short(it.Supersedes))
 	return nil
 }
 

@@ -115,6 +115,9 @@ func writeAnswer(w io.Writer, a *recall.Response) {
 			continue
 		}
 		fmt.Fprintf(w, "memory:%s  %s  %s\n", m.ID[:10], memoryLabel(m), flatLine(m.Text, 120))
+		if n := m.Note(); n != "" {
+			fmt.Fprintf(w, "  %s\n", n)
+		}
 	}
 	for _, f := range a.Files {
 		var secs []string

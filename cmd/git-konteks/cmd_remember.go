@@ -16,7 +16,8 @@ func rememberCommand() *cli.Command {
 		Usage:     "save a durable memory (a decision, constraint, preference, insight, fact or note)",
 		ArgsUsage: `"text"`,
 		Description: "Durable memories live under durable/ in refs/konteks, travel with push and fetch,\n" +
-			"and are never removed by extraction. Paths and `symbols` named in the text are linked.\n" +
+			"and are never removed by extraction. Paths and `symbols` named in the text are linked\n" +
+			"and cited: `memories verify` says when the cited code has changed since.\n" +
 			"Near-empty text and credentials are refused (exit 1). An exact duplicate is not saved\n" +
 			"again: the command names the entry already saved and exits 0 (--json: \"duplicate\": true).",
 		Flags: []cli.Flag{
@@ -24,12 +25,13 @@ func rememberCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "tag", Usage: "a `TAG` (repeatable)"},
 			&cli.StringSliceFlag{Name: "path", Usage: "a source `PATH` it is about (repeatable)"},
 			&cli.StringFlag{Name: "supersedes", Usage: "`ID` of a memory this one replaces"},
+			&cli.StringFlag{Name: "scope", Usage: "`SCOPE`: " + durable.ScopeRepository + " (a fact about the repository) or " + durable.ScopePersonal + " (your preference)"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
 			return save(c, durable.Entry{
 				Type: durable.TypeMemory, Kind: c.String("kind"), Text: strings.Join(c.Args().Slice(), " "),
-				Tags: c.StringSlice("tag"), Paths: c.StringSlice("path"), Supersedes: c.String("supersedes"),
+				Tags: c.StringSlice("tag"), Paths: c.StringSlice("path"), Supersedes: c.String("supersedes"), Scope: c.String("scope"),
 			})
 		},
 	}
@@ -65,6 +67,9 @@ func save(c *cli.Context, e durable.Entry) error {
 		return err
 	}
 	durable.LinkMentions(repo, &e)
+	if e.Type == durable.TypeMemory {
+		durable.CiteMentions(repo, &e)
+	}
 	it, isNew, err := durable.Save(repo, e)
 	if err != nil {
 		if errors.Is(err, durable.ErrRejected) {

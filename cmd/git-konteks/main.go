@@ -116,6 +116,7 @@ func newApp() *cli.App {
 			rememberCommand(),
 			diaryCommand(),
 			memoriesCommand(),
+			sessionCommand(),
 			skillCommand(),
 			fetchCommand(),
 			pushCommand(),
