@@ -24,8 +24,16 @@ type claudeLine struct {
 	IsMeta      bool   `json:"isMeta"`
 	IsSidechain bool   `json:"isSidechain"`
 	Message     *struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
+		Role    string        `json:"role"`
+		Content []claudeBlock `json:"content"`
+	} `json:"message"`
+}
+
+// claudeText is a line whose message content is a plain string (what the
+// person typed); tried when the content is not a list of blocks.
+type claudeText struct {
+	Message struct {
+		Content string `json:"content"`
 	} `json:"message"`
 }
 
@@ -40,10 +48,29 @@ type claudeBlock struct {
 	IsError   bool            `json:"is_error"`
 }
 
+// smallOutput is the size up to which a successful tool output is read
+// (for the commit ids git prints); longer successful outputs, file
+// contents and listings, are skipped undecoded.
+const smallOutput = 4 << 10
+
 func (p *parser) claudeLine(b []byte) error {
 	var l claudeLine
+	var text *string
+	// Decoded in one pass: content is a list of blocks, or else (a short
+	// line the person typed) a string.
 	if err := json.Unmarshal(b, &l); err != nil {
-		return err
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) || te.Field != "message.content" {
+			return err
+		}
+		var ct claudeText
+		if err := json.Unmarshal(b, &ct); err != nil {
+			return err
+		}
+		text = &ct.Message.Content
+		if l.Message != nil {
+			l.Message.Content = nil
+		}
 	}
 	if p.meta.ID == "" && l.SessionID != "" {
 		p.meta.ID = l.SessionID
@@ -55,20 +82,15 @@ func (p *parser) claudeLine(b []byte) error {
 		return nil
 	}
 	t := parseTime(l.Timestamp)
-	var text string
-	if json.Unmarshal(l.Message.Content, &text) == nil {
+	if text != nil {
 		if l.Type == "user" && !l.IsMeta && !l.IsSidechain {
-			p.emit(Event{Time: t, Role: RoleUser, Text: text})
+			p.emit(Event{Time: t, Role: RoleUser, Text: *text})
 		} else if l.Type == "assistant" {
-			p.emit(Event{Time: t, Role: RoleAssistant, Text: text})
+			p.emit(Event{Time: t, Role: RoleAssistant, Text: *text})
 		}
 		return nil
 	}
-	var blocks []claudeBlock
-	if err := json.Unmarshal(l.Message.Content, &blocks); err != nil {
-		return fmt.Errorf("message content: %w", err)
-	}
-	for _, bl := range blocks {
+	for _, bl := range l.Message.Content {
 		switch bl.Type {
 		case "text":
 			switch {
@@ -98,7 +120,11 @@ func (p *parser) claudeLine(b []byte) error {
 			}
 			p.emit(e)
 		case "tool_result":
-			p.emit(Event{Time: t, Role: RoleResult, CallID: bl.ToolUseID, Text: flatText(bl.Content), Failed: bl.IsError})
+			out := ""
+			if bl.IsError || len(bl.Content) <= smallOutput {
+				out = flatText(bl.Content)
+			}
+			p.emit(Event{Time: t, Role: RoleResult, CallID: bl.ToolUseID, Text: out, Failed: bl.IsError})
 		}
 	}
 	return nil

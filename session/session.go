@@ -32,8 +32,16 @@ const (
 	AgentGeneric = "generic"
 )
 
-// Agents lists the agent names Parse accepts.
+// Agents lists the transcript formats Parse reads, by agent name.
 var Agents = []string{AgentClaude, AgentCodex, AgentGemini, AgentGeneric}
+
+// aliases are other names of the agents whose formats are read.
+var aliases = map[string]string{"claude": AgentClaude, "claude-code": AgentClaude, "codex": AgentCodex, "codex-cli": AgentCodex,
+	"gemini": AgentGemini, "gemini-cli": AgentGemini, "generic": AgentGeneric}
+
+// Format is the transcript format of an agent name ("" when the agent's
+// format is not one of Agents: it is then detected from the content).
+func Format(agent string) string { return aliases[strings.ToLower(strings.TrimSpace(agent))] }
 
 // Limits bound what a transcript may be.
 type Limits struct {
@@ -82,9 +90,10 @@ const maxEventText = 8 << 10
 var ErrNotTranscript = errors.New("not a session transcript")
 
 // Parse reads a transcript of agent (one of Agents, or "" to detect it
-// from the content) and calls fn for each event in order. It reads r as a
+// from the content; another name is detected too, and names the agent
+// in the metadata) and calls fn for each event in order. It reads r as a
 // stream and returns the session's metadata.
-func Parse(r io.Reader, agent string, lim Limits, fn func(Event)) (Meta, error) {
+func Parse(r io.Reader, agent string, lim Limits, fn func(Event)) (meta Meta, err error) {
 	if lim.MaxBytes <= 0 {
 		lim = DefaultLimits
 	}
@@ -97,12 +106,27 @@ func Parse(r io.Reader, agent string, lim Limits, fn func(Event)) (Meta, error) 
 	if err := checkText(head); err != nil {
 		return Meta{}, err
 	}
+	named := ""
+	if agent != "" && Format(agent) == "" {
+		named = clip(strings.Map(func(r rune) rune {
+			if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+				return r
+			}
+			return -1
+		}, strings.ToLower(agent)), 40)
+	}
+	agent = Format(agent)
 	if agent == "" {
 		if agent, err = detect(head); err != nil {
 			return Meta{}, err
 		}
 	}
 	p := &parser{lim: lim, fn: fn, meta: Meta{Agent: agent}}
+	defer func() {
+		if named != "" {
+			meta.Agent = named
+		}
+	}()
 	switch agent {
 	case AgentClaude:
 		err = p.lines(br, p.claudeLine)
@@ -112,8 +136,6 @@ func Parse(r io.Reader, agent string, lim Limits, fn func(Event)) (Meta, error) 
 		err = p.gemini(br)
 	case AgentGeneric:
 		err = p.lines(br, p.genericLine)
-	default:
-		return Meta{}, fmt.Errorf("unknown agent %q (one of %s)", agent, strings.Join(Agents, ", "))
 	}
 	if lr.over {
 		return p.meta, fmt.Errorf("transcript is over the %d MB limit", lim.MaxBytes>>20)

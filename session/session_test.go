@@ -109,7 +109,7 @@ func TestHostile(t *testing.T) {
 		"malformed": {`{"type":"user","sessionId":"x","message":{"role":"user","content":"hi there you"}}` + "\n{\"type\": user}\n" + `{"type":"user","sessionId":"x","message":{"role":"user","content":"and more"}}` + "\n", AgentClaude, "line 2"},
 		"deep":      {deep + "\n", AgentClaude, "line 1"},
 		"unknown":   {`{"x":1}` + "\n", "", "name the agent"},
-		"agent":     {`{"x":1}` + "\n", "cursor", "unknown agent"},
+		"agent":     {`{"x":1}` + "\n", "cursor", "name the agent"},
 		"no events": {`{"type":"summary","summary":"s","leafUuid":"u"}` + "\n", "", "no claude-code messages"},
 		"gemini":    {`{"sessionId":"x","messages":[{"type":"user","content":"a b c"}, {"type":` + "\n", AgentGemini, "gemini transcript"},
 	} {
@@ -156,5 +156,17 @@ func TestRules(t *testing.T) {
 	}
 	if m, _ := rule("I prefer table-driven tests."); m.Scope != ScopePersonal {
 		t.Errorf("a personal preference has scope %q", m.Scope)
+	}
+}
+
+// TestAgentNames: an alias reads its agent's format; another agent's name
+// (one whose hooks send a transcript in a known format) is kept as the
+// agent and the format detected.
+func TestAgentNames(t *testing.T) {
+	if dg := readFixture(t, "claude-code.jsonl", "claude"); dg.Meta.Agent != AgentClaude || dg.Task == "" {
+		t.Errorf("alias claude: %+v", dg.Meta)
+	}
+	if dg := readFixture(t, "codex.jsonl", "Cursor"); dg.Meta.Agent != "cursor" || dg.Task == "" {
+		t.Errorf("another agent: %+v", dg.Meta)
 	}
 }

@@ -78,6 +78,8 @@ type sessionIngestOptions struct {
 type hookPayload struct {
 	TranscriptPath string `json:"transcript_path"`
 	Cwd            string `json:"cwd"`
+	SessionID      string `json:"session_id"`
+	Event          string `json:"hook_event_name"`
 }
 
 func runSessionIngest(ctx context.Context, o sessionIngestOptions, args []string, stdin io.Reader, out io.Writer) error {
@@ -94,6 +96,15 @@ func runSessionIngest(ctx context.Context, o sessionIngestOptions, args []string
 		br := bufio.NewReaderSize(stdin, 64<<10)
 		in = br
 		if p, ok := peekPayload(br); ok {
+			if p.TranscriptPath == "" {
+				// A hook of an agent that does not say where its
+				// transcript is: nothing to read, and no reason to fail
+				// the agent's hook.
+				if !o.Quiet {
+					fmt.Fprintln(out, "the hook's payload names no transcript (transcript_path): nothing to ingest")
+				}
+				return nil
+			}
 			name, dir = p.TranscriptPath, p.Cwd
 		}
 	}
@@ -151,7 +162,8 @@ func runSessionIngest(ctx context.Context, o sessionIngestOptions, args []string
 }
 
 // peekPayload reads a hook's JSON payload from the start of stdin, if it
-// is one: a small JSON object with a transcript_path.
+// is one: a small JSON object, alone on stdin, with a transcript_path, a
+// session_id or a hook_event_name.
 func peekPayload(br *bufio.Reader) (hookPayload, bool) {
 	head, _ := br.Peek(64 << 10)
 	head = bytes.TrimSpace(head)
@@ -160,8 +172,11 @@ func peekPayload(br *bufio.Reader) (hookPayload, bool) {
 	}
 	var p hookPayload
 	d := json.NewDecoder(bytes.NewReader(head))
-	if d.Decode(&p) != nil || p.TranscriptPath == "" {
+	if d.Decode(&p) != nil || (p.TranscriptPath == "" && p.SessionID == "" && p.Event == "") {
 		return hookPayload{}, false
+	}
+	if p.TranscriptPath == "" && d.More() {
+		return hookPayload{}, false // the first line of a transcript
 	}
 	return p, true
 }
