@@ -16,7 +16,7 @@ func bigClaude(size int, cwd string) []byte {
 	line := func(typ string, content any, i int) {
 		b, _ := json.Marshal(map[string]any{"type": typ, "sessionId": "big", "cwd": cwd, "uuid": fmt.Sprint(i),
 			"timestamp": time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Second).Format(time.RFC3339Nano),
-			"message": map[string]any{"role": typ, "content": content}})
+			"message":   map[string]any{"role": typ, "content": content}})
 		buf.Write(b)
 		buf.WriteByte('\n')
 	}
