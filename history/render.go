@@ -8,6 +8,13 @@ import (
 
 // Text renders a `why` answer for people and models: one block per
 // commit, the commit that matters most first.
+// writeSession names the agent session a commit was made in.
+func writeSession(b *strings.Builder, s *SessionLink) {
+	if s != nil {
+		fmt.Fprintf(b, "    made in a %s session (git konteks session show %.10s): %s\n", s.Agent, s.Record, s.Task)
+	}
+}
+
 func (r *WhyResult) Text() string {
 	var b strings.Builder
 	what := r.Path
@@ -43,6 +50,7 @@ func (r *WhyResult) Text() string {
 		if c.Body != "" {
 			fmt.Fprintf(&b, "    %s\n", indent(firstLines(c.Body, 6)))
 		}
+		writeSession(&b, c.Session)
 	}
 	if r.Skipped > 0 {
 		fmt.Fprintf(&b, "\n(%d formatting-only or mass commit(s) left out)\n", r.Skipped)
@@ -77,6 +85,7 @@ func (r *SearchResult) Text() string {
 		if more := h.Files - len(h.Changes); more > 0 {
 			fmt.Fprintf(&b, "    ... and %d more file(s)\n", more)
 		}
+		writeSession(&b, h.Session)
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)

@@ -62,6 +62,26 @@ type Brief struct {
 	Time    int64    `json:"time"`
 	Flags   []string `json:"flags,omitempty"`
 	Files   int      `json:"files"`
+	// Session is the agent session that made the commit, when one was
+	// ingested (docs/sessions.md).
+	Session *SessionLink `json:"session,omitempty"`
+}
+
+// SessionLink names the agent session a commit was made in: its record,
+// the agent and the task as the person stated it.
+type SessionLink struct {
+	Record string `json:"record"`
+	Agent  string `json:"agent"`
+	Task   string `json:"task"`
+}
+
+// LinkSessions sets the session of each brief whose commit links names.
+func LinkSessions(links map[string]SessionLink, briefs ...*Brief) {
+	for _, b := range briefs {
+		if l, ok := links[b.Hash]; ok {
+			b.Session = &l
+		}
+	}
 }
 
 // BriefOf makes the brief of a record.

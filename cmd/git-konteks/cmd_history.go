@@ -30,6 +30,10 @@ func historyCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			links := sessionLinks(repo, mem)
+			for i := range res.Hits {
+				history.LinkSessions(links, &res.Hits[i].Brief)
+			}
 			if c.Bool("json") {
 				return printJSON(c, res)
 			}

@@ -347,3 +347,54 @@ func TestTeamLearnsFromSession(t *testing.T) {
 		t.Errorf("the past case is not the first memory for the same error: %+v", rec.Memories)
 	}
 }
+
+// TestWhySaysWhichSession: a commit an ingested session made points to
+// its record, so why and history name the task that produced the line.
+func TestWhySaysWhichSession(t *testing.T) {
+	r := testgit.New(t)
+	r.Git("config", "konteks.embed.provider", "none")
+	r.Write("lib/rate.go", "package lib\n\n// Limit says how many requests a client may send.\nfunc Limit() int { return 10 }\n")
+	r.Commit("lib")
+	r.Write("lib/rate.go", "package lib\n\n// Limit says how many requests a client may send.\nfunc Limit() int { return 20 }\n")
+	h := r.Commit("lib: raise the rate limit to 20")
+	lines := []string{
+		`{"konteks_session": 1, "agent": "aider", "id": "s-rate-1"}`,
+		`{"role": "user", "text": "Raise the rate limit for clients to twenty requests"}`,
+		`{"role": "tool", "files": ["lib/rate.go"]}`,
+		`{"role": "tool", "command": "git commit -am 'lib: raise the rate limit to 20'", "exit_code": 0, "output": "[main ` + h[:7] + `] lib: raise the rate limit to 20\n 1 file changed"}`,
+		`{"role": "assistant", "text": "The limit is 20 now."}`,
+	}
+	out, errOut, err := runStdin(t, r.Dir, strings.Join(lines, "\n")+"\n", "session", "ingest", "--json")
+	if err != nil {
+		t.Fatalf("ingest: %v %s", err, errOut)
+	}
+	var res session.Result
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Record.Record.Commits; len(c) != 1 || c[0] != h {
+		t.Fatalf("record commits %v, want %s", c, h)
+	}
+	extractJSON(t, r.Dir)
+	why := run(t, r.Dir, "why", "lib/rate.go:4")
+	if !strings.Contains(why, "made in a generic:aider session") || !strings.Contains(why, "Raise the rate limit for clients to twenty requests") {
+		t.Errorf("why does not name the session:\n%s", why)
+	}
+	var wj struct {
+		Commits []struct {
+			Hash    string `json:"commit"`
+			Session *struct {
+				Record string `json:"record"`
+			} `json:"session"`
+		} `json:"commits"`
+	}
+	if err := json.Unmarshal([]byte(run(t, r.Dir, "why", "--json", "lib/rate.go:4")), &wj); err != nil {
+		t.Fatal(err)
+	}
+	if len(wj.Commits) == 0 || wj.Commits[0].Hash != h || wj.Commits[0].Session == nil || wj.Commits[0].Session.Record != res.Record.ID {
+		t.Errorf("why --json: %+v", wj)
+	}
+	if hist := run(t, r.Dir, "history", "raise rate limit"); !strings.Contains(hist, "made in a generic:aider session") {
+		t.Errorf("history does not name the session:\n%s", hist)
+	}
+}

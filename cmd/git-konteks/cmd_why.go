@@ -6,7 +6,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/konteks/git-konteks/durable"
+	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/history"
+	"github.com/konteks/git-konteks/memref"
 )
 
 func whyCommand() *cli.Command {
@@ -32,6 +35,10 @@ func whyCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			links := sessionLinks(repo, mem)
+			for i := range res.Commits {
+				history.LinkSessions(links, &res.Commits[i].Brief)
+			}
 			if c.Bool("json") {
 				return printJSON(c, res)
 			}
@@ -39,4 +46,18 @@ func whyCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// sessionLinks maps the commits ingested agent sessions made to their
+// records, so why and history can say which task produced a change.
+func sessionLinks(repo *gitstore.Repo, mem *memref.Memory) map[string]history.SessionLink {
+	items, _, err := durable.Load(repo, mem.Tree)
+	if err != nil {
+		return nil
+	}
+	out := map[string]history.SessionLink{}
+	for c, it := range durable.SessionsByCommit(items) {
+		out[c] = history.SessionLink{Record: it.ID, Agent: it.Record.Agent, Task: clip(it.Text, 200)}
+	}
+	return out
 }
