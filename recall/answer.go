@@ -163,11 +163,43 @@ func (s *Searcher) aboutAsWell(task string, m MemoryHit, ev Evidence, paths []st
 			}
 		}
 	}
+	for _, q := range paths {
+		if taggedWith(q, m.Tags) {
+			return true
+		}
+	}
 	if ev.NoMatch || ev.Coverage == 0 {
 		return true
 	}
 	as := Hit{Path: strings.Join(m.Paths, " "), Name: m.Subject, Summary: m.Kind + " " + strings.Join(m.Tags, " "), Content: m.Text}
 	return s.Evidence(task, []Hit{as}).Coverage >= memoryParity*ev.Coverage
+}
+
+// taggedWith reports whether one of an entry's tags names a path: a
+// directory of it or its file name without extension ("store" for
+// internal/store/store.go). Tags are how people say what an entry is
+// about; one that names a file of the answer links the entry to it.
+func taggedWith(p string, tags []string) bool {
+	if len(tags) == 0 {
+		return false
+	}
+	parts := strings.Split(strings.ToLower(p), "/")
+	last := parts[len(parts)-1]
+	if i := strings.IndexByte(last, '.'); i > 0 {
+		parts[len(parts)-1] = last[:i]
+	}
+	for _, t := range tags {
+		t = strings.ToLower(strings.TrimSpace(t))
+		if t == "" {
+			continue
+		}
+		for _, c := range parts {
+			if c == t {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // relate fills the state's HEAD fields: whether HEAD moved past the source

@@ -117,3 +117,22 @@ func TestParseTaskShortTaskIsAllProse(t *testing.T) {
 		}
 	}
 }
+
+func TestTaggedWith(t *testing.T) {
+	for _, c := range []struct {
+		path string
+		tags []string
+		want bool
+	}{
+		{"internal/store/store.go", []string{"store"}, true},
+		{"internal/store/cache.go", []string{"Store"}, true},
+		{"share/push.go", []string{"push"}, true},
+		{"share/push.go", []string{"store", "pushes"}, false},
+		{"share/push.go", nil, false},
+		{"storefront/a.go", []string{"store"}, false},
+	} {
+		if got := taggedWith(c.path, c.tags); got != c.want {
+			t.Errorf("taggedWith(%q, %q) = %v", c.path, c.tags, got)
+		}
+	}
+}

@@ -230,6 +230,11 @@ func TestMCPColdIndexProgress(t *testing.T) {
 	cs := startMCP(t, r.Dir, []string{"mcp"}, &sdk.ClientOptions{ProgressNotificationHandler: pl.handler})
 	callMCP(t, cs, mcp.ToolStatus, nil, nil)
 	run(t, r.Dir, "extract")
+	// extract returns with the index built; a clone that fetched memory,
+	// or whose cache was deleted, builds it cold at its first recall.
+	if err := os.RemoveAll(filepath.Join(r.Dir, ".git", "konteks", "index")); err != nil {
+		t.Fatal(err)
+	}
 	p := &sdk.CallToolParams{Name: mcp.ToolRecall, Arguments: map[string]any{"task": "get the value stored for a key"}}
 	p.SetProgressToken("cold-recall")
 	res, err := cs.CallTool(context.Background(), p)
