@@ -113,6 +113,18 @@ type Item struct {
 	Path   string `json:"-"` // tree path in the memory ref
 }
 
+// Label names an entry in a listing: its kind, or "diary" with the
+// entry's subject for a diary entry.
+func (it Item) Label() string {
+	if it.Type != TypeDiary {
+		return it.Kind
+	}
+	if it.Subject != "" {
+		return "diary (" + it.Subject + ")"
+	}
+	return "diary"
+}
+
 // newID makes a unique id: 8 random hex digits, then 12 hex digits of
 // milliseconds (collisions across clones are negligible). The random part
 // comes first so that short prefixes, as people type them, are unique even

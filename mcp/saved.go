@@ -204,13 +204,7 @@ func (s *Server) memories(_ context.Context, _ *sdk.CallToolRequest, in Memories
 	out.Memory = s.snapFreshness(snap)
 	var b strings.Builder
 	for _, it := range out.Entries {
-		label := it.Kind
-		if it.Type == durable.TypeDiary {
-			label = "diary"
-			if it.Subject != "" {
-				label += " (" + it.Subject + ")"
-			}
-		}
+		label := it.Label()
 		status := ""
 		if it.Status != durable.StatusLive {
 			status = " [" + it.Status + "]"

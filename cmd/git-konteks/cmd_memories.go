@@ -110,13 +110,7 @@ func runMemoriesList(c *cli.Context) error {
 		return nil
 	}
 	for _, it := range out {
-		label := it.Kind
-		if it.Type == durable.TypeDiary {
-			label = "diary"
-			if it.Subject != "" {
-				label += " (" + it.Subject + ")"
-			}
-		}
+		label := it.Label()
 		status := ""
 		if it.Status != durable.StatusLive {
 			status = " [" + it.Status + "]"
