@@ -167,15 +167,6 @@ func ParseTask(raw string) *Task {
 
 var inlineCode = regexp.MustCompile("`([^`\n]{1,200})`")
 
-func inlineSpans(s string) string {
-	var b strings.Builder
-	for _, m := range inlineCode.FindAllStringSubmatch(s, -1) {
-		b.WriteString(m[1])
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
 func (t *Task) traceLine(line string, trace *strings.Builder) {
 	trace.WriteString(line)
 	trace.WriteByte('\n')

@@ -216,7 +216,7 @@ func sourcePath(p string) bool {
 	return base == "makefile" || base == "dockerfile" || base == "cmakelists.txt"
 }
 
-// CleanMessage drops what a commit message repeats for tools rather than
+// cleanMessage drops what a commit message repeats for tools rather than
 // people: trailers, URLs, issue and pull request numbers.
 func cleanMessage(m string) string {
 	m = trailer.ReplaceAllString(m, "")
