@@ -97,7 +97,27 @@ const (
 	StatusLive       = "live"
 	StatusForgotten  = "forgotten"
 	StatusSuperseded = "superseded"
+	// StatusDeclined is the status of a tombstone that is not applied: its
+	// target's author declined it (peer.go).
+	StatusDeclined = "declined"
 )
+
+// A decline is a tombstone whose target is another tombstone (its kind is
+// TypeTombstone): it records that a clone did not accept that tombstone,
+// in memory itself, so that every clone and every later push agrees on
+// the outcome (a dropped tombstone would come back with the next push of
+// a clone that holds it, and be dropped again by the next that does not).
+// What a decline does depends on who wrote it:
+//   - a decline by the forgotten entry's author voids the tombstone: the
+//     entry is not forgotten (the author says they did not forget it);
+//   - a decline by anyone else only stops a purge: the entry is hidden as
+//     the tombstone asks, and its file is kept (the decliner's copy is not
+//     deleted, so no clone's may be: memory is one union).
+//
+// Declines are written by merges (ScreenPeer), never by hand.
+
+// IsDecline reports whether e is a decline of another tombstone.
+func IsDecline(e Entry) bool { return e.Type == TypeTombstone && e.Kind == TypeTombstone }
 
 // Item is an entry with its status.
 type Item struct {
@@ -109,8 +129,11 @@ type Item struct {
 	// Legacy marks an entry saved by a version whose ids were random, not
 	// bound to the entry's content and author (see BoundID): it is loaded
 	// and shown as before, but nothing proves its author wrote it.
-	Legacy bool   `json:"legacy_id,omitempty"`
-	Path   string `json:"-"` // tree path in the memory ref
+	Legacy bool `json:"legacy_id,omitempty"`
+	// PurgeDeclined, on a purge tombstone, says that a clone declined the
+	// purge: the entry is hidden at most, its file is kept.
+	PurgeDeclined bool   `json:"purge_declined,omitempty"`
+	Path          string `json:"-"` // tree path in the memory ref
 }
 
 // Label names an entry in a listing: its kind, or "diary" with the
@@ -269,23 +292,38 @@ func Load(repo *gitstore.Repo, tree gitstore.Hash) (items []Item, bad []string, 
 
 // resolve applies tombstones and supersessions and sorts by creation. A
 // tombstone forgets only an entry of its own author (SameAuthor): one
-// whose author differs is not applied.
+// whose author differs is not applied, nor is one that entry's author
+// declined.
 func resolve(entries []Entry, paths []string) []Item {
 	tombs := map[string][]Entry{}
+	declines := map[string][]Entry{} // tombstone id -> its declines
 	superseded := map[string]string{}
+	byID := map[string]Entry{}
 	for _, e := range entries {
+		byID[e.ID] = e
 		switch {
+		case IsDecline(e):
+			declines[e.Forgets] = append(declines[e.Forgets], e)
 		case e.Type == TypeTombstone:
 			tombs[e.Forgets] = append(tombs[e.Forgets], e)
 		case e.Supersedes != "":
 			superseded[e.Supersedes] = e.ID
 		}
 	}
+	// voided: the target's author declined tombstone t.
+	voided := func(t Entry, target Entry) bool {
+		for _, d := range declines[t.ID] {
+			if SameAuthor(d.Author, target.Author) {
+				return true
+			}
+		}
+		return false
+	}
 	forgotBy := func(e Entry) (Entry, bool) {
 		var first Entry
 		found := false
 		for _, t := range tombs[e.ID] {
-			if SameAuthor(t.Author, e.Author) && (!found || t.Created.Before(first.Created)) {
+			if SameAuthor(t.Author, e.Author) && !voided(t, e) && (!found || t.Created.Before(first.Created)) {
 				first, found = t, true
 			}
 		}
@@ -294,10 +332,19 @@ func resolve(entries []Entry, paths []string) []Item {
 	items := make([]Item, 0, len(entries))
 	for i, e := range entries {
 		it := Item{Entry: e, Status: StatusLive, Path: paths[i], Legacy: len(e.ID) != BoundIDLen}
-		if t, ok := forgotBy(e); ok && e.Type != TypeTombstone {
-			it.Status, it.ForgottenBy, it.ForgetReason = StatusForgotten, t.ID, t.Reason
-		} else if by, ok := superseded[e.ID]; ok && e.Type != TypeTombstone {
-			it.Status, it.SupersededBy = StatusSuperseded, by
+		switch {
+		case e.Type == TypeTombstone && !IsDecline(e):
+			if target, ok := byID[e.Forgets]; ok && voided(e, target) {
+				it.Status = StatusDeclined
+			}
+			it.PurgeDeclined = e.Purge && len(declines[e.ID]) > 0
+		case e.Type == TypeTombstone:
+		default:
+			if t, ok := forgotBy(e); ok {
+				it.Status, it.ForgottenBy, it.ForgetReason = StatusForgotten, t.ID, t.Reason
+			} else if by, ok := superseded[e.ID]; ok {
+				it.Status, it.SupersededBy = StatusSuperseded, by
+			}
 		}
 		items = append(items, it)
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/internal/testgit"
 )
@@ -123,4 +125,68 @@ func FuzzDecodeBoundID(f *testing.F) {
 			t.Fatal("no tree path")
 		}
 	})
+}
+
+// TestDeclines: a decline by the forgotten entry's author voids the
+// tombstone; a decline by anyone else keeps it forgetting but stops its
+// purge, so PurgePaths deletes nothing.
+func TestDeclines(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	mk := func(e Entry) Entry {
+		e.Created = now
+		e.ID = BoundID(e)
+		return e
+	}
+	note := mk(Entry{Type: TypeMemory, Text: "alice's note", Author: "Alice <alice@example.invalid>"})
+	purge := mk(Entry{Type: TypeTombstone, Kind: TypeMemory, Forgets: note.ID, Purge: true, Author: "Alice <alice@example.invalid>"})
+	byCarol := mk(Entry{Type: TypeTombstone, Kind: TypeTombstone, Forgets: purge.ID, Author: "Carol <carol@example.invalid>"})
+	byAlice := mk(Entry{Type: TypeTombstone, Kind: TypeTombstone, Forgets: purge.ID, Author: "Alice Elsewhere <ALICE@example.invalid>"})
+	find := func(items []Item, id string) Item {
+		for _, it := range items {
+			if it.ID == id {
+				return it
+			}
+		}
+		t.Fatalf("%s not loaded", id)
+		return Item{}
+	}
+	items := resolve([]Entry{note, purge, byCarol}, []string{"a", "b", "c"})
+	if it := find(items, note.ID); it.Status != StatusForgotten {
+		t.Fatalf("a purge declined by another clone no longer forgets: %+v", it)
+	}
+	if it := find(items, purge.ID); !it.PurgeDeclined || it.Status == StatusDeclined {
+		t.Fatalf("purge declined by carol: %+v", it)
+	}
+	items = resolve([]Entry{note, purge, byCarol, byAlice}, []string{"a", "b", "c", "d"})
+	if it := find(items, note.ID); it.Status != StatusLive {
+		t.Fatalf("a tombstone its entry's author declined still forgets: %+v", it)
+	}
+	if it := find(items, purge.ID); it.Status != StatusDeclined {
+		t.Fatalf("tombstone declined by its entry's author: %+v", it)
+	}
+	if IsDecline(purge) || !IsDecline(byCarol) {
+		t.Fatal("IsDecline")
+	}
+
+	// In a memory tree: the declined purge deletes nothing.
+	repo := openRepo(t)
+	w := repo.NewWriter()
+	ed := repo.NewTreeEditor(gitstore.ZeroHash)
+	for _, e := range []Entry{note, purge, byCarol} {
+		b, _ := json.Marshal(e)
+		h, _ := w.Blob(b)
+		if err := ed.Set(treePath(e), filemode.Regular, h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tree, err := ed.Write(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if paths, err := PurgePaths(repo, tree); err != nil || len(paths) != 0 {
+		t.Fatalf("a declined purge would delete %v (%v)", paths, err)
+	}
 }

@@ -9,26 +9,36 @@ import (
 
 // Screened is the verdict on a peer's durable memory before it is merged.
 type Screened struct {
-	// Drop lists tree paths (durable/...) of the peer's entries left out of
-	// the merge.
-	Drop []string
-	// Notes say, one line each, what was left out and why.
+	// Declines are the declines (IsDecline) this clone adds to the merge,
+	// one per tombstone of theirs it does not accept; Files holds their
+	// encoded files by tree path (durable/...).
+	Declines []Item
+	Files    map[string][]byte
+	// Notes say, one line each, what was not applied and why.
 	Notes []string
 }
 
-// ScreenPeer decides which of the entries a peer's memory tree brings
-// (theirs, against ours) may join local memory. Entries themselves are a
-// union (their ids are bound to content, so they cannot overwrite ours);
-// what needs a verdict is a tombstone, which hides an entry:
-//   - a tombstone whose author is not the entry's author is left out (it
-//     would not be applied anyway: see resolve);
-//   - a tombstone for an entry in local memory written by the local author
-//     (me) is left out unless vouched says its author's identity is proven
-//     (a trusted signature by that person on the peer's memory commit): a
-//     peer can claim any author, so forgetting your own memories takes your
-//     word. The note says how to agree (`memories forget ID`).
+// ScreenPeer decides which of the tombstones a peer's memory tree brings
+// (theirs, against ours) this clone accepts. Entries themselves are a
+// union (their ids are bound to content, so they cannot overwrite ours),
+// and so are tombstones: a tombstone this clone does not accept stays in
+// the merged tree, with a decline beside it (durable.go), so that the
+// next push, squashed or not, does not erase it from shared memory and
+// every clone, a new one too, reads the same outcome. For each tombstone
+// of theirs that ours lacks:
+//   - one whose author is not its entry's author is applied nowhere
+//     (resolve), and needs no decline;
+//   - one whose author's identity is proven (vouched: the peer's memory
+//     commit is signed by a trusted signer whose principal is the
+//     tombstone's author) is accepted, purge included;
+//   - otherwise the author is only claimed (anyone can set user.email):
+//     a tombstone for an entry in local memory written by the local
+//     author (me) is declined as that author, so it forgets nothing; the
+//     note says how to agree (`memories forget ID`);
+//   - a purge of anyone else's entry is declined as a purge: the entry is
+//     forgotten as its claimed author asks, and no clone deletes its file.
 func ScreenPeer(repo *gitstore.Repo, ours, theirs gitstore.Hash, me, source string, vouched func(author string) bool) (Screened, error) {
-	var out Screened
+	out := Screened{Files: map[string][]byte{}}
 	if theirs.IsZero() {
 		return out, nil
 	}
@@ -41,6 +51,7 @@ func ScreenPeer(repo *gitstore.Repo, ours, theirs gitstore.Hash, me, source stri
 		return out, err
 	}
 	have := map[string]Item{}
+	declines := map[string][]string{} // tombstone id -> authors of its declines, both sides
 	for _, it := range oursItems {
 		have[it.ID] = it
 	}
@@ -48,8 +59,21 @@ func ScreenPeer(repo *gitstore.Repo, ours, theirs gitstore.Hash, me, source stri
 	for _, it := range theirItems {
 		byID[it.ID] = it
 	}
+	for _, it := range append(append([]Item{}, oursItems...), theirItems...) {
+		if IsDecline(it.Entry) {
+			declines[it.Forgets] = append(declines[it.Forgets], it.Author)
+		}
+	}
+	declinedBy := func(t Item, author string) bool {
+		for _, a := range declines[t.ID] {
+			if author == "" || SameAuthor(a, author) {
+				return true
+			}
+		}
+		return false
+	}
 	for _, t := range theirItems {
-		if t.Type != TypeTombstone {
+		if t.Type != TypeTombstone || IsDecline(t.Entry) {
 			continue
 		}
 		if _, known := have[t.ID]; known {
@@ -62,19 +86,49 @@ func ScreenPeer(repo *gitstore.Repo, ours, theirs gitstore.Hash, me, source stri
 			}
 			local = false
 		}
+		if target.Type == TypeTombstone {
+			continue
+		}
+		reason := strings.Join(strings.Fields(t.Reason), " ")
 		switch {
 		case !SameAuthor(t.Author, target.Author):
-			out.Drop = append(out.Drop, t.Path)
 			out.Notes = append(out.Notes, fmt.Sprintf("tombstone %s from %s by %s for memory %s by %s not applied: only an entry's author can forget it",
 				short(t.ID), source, t.Author, short(target.ID), target.Author))
-		case local && target.Type != TypeTombstone && SameAuthor(target.Author, me) && (vouched == nil || !vouched(t.Author)):
-			out.Drop = append(out.Drop, t.Path)
-			reason := strings.Join(strings.Fields(t.Reason), " ")
-			out.Notes = append(out.Notes, fmt.Sprintf("%s forgets your memory %s (%q; tombstone %s, reason %q, not signed by a trusted signer as %s): not applied; if you agree, run `git konteks memories forget %s --reason ...`",
+		case vouched != nil && vouched(t.Author):
+		case local && SameAuthor(target.Author, me):
+			if declinedBy(t, target.Author) {
+				continue
+			}
+			if err := out.decline(repo, t, "not signed by a trusted signer as "+t.Author); err != nil {
+				return out, err
+			}
+			out.Notes = append(out.Notes, fmt.Sprintf("%s forgets your memory %s (%q; tombstone %s, reason %q, not signed by a trusted signer as %s): declined; if you agree, run `git konteks memories forget %s --reason ...`",
 				source, short(target.ID), clipText(target.Text, 60), short(t.ID), reason, t.Author, short(target.ID)))
+		case t.Purge:
+			if declinedBy(t, "") {
+				continue
+			}
+			if err := out.decline(repo, t, "purge not signed by a trusted signer as "+t.Author); err != nil {
+				return out, err
+			}
+			out.Notes = append(out.Notes, fmt.Sprintf("%s purges memory %s by %s (tombstone %s, reason %q), not signed by a trusted signer as %s: forgotten, but its file is kept here and in shared memory; only a purge signed by its author's key in %s deletes other clones' copies",
+				source, short(target.ID), target.Author, short(t.ID), reason, t.Author, "konteks.trust"))
 		}
 	}
 	return out, nil
+}
+
+// decline adds this clone's decline of tombstone t.
+func (s *Screened) decline(repo *gitstore.Repo, t Item, reason string) error {
+	d := Entry{Type: TypeTombstone, Kind: TypeTombstone, Forgets: t.ID, Reason: reason}
+	data, err := finish(repo, &d)
+	if err != nil {
+		return err
+	}
+	it := Item{Entry: d, Status: StatusLive, Path: treePath(d)}
+	s.Declines = append(s.Declines, it)
+	s.Files[it.Path] = data
+	return nil
 }
 
 func short(id string) string {

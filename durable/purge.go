@@ -20,7 +20,8 @@ import (
 // PurgePaths lists the files a memory tree still holds that purge
 // tombstones in the same tree ask to delete: a purged memory or diary
 // entry, and every version of a purged skill older than its purge, each
-// only when the purge's author wrote it.
+// only when the purge's author wrote it and, for memory and diary
+// entries, when no clone declined the purge.
 func PurgePaths(repo *gitstore.Repo, tree gitstore.Hash) ([]string, error) {
 	items, _, err := Load(repo, tree)
 	if err != nil {
@@ -29,16 +30,24 @@ func PurgePaths(repo *gitstore.Repo, tree gitstore.Hash) ([]string, error) {
 	// A purge deletes only what its own author wrote: a tombstone, and so a
 	// purge, forgets only its author's entries (peer.go screens peers'
 	// tombstones; this holds for every tombstone, skills' included).
-	purgedBy := map[string]string{} // entry id -> the purge's author
+	// A declined purge (durable.go, peer.go) deletes nothing, anywhere:
+	// the decliner keeps its copy, and memory is one union.
+	purgedBy := map[string][]string{} // entry id -> the authors of its purges
 	for _, it := range items {
-		if it.Type == TypeTombstone && it.Purge {
-			purgedBy[it.Forgets] = it.Author
+		if it.Type == TypeTombstone && it.Purge && !IsDecline(it.Entry) && !it.PurgeDeclined && it.Status != StatusDeclined {
+			purgedBy[it.Forgets] = append(purgedBy[it.Forgets], it.Author)
 		}
 	}
 	var paths []string
 	for _, it := range items {
-		if by, ok := purgedBy[it.ID]; ok && it.Type != TypeTombstone && SameAuthor(it.Author, by) {
-			paths = append(paths, it.Path)
+		if it.Type == TypeTombstone {
+			continue
+		}
+		for _, by := range purgedBy[it.ID] {
+			if SameAuthor(it.Author, by) {
+				paths = append(paths, it.Path)
+				break
+			}
 		}
 	}
 	vs, _, err := loadSkillVersions(repo, tree)

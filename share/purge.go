@@ -52,7 +52,12 @@ func Purge(repo *gitstore.Repo) (PurgeResult, error) {
 	if len(res.Pushed) > 0 {
 		res.Note += fmt.Sprintf(" and pushed to %v", res.Pushed)
 	}
-	res.Note += "; clones that fetched it earlier drop it from their memory at their next merge, and keep its objects on disk until `git gc` prunes them (run `git gc --prune=now` here to drop the local copies now)"
+	res.Note += "; clones that fetched it earlier and trust your signing key (konteks.trust) drop it from their memory at their next merge, and keep its objects on disk until `git gc` prunes them (run `git gc --prune=now` here to drop the local copies now)"
+	if !repo.SigningEnabled() {
+		res.Note += "; your memory commits are not signed, so other clones only forget it: they keep its file, and so does shared memory once one of them pushes (sign with konteks.sign and have them trust your key)"
+	} else {
+		res.Note += "; a clone that does not trust your key forgets it but keeps its file, and so does shared memory once it pushes"
+	}
 	if len(res.Failed) > 0 {
 		res.Note += fmt.Sprintf("; NOT pushed to %d remote(s): push again when they are reachable (`git konteks push REMOTE`)", len(res.Failed))
 	}

@@ -8,8 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+
 	"github.com/konteks/git-konteks/durable"
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/memref"
 )
 
@@ -131,9 +134,11 @@ func trustDerived(repo *gitstore.Repo, side string, om, tm *memref.Memory, sourc
 		source, TrustKey, tr.Reason, kept)}
 }
 
-// screenDurable leaves out of theirs' durable tree (td) the tombstones
-// durable.ScreenPeer refuses, writing and flushing the screened tree.
-// A tombstone by the signer of a trusted memory commit is vouched for.
+// screenDurable adds to theirs' durable tree (td) this clone's declines
+// of the tombstones durable.ScreenPeer does not accept, writing and
+// flushing the new tree; the tombstones themselves stay (durable.go says
+// why). A tombstone by the signer of a trusted memory commit is vouched
+// for.
 func screenDurable(repo *gitstore.Repo, oursTree, theirsTree, td gitstore.Hash, tr Trust, theirs gitstore.Hash, source string) (gitstore.Hash, durable.Screened, error) {
 	vouched := func(author string) bool {
 		if !tr.Trusted && tr.Reason == "" {
@@ -142,13 +147,17 @@ func screenDurable(repo *gitstore.Repo, oursTree, theirsTree, td gitstore.Hash, 
 		return tr.Trusted && durable.SameAuthor(author, "<"+tr.Principal+">")
 	}
 	s, err := durable.ScreenPeer(repo, oursTree, theirsTree, durable.LocalAuthor(repo), source, vouched)
-	if err != nil || len(s.Drop) == 0 || td.IsZero() {
+	if err != nil || len(s.Declines) == 0 {
 		return td, s, err
 	}
 	w := repo.NewWriter()
 	ed := repo.NewTreeEditor(td)
-	for _, p := range s.Drop {
-		if err := ed.Delete(strings.TrimPrefix(p, "durable/")); err != nil {
+	for _, d := range s.Declines {
+		h, err := w.Blob(s.Files[d.Path])
+		if err != nil {
+			return td, s, err
+		}
+		if err := ed.Set(strings.TrimPrefix(d.Path, memory.DurableDir+"/"), filemode.Regular, h); err != nil {
 			return td, s, err
 		}
 	}

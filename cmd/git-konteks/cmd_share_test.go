@@ -246,10 +246,34 @@ func reachableHolding(t *testing.T, r *testgit.Repo, needle string, refs []strin
 	return hits
 }
 
+// sshKey makes an SSH signing key for principal and an allowed-signers
+// file that lists it (what konteks.trust names).
+func sshKey(t *testing.T, principal string) (key, allowed string) {
+	t.Helper()
+	if _, err := exec.LookPath("ssh-keygen"); err != nil {
+		t.Skip("ssh-keygen not installed")
+	}
+	dir := t.TempDir()
+	key = filepath.Join(dir, "id_ed25519")
+	if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", principal, "-f", key).CombinedOutput(); err != nil {
+		t.Fatalf("ssh-keygen: %v %s", err, out)
+	}
+	pub, err := os.ReadFile(key + ".pub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	allowed = filepath.Join(dir, "allowed_signers")
+	if err := os.WriteFile(allowed, []byte(principal+` namespaces="git" `+strings.TrimSpace(string(pub))+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return key, allowed
+}
+
 // TestPurgeLeavesNoReachableCopy: a purged memory is in no object
 // reachable from any memory ref of the purging clone, of the remote, and
-// (after its next fetch) of a teammate that had fetched it; the commit
-// messages never held it; a plain forget keeps it readable with --all.
+// (after its next fetch) of a teammate that had fetched it and trusts the
+// purging author's signing key; the commit messages never held it; the
+// teammate cannot purge the author's memory themselves.
 func TestPurgeLeavesNoReachableCopy(t *testing.T) {
 	const needle = "aws_secret_hint purge-needle-7f3a9"
 	remote, _ := teamRemote(t)
@@ -270,6 +294,12 @@ func TestPurgeLeavesNoReachableCopy(t *testing.T) {
 		}
 		return out
 	}
+	// b deletes its copy only for a purge signed by alice's key, which b
+	// trusts.
+	key, allowed := sshKey(t, "alice@example.invalid")
+	a.Git("config", "konteks.sign", "true")
+	a.Git("config", "user.signingkey", key)
+	b.Git("config", "konteks.trust", allowed)
 	asAlice("remember", "--kind", "note", "Staging uses "+needle)
 	asAlice("remember", "--kind", "fact", "Deploys go through the release job")
 	for i := 0; i < 3; i++ { // a few pushes: the text is in older commits too
@@ -290,6 +320,11 @@ func TestPurgeLeavesNoReachableCopy(t *testing.T) {
 	}
 	if hits := reachableHolding(t, testgit.At(t, remote), "purge-needle", memoryRefs(t, testgit.At(t, remote))); len(hits) == 0 {
 		t.Fatal("setup: the remote does not hold the text before the purge")
+	}
+	// Someone else's memory: refused, with the reason and what to do.
+	if _, errOut, err := tryRun(b.Dir, nil, "memories", "forget", id, "--reason", "not mine", "--purge"); err == nil ||
+		!strings.Contains(errOut, "only its author can forget it") || !strings.Contains(errOut, "--supersedes") {
+		t.Fatalf("b purged alice's memory: %v %s", err, errOut)
 	}
 	asAlice("memories", "forget", id, "--reason", "a credential hint", "--purge")
 	for name, r := range map[string]*testgit.Repo{"a": a, "remote": testgit.At(t, remote)} {
