@@ -51,9 +51,11 @@ func memoriesCommand() *cli.Command {
 			},
 			{
 				Name: "forget", Usage: "forget an entry (writes a tombstone that travels to other clones)", ArgsUsage: "ID",
-				Description: "A forgotten entry is hidden but its file stays (memories --all shows it). With\n" +
-					"--purge its file is deleted, every clone that merges the tombstone deletes its copy,\n" +
-					"and memory's history is rewritten and pushed (with compare-and-swap) to every\n" +
+				Description: "A forgotten entry is hidden but its file stays (memories --all shows it). Only\n" +
+					"an entry's author (user.email) can forget it. With --purge its file is deleted,\n" +
+					"every clone that merges the tombstone in a memory commit signed by your key, listed\n" +
+					"in its konteks.trust, deletes its copy (one that does not forgets it and keeps the\n" +
+					"file), and memory's history is rewritten and pushed (with compare-and-swap) to every\n" +
 					"remote this clone shares memory with, so no commit reachable from a memory ref\n" +
 					"holds the text. Clones that fetched it earlier keep its objects until they gc.",
 				Flags: []cli.Flag{&cli.StringFlag{Name: "reason", Usage: "why it no longer holds", Required: true},
