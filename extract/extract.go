@@ -408,6 +408,9 @@ func (r *run) planFull() ([]item, error) {
 	if err := r.repo.WalkTree(r.target.TreeHash, nil, func(e gitstore.Entry) error {
 		r.totals.Scanned++
 		seen[e.Path] = true
+		if k := memref.SkipKey(e.Path); k != e.Path {
+			seen[k] = true // its skip entry is listed by hash
+		}
 		items = append(items, item{path: e.Path, blob: e.Hash, kind: e.Kind})
 		return nil
 	}); err != nil {
@@ -675,7 +678,8 @@ func (r *run) apply(o outcome) error {
 	if err != nil {
 		return err
 	}
-	oldSkip, hadSkip := r.skipped[p]
+	key := memref.SkipKey(p)
+	oldSkip, hadSkip := r.skipped[key]
 
 	if o.data != nil {
 		h, err := r.writer.Blob(o.data)
@@ -715,12 +719,12 @@ func (r *run) apply(o outcome) error {
 		if r.totals.Skipped[oldSkip] <= 0 {
 			delete(r.totals.Skipped, oldSkip)
 		}
-		delete(r.skipped, p)
+		delete(r.skipped, key)
 	}
 	switch {
 	case o.it.del:
 	case o.skip != "":
-		r.skipped[p] = o.skip
+		r.skipped[key] = o.skip
 		r.totals.Skipped[o.skip]++
 		r.stats.Skipped[o.skip]++
 	case !o.record.IsZero():

@@ -22,7 +22,9 @@ import (
 //	2: PDFs and media pass under their own rule (formats.go)
 //	3: credentials are redacted, not whole files dropped; third-party
 //	   rules replace linguist's vendor list; unsafe paths are skipped
-const GateVersion = 3
+//	4: a path holding a credential is skipped (secret-path), listed by
+//	   its hash
+const GateVersion = 4
 
 // DefaultMaxFileSize is the largest file that is remembered.
 const DefaultMaxFileSize = 10 << 20
@@ -45,6 +47,12 @@ const (
 	SkipSubmodule = "submodule"
 	SkipMissing   = "missing" // blob absent (partial clone)
 	SkipLFS       = "lfs-pointer"
+
+	// SkipSecretPath: a credential in the path itself (a token as a file or
+	// directory name). Its record would be named by the path, so the file
+	// is skipped, and the skip list holds the path's hash
+	// (memref.SkipKey).
+	SkipSecretPath = "secret-path"
 )
 
 // Rule files read from the source tree.
@@ -233,6 +241,9 @@ func (g *Gate) Path(p string, kind gitstore.EntryKind) string {
 	// (a tab or newline in a name) would make the whole memory unreadable.
 	if memory.ValidSourcePath(p) != nil {
 		return SkipUnsafe
+	}
+	if secret.ContainsString(p) {
+		return SkipSecretPath
 	}
 	dir := path.Dir(p)
 	if dir == "." {

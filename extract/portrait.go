@@ -15,6 +15,7 @@ import (
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/graph"
 	"github.com/konteks/git-konteks/memory"
+	"github.com/konteks/git-konteks/memref"
 	"github.com/konteks/git-konteks/secret"
 )
 
@@ -92,7 +93,7 @@ func (r *run) portrait() error {
 	// The gate's decisions hold for the portrait too: nothing it skipped
 	// (a secret, an ignored or generated file) is read.
 	pr, err := buildPortrait(r.repo, r.target.TreeHash, func(p string) bool {
-		_, skipped := r.skipped[p]
+		_, skipped := r.skipped[memref.SkipKey(p)]
 		return skipped
 	})
 	if err != nil {

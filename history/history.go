@@ -152,6 +152,11 @@ func FromLog(lc *gitstore.LogCommit) Commit {
 		if !validPath(ch.Path) || (ch.OldPath != "" && !validPath(ch.OldPath)) {
 			continue
 		}
+		// A credential in a path (a token as a file name) is left out, as
+		// a message holding one is withheld; Files still counts it.
+		if secret.ContainsString(ch.Path) || (ch.OldPath != "" && secret.ContainsString(ch.OldPath)) {
+			continue
+		}
 		c.Changes = append(c.Changes, Change{Path: ch.Path, Old: ch.OldPath, Kind: string(ch.Kind), Add: ch.Added, Del: ch.Deleted})
 	}
 	classify(&c, lc.Message, len(lc.Parents) > 1, lc.Shallow, who.bot)

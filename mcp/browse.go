@@ -120,7 +120,7 @@ func (s *Server) record(snap *snapshot, arg string) (string, *memory.File, error
 	if err != nil {
 		return "", nil, err
 	}
-	if reason, ok := skipped[p]; ok {
+	if reason, ok := skipped[memref.SkipKey(p)]; ok {
 		return "", nil, fmt.Errorf("%s is not in memory: skipped by the gate (%s); read the file itself", p, reason)
 	}
 	if _, isTree, ok, _ := snap.repo.Lookup(snap.mem.Tree, memory.DirSummaryPath(p)); ok && !isTree {

@@ -4,6 +4,8 @@
 package memref
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +14,7 @@ import (
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/manifest"
 	"github.com/konteks/git-konteks/memory"
+	"github.com/konteks/git-konteks/secret"
 )
 
 // ErrCorrupt is returned when memory cannot be read; `git konteks extract
@@ -97,7 +100,24 @@ func DecodeRecord(repo *gitstore.Repo, h gitstore.Hash, p string) (*memory.File,
 	return f, nil
 }
 
-// Skipped reads the map of gated paths (path -> reason) of a memory tree.
+// SkipPathPrefix starts the skip list's key of a source path that holds a
+// credential (a token as a file name): the path itself is never written
+// into memory.
+const SkipPathPrefix = "path-sha256:"
+
+// SkipKey is the skip list's key for source path p: p itself, or, when p
+// holds a credential, SkipPathPrefix and the first 24 hex digits of the
+// SHA-256 of p (stable, so an unchanged file keeps its entry).
+func SkipKey(p string) string {
+	if !secret.ContainsString(p) {
+		return p
+	}
+	sum := sha256.Sum256([]byte(p))
+	return SkipPathPrefix + hex.EncodeToString(sum[:12])
+}
+
+// Skipped reads the map of gated paths (SkipKey -> reason) of a memory
+// tree.
 func Skipped(repo *gitstore.Repo, tree gitstore.Hash) (map[string]string, error) {
 	out := map[string]string{}
 	h, _, ok, err := repo.Lookup(tree, memory.SkippedPath)

@@ -152,7 +152,7 @@ func notInMemory(repo *gitstore.Repo, mem *memref.Memory, arg string) error {
 		return err
 	}
 	for _, p := range sourcePath(repo, arg) {
-		if reason, ok := skipped[p]; ok {
+		if reason, ok := skipped[memref.SkipKey(p)]; ok {
 			return fmt.Errorf("%s is not in memory: skipped by the gate (%s)", p, reason)
 		}
 	}
