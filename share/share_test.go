@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -123,20 +124,24 @@ func gitDaemon(t *testing.T, dir string) (int, func()) {
 		cmd := exec.Command("git", "daemon", "--reuseaddr", "--export-all", "--enable=receive-pack",
 			"--listen=127.0.0.1", fmt.Sprintf("--port=%d", port), "--base-path="+dir, dir)
 		cmd.Env = testgit.Env()
+		// `git daemon` runs git-daemon as a child: kill the whole group,
+		// or the daemon outlives the test (holding whatever files the
+		// test process inherited).
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		if err := cmd.Start(); err != nil {
 			return 0, nil
 		}
+		stop := func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() }
 		// Ready when ls-remote answers.
 		for i := 0; i < 50; i++ {
 			probe := exec.Command("git", "ls-remote", fmt.Sprintf("git://127.0.0.1:%d/remote.git", port))
 			probe.Env = testgit.Env()
 			if probe.Run() == nil {
-				return port, func() { cmd.Process.Kill(); cmd.Wait() }
+				return port, stop
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
-		cmd.Process.Kill()
-		cmd.Wait()
+		stop()
 	}
 	t.Log("git daemon did not start; daemon transport not tested")
 	return 0, nil
