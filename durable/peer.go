@@ -36,7 +36,9 @@ type Screened struct {
 //     author (me) is declined as that author, so it forgets nothing; the
 //     note says how to agree (`memories forget ID`);
 //   - a purge of anyone else's entry is declined as a purge: the entry is
-//     forgotten as its claimed author asks, and no clone deletes its file.
+//     forgotten as its claimed author asks, and no clone deletes its file;
+//     so is a skill's purge (the skill stays removed, its versions' files
+//     stay).
 func ScreenPeer(repo *gitstore.Repo, ours, theirs gitstore.Hash, me, source string, vouched func(author string) bool) (Screened, error) {
 	out := Screened{Files: map[string][]byte{}}
 	if theirs.IsZero() {
@@ -114,6 +116,37 @@ func ScreenPeer(repo *gitstore.Repo, ours, theirs gitstore.Hash, me, source stri
 			out.Notes = append(out.Notes, fmt.Sprintf("%s purges memory %s by %s (tombstone %s, reason %q), not signed by a trusted signer as %s: forgotten, but its file is kept here and in shared memory; only a purge signed by its author's key in %s deletes other clones' copies",
 				source, short(target.ID), target.Author, short(t.ID), reason, t.Author, "konteks.trust"))
 		}
+	}
+	// A skill's purge deletes the versions its author wrote before it:
+	// the same rule, with the skill's removal as the forgetting.
+	oursSkills, _, err := loadSkillVersions(repo, ours)
+	if err != nil {
+		return out, err
+	}
+	theirSkills, _, err := loadSkillVersions(repo, theirs)
+	if err != nil {
+		return out, err
+	}
+	haveSkill := map[string]bool{}
+	for _, v := range oursSkills {
+		haveSkill[v.ID] = true
+	}
+	for _, p := range theirSkills {
+		if p.Type != TypeTombstone || !p.Purge || haveSkill[p.ID] || declinedBy(Item{Entry: Entry{ID: p.ID}}, "") {
+			continue
+		}
+		cuts := false
+		for _, v := range append(append([]Skill{}, oursSkills...), theirSkills...) {
+			cuts = cuts || (v.Name == p.Name && v.Type != TypeTombstone && !newer(v, p) && SameAuthor(v.Author, p.Author))
+		}
+		if !cuts || (vouched != nil && vouched(p.Author)) {
+			continue
+		}
+		if err := out.decline(repo, Item{Entry: Entry{ID: p.ID}}, "skill purge not signed by a trusted signer as "+p.Author); err != nil {
+			return out, err
+		}
+		out.Notes = append(out.Notes, fmt.Sprintf("%s purges skill %s by %s (version %s), not signed by a trusted signer as %s: removed, but its versions' files are kept here and in shared memory; only a purge signed by its author's key in %s deletes other clones' copies",
+			source, p.Name, p.Author, short(p.ID), p.Author, "konteks.trust"))
 	}
 	return out, nil
 }

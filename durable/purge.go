@@ -20,8 +20,7 @@ import (
 // PurgePaths lists the files a memory tree still holds that purge
 // tombstones in the same tree ask to delete: a purged memory or diary
 // entry, and every version of a purged skill older than its purge, each
-// only when the purge's author wrote it and, for memory and diary
-// entries, when no clone declined the purge.
+// only when the purge's author wrote it and no clone declined the purge.
 func PurgePaths(repo *gitstore.Repo, tree gitstore.Hash) ([]string, error) {
 	items, _, err := Load(repo, tree)
 	if err != nil {
@@ -54,9 +53,15 @@ func PurgePaths(repo *gitstore.Repo, tree gitstore.Hash) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	declined := map[string]bool{} // ids of declined purges (ScreenPeer)
+	for _, it := range items {
+		if IsDecline(it.Entry) {
+			declined[it.Forgets] = true
+		}
+	}
 	cut := map[string]Skill{} // skill name -> its newest purge
 	for _, v := range vs {
-		if v.Type == TypeTombstone && v.Purge {
+		if v.Type == TypeTombstone && v.Purge && !declined[v.ID] {
 			if c, ok := cut[v.Name]; !ok || newer(v, c) {
 				cut[v.Name] = v
 			}

@@ -220,3 +220,41 @@ func TestDeclinedTombstoneStaysShared(t *testing.T) {
 		}
 	}
 }
+
+// TestForgedSkillPurgeKeepsOthersCopies: bob, claiming to be alice,
+// purges alice's skill and pushes. Carol's merge removes the skill, as
+// its claimed author asks, but keeps its versions' files, and so does
+// shared memory after her push.
+func TestForgedSkillPurgeKeepsOthersCopies(t *testing.T) {
+	tm := newTeam(t)
+	sk, _, err := durable.AddSkill(tm.alice.repo, durable.Skill{Name: "deploy", Description: "Ship a release.", Body: "Run make release, then tag."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustPush(t, tm.alice)
+	mustFetch(t, tm.bob)
+	mustFetch(t, tm.carol)
+	impersonate(tm.bob, tm.alice)
+	if _, err := durable.RemoveSkillPurge(tm.bob.repo, "deploy", "gone"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Purge(tm.bob.repo); err != nil {
+		t.Fatal(err)
+	}
+	if remoteHolds(t, tm, sk.Path) {
+		t.Fatal("setup: the forged purge did not reach the remote")
+	}
+	out := mustFetch(t, tm.carol)
+	if !holdsFile(t, tm.carol, durable.Item{Path: sk.Path}) {
+		t.Fatalf("a skill purge claimed in alice's name deleted carol's copy: %+v", out)
+	}
+	if notes := strings.Join(out.Notes, "\n"); !strings.Contains(notes, "skill deploy") {
+		t.Fatalf("the outcome does not say the purge was declined: %q", notes)
+	}
+	mustPush(t, tm.carol)
+	mustFetch(t, tm.bob)
+	mustPush(t, tm.bob)
+	if !remoteHolds(t, tm, sk.Path) {
+		t.Fatal("shared memory lost alice's skill version")
+	}
+}
