@@ -295,6 +295,17 @@ func Confirm(repo *gitstore.Repo, id string) (Item, error) {
 	return saved, err
 }
 
+// Annotate links e to the paths and symbols its text names
+// (LinkMentions) and, for a memory, cites that code (CiteMentions): what
+// every writer of an entry does before it saves one, so an entry saved
+// from the command line and one saved through the MCP server are alike.
+func Annotate(repo *gitstore.Repo, e *Entry) {
+	LinkMentions(repo, e)
+	if e.Type == TypeMemory {
+		CiteMentions(repo, e)
+	}
+}
+
 // CiteMentions cites the code e's paths and symbols name, as memory
 // describes it (HEAD before the first extraction).
 func CiteMentions(repo *gitstore.Repo, e *Entry) {

@@ -347,3 +347,21 @@ func TestRecallAfterMemoryChanges(t *testing.T) {
 		}
 	}
 }
+
+// TestRememberCitesTheCode: a memory saved through the server cites the
+// code it names, as one saved from the command line does, so `memories
+// verify` and recall can tell when that code changes.
+func TestRememberCitesTheCode(t *testing.T) {
+	_, cs := served(t)
+	var out SaveOutput
+	if _, err := call(t, cs, ToolRemember, map[string]any{"text": "`Store.Put` in internal/store/store.go overwrites an existing key silently."}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !out.Saved || len(out.Entry.Cites) == 0 {
+		t.Fatalf("the memory cites nothing: %+v", out.Entry)
+	}
+	c := out.Entry.Cites[0]
+	if c.Path != "internal/store/store.go" || c.Blob == "" {
+		t.Fatalf("cite %+v", c)
+	}
+}

@@ -66,7 +66,7 @@ func (s *Server) save(e durable.Entry) (*sdk.CallToolResult, SaveOutput, error) 
 	if err != nil {
 		return nil, out, err
 	}
-	durable.LinkMentions(repo, &e)
+	durable.Annotate(repo, &e)
 	it, isNew, err := durable.Save(repo, e)
 	if err != nil {
 		return nil, out, err
