@@ -30,7 +30,7 @@ func exitCode(t *testing.T, err error) int {
 	if err == nil {
 		return 0
 	}
-	var ee *exec.ExitError
+	var ee interface{ ExitCode() int }
 	if !errors.As(err, &ee) {
 		t.Fatalf("not an exit: %v", err)
 	}
@@ -125,7 +125,7 @@ func TestManPage(t *testing.T) {
 		t.Fatalf("--help, git help and man differ")
 	}
 	// Every command's usage and every flag line of -h is in the page.
-	app := newApp()
+	app := newApp(&GlobalOptions{})
 	for _, c := range app.Commands {
 		if c.Hidden {
 			continue
@@ -343,13 +343,11 @@ func TestRecallLimitsMemoriesAndStdin(t *testing.T) {
 
 	task := "how long to wait\nbetween retries of a failed attempt\n"
 	stdin := func(args ...string) string {
-		cmd := exec.Command(binary, args...)
-		cmd.Dir, cmd.Env, cmd.Stdin = r.Dir, testgit.Env(), strings.NewReader(task)
-		out, err := cmd.Output()
+		out, errOut, err := runInProcess(r.Dir, task, args...)
 		if err != nil {
-			t.Fatalf("%v: %v", args, err)
+			t.Fatalf("%v: %v\n%s", args, err, errOut)
 		}
-		return string(out)
+		return out
 	}
 	if got, want := stdin("recall", "-"), run(t, r.Dir, "recall", strings.TrimSpace(task)); got != want {
 		t.Fatalf("recall - differs from the task given as an argument:\n%s\n---\n%s", got, want)

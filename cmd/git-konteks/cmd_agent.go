@@ -26,12 +26,12 @@ func agentFlags() []cli.Flag {
 }
 
 // agentEnv is the environment agents are wired in for repo.
-func agentEnv(repo *gitstore.Repo) (agent.Env, error) {
+func agentEnv(g *GlobalOptions, repo *gitstore.Repo) (agent.Env, error) {
 	dir := repo.WorkTree
 	if dir == "" {
 		return agent.Env{}, fmt.Errorf("--agent needs a work tree: agents read their files from the repository's top directory")
 	}
-	return agent.DefaultEnv(dir, repo.CommonDir, executable())
+	return agent.DefaultEnv(dir, repo.CommonDir, g.executable())
 }
 
 // selectAgents resolves the --agent names (all-detected: the agents whose
@@ -64,8 +64,8 @@ func selectAgents(e agent.Env, names []string) ([]*agent.Agent, error) {
 }
 
 // wireAgents runs --agent (or --agent --remove) and says what it did.
-func wireAgents(w io.Writer, repo *gitstore.Repo, names []string, remove bool) ([]*agent.Report, error) {
-	e, err := agentEnv(repo)
+func wireAgents(g *GlobalOptions, w io.Writer, repo *gitstore.Repo, names []string, remove bool) ([]*agent.Report, error) {
+	e, err := agentEnv(g, repo)
 	if err != nil {
 		return nil, err
 	}
@@ -103,13 +103,16 @@ func wireAgents(w io.Writer, repo *gitstore.Repo, names []string, remove bool) (
 // Code, Codex and Gemini CLI add hookSpecificOutput.additionalContext to
 // the conversation; the others show plain text).
 func runHooksSessionStart(c *cli.Context) error {
+	g := globalsOf(c)
 	// The agent writes its payload on stdin; nothing in it is needed, but
 	// it is read so the agent's write does not fail. A terminal (someone
 	// trying the hook by hand) is not waited on.
-	if fi, err := os.Stdin.Stat(); err == nil && fi.Mode()&os.ModeCharDevice == 0 {
-		io.Copy(io.Discard, os.Stdin)
+	if f, ok := g.Stdin.(*os.File); !ok {
+		io.Copy(io.Discard, g.Stdin)
+	} else if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice == 0 {
+		io.Copy(io.Discard, f)
 	}
-	text := sessionStartText()
+	text := sessionStartText(g)
 	w := c.App.Writer
 	switch c.String("agent") {
 	case "claude", "codex", "gemini":
@@ -124,8 +127,8 @@ func runHooksSessionStart(c *cli.Context) error {
 
 // sessionStartText is one line on the state of memory; it never fails (a
 // hook that fails would get in the agent's way).
-func sessionStartText() string {
-	repo, err := openRepo()
+func sessionStartText(g *GlobalOptions) string {
+	repo, err := g.openRepo()
 	if err != nil {
 		return "git konteks: not in a git repository, so there is no memory to recall from."
 	}

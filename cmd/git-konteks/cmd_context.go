@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -8,7 +9,15 @@ import (
 	"github.com/konteks/git-konteks/recall"
 )
 
-func contextCommand() *cli.Command {
+// contextOptions are context's flags.
+type contextOptions struct {
+	Budget  int
+	Refresh bool
+	Mode    string
+}
+
+func contextCommand(g *GlobalOptions) *cli.Command {
+	var opts contextOptions
 	return &cli.Command{
 		Name:      "context",
 		Usage:     "print a Markdown context pack for a task, fitted to a token budget",
@@ -19,42 +28,48 @@ func contextCommand() *cli.Command {
 			"bare references. Tokens are estimated at four bytes each. A task of - is read from\n" +
 			"standard input.",
 		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "budget", Value: recall.DefaultBudget, Usage: "token `BUDGET` of the pack"},
-			&cli.BoolFlag{Name: "refresh", Usage: "run a changed extraction first, so memory describes HEAD"},
-			&cli.StringFlag{Name: "mode", Value: recall.Hybrid, Usage: "`MODE`: hybrid, lexical or vector"},
+			&cli.IntFlag{Name: "budget", Value: recall.DefaultBudget, Destination: &opts.Budget, Usage: "token `BUDGET` of the pack"},
+			&cli.BoolFlag{Name: "refresh", Destination: &opts.Refresh, Usage: "run a changed extraction first, so memory describes HEAD"},
+			&cli.StringFlag{Name: "mode", Value: recall.Hybrid, Destination: &opts.Mode, Usage: "`MODE`: hybrid, lexical or vector"},
 			jsonFlag,
 		},
-		Action: runContext,
+		Action: func(c *cli.Context) error {
+			return runContext(c.Context, opts, g, c.Args().Slice())
+		},
 	}
 }
 
-func runContext(c *cli.Context) error {
-	task, err := taskArg(c)
+func runContext(ctx context.Context, opts contextOptions, g *GlobalOptions, args []string) error {
+	task, err := readTask(g, args)
 	if err != nil {
 		return err
 	}
 	if task == "" {
 		return cli.Exit("context needs a task, e.g. git konteks context \"add retries to the fetcher\" (or - to read it from standard input)", 2)
 	}
-	if c.Int("budget") < 100 {
+	if opts.Budget < 100 {
 		return cli.Exit("--budget must be at least 100 tokens", 2)
 	}
-	ctx, stop := interruptible()
+	ctx, stop := interruptible(ctx)
 	defer stop()
-	s, err := openSearcher(ctx, c.Bool("refresh"))
-	if err != nil {
-		return stopped(ctx, err, c.Bool("refresh"))
-	}
-	defer s.Close()
-	p, err := s.Context(ctx, task, recall.PackOptions{Budget: c.Int("budget"), Mode: c.String("mode")})
+	repo, err := g.openRepo()
 	if err != nil {
 		return err
 	}
-	if c.Bool("json") {
-		printNotes(p.Notes, p.Memory, false)
-		return printJSON(c, p)
+	s, err := openSearcher(ctx, g, repo, opts.Refresh)
+	if err != nil {
+		return stopped(ctx, err, opts.Refresh)
 	}
-	fmt.Fprint(c.App.Writer, p.Markdown)
-	printNotes(p.Notes, p.Memory, false)
+	defer s.Close()
+	p, err := s.Context(ctx, task, recall.PackOptions{Budget: opts.Budget, Mode: opts.Mode})
+	if err != nil {
+		return err
+	}
+	if g.JSON {
+		printNotes(g.Stderr, p.Notes, p.Memory, false)
+		return g.printJSON(p)
+	}
+	fmt.Fprint(g.Stdout, p.Markdown)
+	printNotes(g.Stderr, p.Notes, p.Memory, false)
 	return nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"runtime/debug"
@@ -63,14 +64,15 @@ func boundMemory() {
 }
 
 func runExtract(c *cli.Context) error {
+	g := globalsOf(c)
 	boundMemory()
-	repo, err := openRepo()
+	repo, err := g.openRepo()
 	if err != nil {
 		return err
 	}
-	ctx, stop := interruptible()
+	ctx, stop := interruptible(c.Context)
 	defer stop()
-	quiet, asJSON := c.Bool("quiet"), c.Bool("json")
+	quiet, asJSON := c.Bool("quiet"), g.JSON
 	opt := extract.Options{
 		Mode:        c.String("mode"),
 		Rev:         c.String("rev"),
@@ -84,12 +86,12 @@ func runExtract(c *cli.Context) error {
 	}
 	if !quiet {
 		opt.Wait = func(holder string) {
-			fmt.Fprintf(os.Stderr, "waiting for another extraction to finish (%s)...\n", holder)
+			fmt.Fprintf(g.Stderr, "waiting for another extraction to finish (%s)...\n", holder)
 		}
 	}
 	var bar *progressLine
-	if !quiet && !asJSON && isTerminal(os.Stderr) {
-		bar = &progressLine{start: time.Now()}
+	if !quiet && !asJSON && g.stderrIsTerminal() {
+		bar = &progressLine{w: g.Stderr, start: time.Now()}
 		opt.Progress = bar.update
 	}
 	res, err := extract.Run(ctx, repo, opt)
@@ -106,13 +108,13 @@ func runExtract(c *cli.Context) error {
 			return stopped(ctx, err, true)
 		}
 		if !quiet {
-			fmt.Fprintf(os.Stderr, "warning: search index not updated (recall will): %v\n", err)
+			fmt.Fprintf(g.Stderr, "warning: search index not updated (recall will): %v\n", err)
 		}
 	}
 	if res.Manifest != nil && res.Manifest.History != nil && res.Manifest.History.Pending {
 		// The first walk recorded recent history; the background runner
 		// records the rest, so that this command does not wait for it.
-		startRunner(repo, "history")
+		g.startRunner(repo, "history")
 	}
 	switch {
 	case asJSON:
@@ -286,6 +288,7 @@ func formatCounts(m map[string]int) string {
 
 // progressLine draws one self-overwriting status line on a terminal.
 type progressLine struct {
+	w     io.Writer
 	mu    sync.Mutex
 	start time.Time
 	last  time.Time
@@ -303,15 +306,15 @@ func (p *progressLine) update(pr extract.Progress) {
 	switch {
 	case pr.Stage == "extract":
 		rate := float64(pr.Bytes) / 1e6 / now.Sub(p.start).Seconds()
-		fmt.Fprintf(os.Stderr, "\r\033[K%s: %d/%d files, %.1f MB read (%.1f MB/s)", pr.Stage, pr.Done, pr.Total, float64(pr.Bytes)/1e6, rate)
+		fmt.Fprintf(p.w, "\r\033[K%s: %d/%d files, %.1f MB read (%.1f MB/s)", pr.Stage, pr.Done, pr.Total, float64(pr.Bytes)/1e6, rate)
 	case pr.Stage == "index" && pr.Total > 0:
-		fmt.Fprintf(os.Stderr, "\r\033[Ksearch index: %d/%d files", pr.Done, pr.Total)
+		fmt.Fprintf(p.w, "\r\033[Ksearch index: %d/%d files", pr.Done, pr.Total)
 	case pr.Stage == "history" && pr.Total > 0:
-		fmt.Fprintf(os.Stderr, "\r\033[Khistory: %d/%d commits", pr.Done, pr.Total)
+		fmt.Fprintf(p.w, "\r\033[Khistory: %d/%d commits", pr.Done, pr.Total)
 	case pr.Stage == "history" && pr.Done > 0:
-		fmt.Fprintf(os.Stderr, "\r\033[Khistory: %d commits", pr.Done)
+		fmt.Fprintf(p.w, "\r\033[Khistory: %d commits", pr.Done)
 	default:
-		fmt.Fprintf(os.Stderr, "\r\033[K%s...", pr.Stage)
+		fmt.Fprintf(p.w, "\r\033[K%s...", pr.Stage)
 	}
 	p.drawn = true
 }
@@ -323,6 +326,6 @@ func (p *progressLine) clear() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.drawn {
-		fmt.Fprint(os.Stderr, "\r\033[K")
+		fmt.Fprint(p.w, "\r\033[K")
 	}
 }

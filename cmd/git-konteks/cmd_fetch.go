@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -29,6 +28,7 @@ func fetchCommand() *cli.Command {
 }
 
 func runFetch(c *cli.Context) error {
+	g := globalsOf(c)
 	repo, remote, err := openRemote(c)
 	if err != nil {
 		return err
@@ -48,11 +48,11 @@ func runFetch(c *cli.Context) error {
 		// Merged memory is searchable when the command returns: the index
 		// is updated from the memory diff (see indexMemory).
 		if _, err := indexMemory(context.Background(), repo, nil); err != nil {
-			fmt.Fprintf(os.Stderr, "warning: search index not updated (recall will): %v\n", err)
+			fmt.Fprintf(g.Stderr, "warning: search index not updated (recall will): %v\n", err)
 		}
-		warmInBackground(repo, "fetch")
+		g.warmInBackground(repo, "fetch")
 	}
-	if c.Bool("json") {
+	if g.JSON {
 		return printJSON(c, out)
 	}
 	printOutcome(c, out)

@@ -27,7 +27,8 @@ func gcCommand() *cli.Command {
 }
 
 func runGC(c *cli.Context) error {
-	repo, err := openRepo()
+	g := globalsOf(c)
+	repo, err := g.openRepo()
 	if err != nil {
 		return err
 	}
@@ -35,7 +36,7 @@ func runGC(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if c.Bool("json") {
+	if g.JSON {
 		return printJSON(c, res)
 	}
 	w := c.App.Writer

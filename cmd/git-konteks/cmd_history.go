@@ -18,11 +18,12 @@ func historyCommand() *cli.Command {
 			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 10, Usage: "most commits to show"},
 			&cli.IntFlag{Name: "files", Value: 20, Usage: "most files to list per commit"}},
 		Action: func(c *cli.Context) error {
+			g := globalsOf(c)
 			q := strings.TrimSpace(strings.Join(c.Args().Slice(), " "))
 			if q == "" {
 				return fmt.Errorf(`usage: git konteks history [--json] [--limit N] "question"`)
 			}
-			repo, mem, err := openMemory()
+			repo, mem, err := openMemory(g)
 			if err != nil {
 				return err
 			}
@@ -34,7 +35,7 @@ func historyCommand() *cli.Command {
 			for i := range res.Hits {
 				history.LinkSessions(links, &res.Hits[i].Brief)
 			}
-			if c.Bool("json") {
+			if g.JSON {
 				return printJSON(c, res)
 			}
 			fmt.Fprint(c.App.Writer, res.Text())

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"syscall"
@@ -38,9 +37,11 @@ func hooksCommand() *cli.Command {
 	}
 }
 
-func executable() string {
-	p, err := os.Executable()
-	if err != nil {
+// executable is the program the hooks run: g's (this one, unless a
+// caller said otherwise), symlinks resolved.
+func (g *GlobalOptions) executable() string {
+	p := g.Executable
+	if p == "" {
 		return "git-konteks"
 	}
 	if r, err := filepath.EvalSymlinks(p); err == nil {
@@ -50,7 +51,8 @@ func executable() string {
 }
 
 func runHooksInstall(c *cli.Context) error {
-	repo, err := openRepo()
+	g := globalsOf(c)
+	repo, err := g.openRepo()
 	if err != nil {
 		return err
 	}
@@ -59,49 +61,50 @@ func runHooksInstall(c *cli.Context) error {
 			return cli.Exit("git-konteks: --remove undoes --agent: name the agent (--agent NAME)", 2)
 		}
 		w := c.App.Writer
-		if c.Bool("json") {
+		if g.JSON {
 			w = io.Discard
 		}
-		reps, err := wireAgents(w, repo, c.StringSlice("agent"), c.Bool("remove"))
+		reps, err := wireAgents(g, w, repo, c.StringSlice("agent"), c.Bool("remove"))
 		if err != nil || c.Bool("remove") {
-			if err == nil && c.Bool("json") {
+			if err == nil && g.JSON {
 				err = printJSON(c, map[string]any{"agents": reps})
 			}
 			return err
 		}
-		st, err := hooks.Install(repo, executable())
+		st, err := hooks.Install(repo, g.executable())
 		if err != nil {
 			return err
 		}
-		warnWorkTreeHooks(repo, st)
-		if c.Bool("json") {
+		warnWorkTreeHooks(g, repo, st)
+		if g.JSON {
 			return printJSON(c, map[string]any{"hooks": st, "agents": reps})
 		}
 		return printHooks(c, st)
 	}
-	st, err := hooks.Install(repo, executable())
+	st, err := hooks.Install(repo, g.executable())
 	if err != nil {
 		return err
 	}
-	warnWorkTreeHooks(repo, st)
+	warnWorkTreeHooks(g, repo, st)
 	return printHooks(c, st)
 }
 
 // warnWorkTreeHooks says so when the hooks were written inside the work
 // tree (core.hooksPath pointing at a tracked directory such as .husky):
 // they may be committed, so they name no path of this machine.
-func warnWorkTreeHooks(repo *gitstore.Repo, st []hooks.State) {
+func warnWorkTreeHooks(g *GlobalOptions, repo *gitstore.Repo, st []hooks.State) {
 	if len(st) == 0 {
 		return
 	}
 	if rel, ok := hooks.InWorkTree(repo, filepath.Dir(st[0].Path)); ok {
-		fmt.Fprintf(os.Stderr, "warning: core.hooksPath %s is inside the work tree, so the hooks written there may be committed: "+
+		fmt.Fprintf(g.Stderr, "warning: core.hooksPath %s is inside the work tree, so the hooks written there may be committed: "+
 			"they name no path of this machine and run git-konteks from %s, else from PATH\n", rel, hooks.BinKey)
 	}
 }
 
 func runHooksUninstall(c *cli.Context) error {
-	repo, err := openRepo()
+	g := globalsOf(c)
+	repo, err := g.openRepo()
 	if err != nil {
 		return err
 	}
@@ -113,7 +116,8 @@ func runHooksUninstall(c *cli.Context) error {
 }
 
 func runHooksStatus(c *cli.Context) error {
-	repo, err := openRepo()
+	g := globalsOf(c)
+	repo, err := g.openRepo()
 	if err != nil {
 		return err
 	}
@@ -125,7 +129,8 @@ func runHooksStatus(c *cli.Context) error {
 }
 
 func printHooks(c *cli.Context, st []hooks.State) error {
-	if c.Bool("json") {
+	g := globalsOf(c)
+	if g.JSON {
 		return printJSON(c, st)
 	}
 	for _, s := range st {
@@ -147,13 +152,14 @@ func printHooks(c *cli.Context, st []hooks.State) error {
 // the terminal's session, records the request and serves it. It always
 // exits 0: memory must never fail a git command.
 func runHooksRun(c *cli.Context) error {
+	g := globalsOf(c)
 	args := c.Args().Slice()
 	if len(args) == 0 || !hooks.Wanted(args[0], args[1:]) {
 		return nil
 	}
 	syscall.Setsid()
 	boundMemory()
-	repo, err := openRepo()
+	repo, err := g.openRepo()
 	if err != nil {
 		return nil
 	}
@@ -169,7 +175,7 @@ func runHooksRun(c *cli.Context) error {
 // memory, it brings the local caches recall reads up to date, so the first
 // question does not pay for building them. Without the hooks it does
 // nothing; errors are ignored like a hook's.
-func warmInBackground(repo *gitstore.Repo, why string) {
+func (g *GlobalOptions) warmInBackground(repo *gitstore.Repo, why string) {
 	st, err := hooks.Status(repo)
 	if err != nil {
 		return
@@ -181,14 +187,14 @@ func warmInBackground(repo *gitstore.Repo, why string) {
 	if !installed {
 		return
 	}
-	startRunner(repo, why)
+	g.startRunner(repo, why)
 }
 
 // startRunner starts the background runner (`hooks run WHY`), detached;
 // it serves one pass and whatever it was asked meanwhile.
-func startRunner(repo *gitstore.Repo, why string) {
-	self, err := os.Executable()
-	if err != nil {
+func (g *GlobalOptions) startRunner(repo *gitstore.Repo, why string) {
+	self := g.Executable
+	if self == "" {
 		return
 	}
 	cmd := exec.Command(self, "hooks", "run", why)

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -49,13 +48,14 @@ type initRemote struct {
 }
 
 func runInit(c *cli.Context) (err error) {
-	repo, err := openRepo()
+	g := globalsOf(c)
+	repo, err := g.openRepo()
 	if err != nil {
 		return err
 	}
 	w := c.App.Writer
 	js := initOutput{Hooks: []hooks.State{}, Remotes: []initRemote{}}
-	if c.Bool("json") {
+	if g.JSON {
 		w = io.Discard
 		defer func() {
 			if err == nil {
@@ -64,7 +64,7 @@ func runInit(c *cli.Context) (err error) {
 		}()
 	}
 	if c.Bool("remove") || len(c.StringSlice("agent")) > 0 {
-		if js.Agents, err = wireAgents(w, repo, c.StringSlice("agent"), c.Bool("remove")); err != nil || c.Bool("remove") {
+		if js.Agents, err = wireAgents(g, w, repo, c.StringSlice("agent"), c.Bool("remove")); err != nil || c.Bool("remove") {
 			if err == nil && len(c.StringSlice("agent")) == 0 {
 				err = cli.Exit("git-konteks: --remove undoes --agent: name the agent (--agent NAME)", 2)
 			}
@@ -72,12 +72,12 @@ func runInit(c *cli.Context) (err error) {
 		}
 	}
 	if !c.Bool("no-hooks") {
-		st, err := hooks.Install(repo, executable())
+		st, err := hooks.Install(repo, g.executable())
 		if err != nil {
 			return err
 		}
 		js.Hooks = st
-		warnWorkTreeHooks(repo, st)
+		warnWorkTreeHooks(g, repo, st)
 		dir := ""
 		if len(st) > 0 {
 			dir = st[0].Path[:len(st[0].Path)-len(st[0].Name)]
@@ -100,7 +100,7 @@ func runInit(c *cli.Context) (err error) {
 		jr := &js.Remotes[len(js.Remotes)-1]
 		if err != nil {
 			jr.Error = err.Error()
-			fmt.Fprintf(os.Stderr, "sharing: %v\n", err)
+			fmt.Fprintf(g.Stderr, "sharing: %v\n", err)
 			refused = fmt.Errorf("sharing with %s was not configured (see above)", rm)
 			continue
 		}
@@ -114,7 +114,7 @@ func runInit(c *cli.Context) (err error) {
 		switch {
 		case err != nil:
 			jr.Error = err.Error()
-			fmt.Fprintf(os.Stderr, "sharing: fetch memory from %s: %v\n", rm, err)
+			fmt.Fprintf(g.Stderr, "sharing: fetch memory from %s: %v\n", rm, err)
 		case out.Result == share.NoRemote:
 			jr.Fetch = out.Result
 			fmt.Fprintf(w, "sharing: %s has no memory yet (publish yours with `git konteks push %s`)\n", rm, rm)
@@ -134,7 +134,7 @@ func runInit(c *cli.Context) (err error) {
 		return refused
 	}
 	t0 := time.Now()
-	ctx, stop := interruptible()
+	ctx, stop := interruptible(c.Context)
 	defer stop()
 	res, err := extract.Run(ctx, repo, extract.Options{ToolVersion: version})
 	if err != nil {
@@ -153,7 +153,7 @@ func runInit(c *cli.Context) (err error) {
 		if ctx.Err() != nil {
 			return stopped(ctx, err, true)
 		}
-		fmt.Fprintf(os.Stderr, "warning: search index not updated (recall will): %v\n", err)
+		fmt.Fprintf(g.Stderr, "warning: search index not updated (recall will): %v\n", err)
 	} else if ixr.how != "current" {
 		fmt.Fprintf(w, "index: search index %s in %s\n", map[string]string{"build": "built", "update": "updated"}[ixr.how], time.Since(t1).Round(time.Millisecond))
 	}

@@ -22,7 +22,8 @@ func manifestCommand() *cli.Command {
 }
 
 func runManifest(c *cli.Context) error {
-	repo, err := openRepo()
+	g := globalsOf(c)
+	repo, err := g.openRepo()
 	if err != nil {
 		return err
 	}
@@ -34,7 +35,7 @@ func runManifest(c *cli.Context) error {
 		return errors.New("no memory yet: run `git konteks extract`")
 	}
 	m := mem.Manifest
-	if c.Bool("json") {
+	if g.JSON {
 		return printJSON(c, m)
 	}
 	w := c.App.Writer

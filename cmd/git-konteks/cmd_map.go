@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -15,8 +16,8 @@ import (
 
 // openMemory opens the repository and its derived memory, or says how to
 // create it.
-func openMemory() (*gitstore.Repo, *memref.Memory, error) {
-	repo, err := openRepo()
+func openMemory(g *GlobalOptions) (*gitstore.Repo, *memref.Memory, error) {
+	repo, err := g.openRepo()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -30,82 +31,105 @@ func openMemory() (*gitstore.Repo, *memref.Memory, error) {
 	return repo, mem, nil
 }
 
-func overviewCommand() *cli.Command {
+func overviewCommand(g *GlobalOptions) *cli.Command {
 	return &cli.Command{
-		Name:      "overview",
-		Usage:     "show a directory's summary: L0 (one sentence) and L1 (overview of its children)",
+		Name:  "overview",
+		Usage: "show a directory's summary: L0 (one sentence) and L1 (overview of its children)",
+		Description: "DIR is relative to the current directory, as in git (`overview .` is the directory\n" +
+			"you are in), or from the top of the repository when no such directory is there.\n" +
+			"Without DIR: the repository's top directory.",
 		ArgsUsage: "[DIR]",
 		Flags:     []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
-			repo, mem, err := openMemory()
-			if err != nil {
-				return err
+			if c.NArg() > 1 {
+				return cli.Exit("usage: git konteks overview [DIR]", 2)
 			}
-			dir := strings.Trim(c.Args().First(), "/")
-			if dir == "." {
-				dir = ""
-			}
-			if dir != "" {
-				dir = sourcePath(repo, dir)[0]
-			}
-			h, _, ok, err := repo.Lookup(mem.Tree, memory.DirSummaryPath(dir))
-			if err != nil {
-				return err
-			}
-			if !ok {
-				return fmt.Errorf("no summary for %q: not a directory with remembered files", dir)
-			}
-			s, err := memref.DirSummary(repo, h)
-			if err != nil {
-				return err
-			}
-			if c.Bool("json") {
-				return printJSON(c, s)
-			}
-			name := s.Path
-			if name == "" {
-				name = "(root)"
-			}
-			fmt.Fprintf(c.App.Writer, "%s\n\n%s\n", name, s.L1)
-			if f := s.Freshness; f.Pending > 0 {
-				fmt.Fprintf(c.App.Writer, "\n(%d changes since this summary was refreshed)\n", f.Pending)
-			}
-			return nil
+			return runOverview(c.Context, g, c.Args().Slice())
 		},
 	}
 }
 
-func skeletonCommand() *cli.Command {
+func runOverview(_ context.Context, g *GlobalOptions, args []string) error {
+	repo, mem, err := openMemory(g)
+	if err != nil {
+		return err
+	}
+	cands := []string{""}
+	if len(args) == 1 {
+		cands = sourcePath(g, repo, args[0])
+	}
+	var s *memory.DirSummary
+	for _, dir := range cands {
+		if memory.ValidSourcePath(dir) != nil && dir != "" {
+			continue
+		}
+		h, _, ok, err := repo.Lookup(mem.Tree, memory.DirSummaryPath(dir))
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		if s, err = memref.DirSummary(repo, h); err != nil {
+			return err
+		}
+		break
+	}
+	if s == nil {
+		return fmt.Errorf("no summary for %q: not a directory with remembered files", cands[0])
+	}
+	if g.JSON {
+		return g.printJSON(s)
+	}
+	name := s.Path
+	if name == "" {
+		name = "(root)"
+	}
+	fmt.Fprintf(g.Stdout, "%s\n\n%s\n", name, s.L1)
+	if f := s.Freshness; f.Pending > 0 {
+		fmt.Fprintf(g.Stdout, "\n(%d changes since this summary was refreshed)\n", f.Pending)
+	}
+	return nil
+}
+
+func skeletonCommand(g *GlobalOptions) *cli.Command {
 	return &cli.Command{
 		Name:      "skeleton",
 		Usage:     "show a code file at a glance: imports, then each symbol's signature and first doc sentence",
 		ArgsUsage: "PATH",
 		Flags:     []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
-				return cli.Exit("usage: git konteks skeleton PATH", 2)
-			}
-			repo, mem, err := openMemory()
-			if err != nil {
-				return err
-			}
-			for _, p := range sourcePath(repo, c.Args().First()) {
-				f, ok, err := memref.Record(repo, mem.Tree, p)
-				if err != nil || !ok {
-					continue
-				}
-				if c.Bool("json") {
-					return printJSON(c, map[string]any{"path": p, "language": f.Language, "parser": f.Parser, "skeleton": f.Skeleton})
-				}
-				if f.Skeleton == "" {
-					return fmt.Errorf("%s has no skeleton (parser %s: skeletons are made for parser-backed code)", p, f.Parser)
-				}
-				fmt.Fprintf(c.App.Writer, "%s\n", f.Skeleton)
-				return nil
-			}
-			return fmt.Errorf("%s is not in memory", c.Args().First())
+			return runSkeleton(c.Context, g, c.Args().Slice())
 		},
 	}
+}
+
+func runSkeleton(_ context.Context, g *GlobalOptions, args []string) error {
+	if len(args) != 1 {
+		return cli.Exit("usage: git konteks skeleton PATH", 2)
+	}
+	repo, mem, err := openMemory(g)
+	if err != nil {
+		return err
+	}
+	for _, p := range sourcePath(g, repo, args[0]) {
+		if memory.ValidSourcePath(p) != nil {
+			continue
+		}
+		f, ok, err := memref.Record(repo, mem.Tree, p)
+		if err != nil || !ok {
+			continue
+		}
+		if g.JSON {
+			return g.printJSON(map[string]any{"path": p, "language": f.Language, "parser": f.Parser, "skeleton": f.Skeleton})
+		}
+		if f.Skeleton == "" {
+			return fmt.Errorf("%s has no skeleton (parser %s: skeletons are made for parser-backed code)", p, f.Parser)
+		}
+		fmt.Fprintf(g.Stdout, "%s\n", f.Skeleton)
+		return nil
+	}
+	return fmt.Errorf("%s is not in memory", args[0])
 }
 
 func graphCommand() *cli.Command {
@@ -115,10 +139,11 @@ func graphCommand() *cli.Command {
 		ArgsUsage: "NAME",
 		Flags:     []cli.Flag{jsonFlag, &cli.IntFlag{Name: "limit", Value: 10, Usage: "at most `N` matching entities"}},
 		Action: func(c *cli.Context) error {
+			g := globalsOf(c)
 			if c.NArg() != 1 {
 				return cli.Exit("usage: git konteks graph NAME", 2)
 			}
-			repo, mem, err := openMemory()
+			repo, mem, err := openMemory(g)
 			if err != nil {
 				return err
 			}
@@ -127,7 +152,7 @@ func graphCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			if c.Bool("json") {
+			if g.JSON {
 				return printJSON(c, nodes)
 			}
 			if len(nodes) == 0 {

@@ -1,8 +1,8 @@
 package main
 
 import (
-	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -59,34 +59,32 @@ func mcpCommand() *cli.Command {
 }
 
 func runMCP(c *cli.Context) error {
+	g := globalsOf(c)
 	if c.NArg() > 0 {
 		return cli.Exit(fmt.Sprintf("unknown argument %q: usage: git konteks mcp [--repo DIR] [--http ADDR] [config --client NAME]", c.Args().First()), 2)
 	}
 	opt := mcp.Options{ToolVersion: version}
 	switch {
 	case c.String("repo") != "":
-		opt.Dir = c.String("repo")
-	case c.String("C") != "":
-		opt.Dir = c.String("C")
-		if chdirErr == nil {
-			opt.Dir = "." // entered already
-		} else {
-			opt.DirErr = fmt.Errorf("not a git repository: %s — -C names a directory that cannot be entered (%v); open a repository or pass --repo DIR", c.String("C"), chdirErr)
-		}
+		opt.Dir = g.abs(c.String("repo"))
+	case g.DirErr != nil:
+		opt.DirErr = fmt.Errorf("not a git repository: %v — -C names a directory that cannot be entered; open a repository or pass --repo DIR", g.DirErr)
+	case g.Dir != "":
+		opt.Dir = g.Dir
 	}
 	if opt.Dir != "" && opt.DirErr == nil {
 		if abs, err := filepath.Abs(opt.Dir); err == nil {
 			opt.Dir = abs
 		}
 	}
-	token := os.Getenv(mcp.TokenEnv)
+	token := g.Getenv(mcp.TokenEnv)
 	if addr := c.String("http"); addr != "" {
 		// Refuse a bad address before anything starts.
 		if err := mcp.CheckAddr(addr, c.Bool("allow-remote"), token); err != nil {
 			return cli.Exit("git-konteks: "+err.Error(), 2)
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	s, err := mcp.New(ctx, opt)
 	if err != nil {
@@ -99,7 +97,7 @@ func runMCP(c *cli.Context) error {
 			if token != "" {
 				auth = "bearer token from $" + mcp.TokenEnv
 			}
-			fmt.Fprintf(os.Stderr, "git konteks: serving MCP (streamable HTTP) at http://%s%s (%s)\n", a, mcp.HTTPPath, auth)
+			fmt.Fprintf(g.Stderr, "git konteks: serving MCP (streamable HTTP) at http://%s%s (%s)\n", a, mcp.HTTPPath, auth)
 		}})
 		if ctx.Err() != nil {
 			return nil
@@ -108,10 +106,21 @@ func runMCP(c *cli.Context) error {
 	}
 	// stdout carries the protocol and nothing else: whatever else would
 	// print to it (a library's stray output) goes to stderr, where clients
-	// log it, instead of corrupting the stream.
-	proto := os.Stdout
-	os.Stdout = os.Stderr
-	err = s.Run(ctx, &sdk.IOTransport{Reader: os.Stdin, Writer: proto})
+	// log it, instead of corrupting the stream. Only the process's own
+	// stdout is redirected: a caller in-process gave its own writers.
+	proto := g.Stdout
+	if f, ok := g.Stdout.(*os.File); ok && f == os.Stdout {
+		os.Stdout = os.Stderr
+	}
+	in, ok := g.Stdin.(io.ReadCloser)
+	if !ok {
+		in = io.NopCloser(g.Stdin)
+	}
+	out, ok := proto.(io.WriteCloser)
+	if !ok {
+		out = nopWriteCloser{proto}
+	}
+	err = s.Run(ctx, &sdk.IOTransport{Reader: in, Writer: out})
 	if ctx.Err() != nil {
 		return nil // interrupted: a normal way for a client to stop us
 	}
@@ -135,14 +144,12 @@ type mcpConfigReport struct {
 }
 
 func runMCPConfig(c *cli.Context) error {
-	if chdirErr != nil {
-		return chdirErr
-	}
-	repo, err := openRepo()
+	g := globalsOf(c)
+	repo, err := g.openRepo()
 	if err != nil {
 		return err
 	}
-	e, err := agentEnv(repo)
+	e, err := agentEnv(g, repo)
 	if err != nil {
 		return err
 	}
@@ -165,14 +172,14 @@ func runMCPConfig(c *cli.Context) error {
 		rep.Changed = r.Changes[0].Action != "unchanged"
 	}
 	switch {
-	case c.Bool("json"):
+	case g.JSON:
 		return printJSON(c, rep)
 	case !rep.Written:
 		fmt.Fprint(c.App.Writer, snippet)
 		if file == "" {
-			fmt.Fprintf(os.Stderr, "(%s reads it from its settings: Settings | Tools | AI Assistant | Model Context Protocol)\n", a.Title)
+			fmt.Fprintf(g.Stderr, "(%s reads it from its settings: Settings | Tools | AI Assistant | Model Context Protocol)\n", a.Title)
 		} else {
-			fmt.Fprintf(os.Stderr, "(%s reads it from %s; --write adds it there)\n", a.Title, file)
+			fmt.Fprintf(g.Stderr, "(%s reads it from %s; --write adds it there)\n", a.Title, file)
 		}
 	case rep.Changed:
 		fmt.Fprintf(c.App.Writer, "wrote %s: server %q runs %s -C %s mcp\n", file, mcp.Name, e.Binary, e.Repo)
@@ -181,3 +188,9 @@ func runMCPConfig(c *cli.Context) error {
 	}
 	return nil
 }
+
+// nopWriteCloser lets the MCP transport close what it writes to without
+// closing the caller's writer.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

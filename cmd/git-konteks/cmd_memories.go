@@ -1,9 +1,9 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -14,40 +14,62 @@ import (
 	"github.com/konteks/git-konteks/share"
 )
 
-func memoriesCommand() *cli.Command {
-	list := &cli.Command{
-		Name:  "list",
-		Usage: "list live durable memories (and diary entries with --diary)",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "kind", Usage: "only this `KIND`"},
-			&cli.BoolFlag{Name: "diary", Usage: "list diary entries instead"},
-			&cli.BoolFlag{Name: "all", Usage: "include forgotten and superseded entries"},
-			jsonFlag,
-		},
-		Action: runMemoriesList,
+// memoriesListOptions are the flags of `memories list` (and of plain
+// `memories`).
+type memoriesListOptions struct {
+	Kind       string
+	Diary, All bool
+}
+
+// memoriesVerifyOptions are the flags of `memories verify`.
+type memoriesVerifyOptions struct {
+	All bool
+}
+
+// memoriesForgetOptions are the flags of `memories forget`.
+type memoriesForgetOptions struct {
+	Reason string
+	Purge  bool
+}
+
+func memoriesCommand(g *GlobalOptions) *cli.Command {
+	var listOpts memoriesListOptions
+	var verifyOpts memoriesVerifyOptions
+	var forgetOpts memoriesForgetOptions
+	listFlags := []cli.Flag{
+		&cli.StringFlag{Name: "kind", Destination: &listOpts.Kind, Usage: "only this `KIND`"},
+		&cli.BoolFlag{Name: "diary", Destination: &listOpts.Diary, Usage: "list diary entries instead"},
+		&cli.BoolFlag{Name: "all", Destination: &listOpts.All, Usage: "include forgotten and superseded entries"},
+		jsonFlag,
 	}
+	list := func(c *cli.Context) error { return runMemoriesList(c.Context, listOpts, g, c.Args().Slice()) }
 	return &cli.Command{
 		Name:  "memories",
 		Usage: "list, show and forget durable memories",
 		Subcommands: []*cli.Command{
-			list,
+			{
+				Name:   "list",
+				Usage:  "list live durable memories (and diary entries with --diary)",
+				Flags:  listFlags,
+				Action: list,
+			},
 			{
 				Name: "show", Usage: "show one entry", ArgsUsage: "ID",
 				Flags:  []cli.Flag{jsonFlag},
-				Action: runMemoriesShow,
+				Action: func(c *cli.Context) error { return runMemoriesShow(c.Context, g, c.Args().Slice()) },
 			},
 			{
 				Name: "verify", Usage: "check the code each memory cites: fresh, stale (changed since) or obsolete (gone)",
 				Description: "Checks every live memory that cites code against the commit memory describes.\n" +
 					"With konteks.memories.expire set to N, uncited memories older than N days are listed\n" +
 					"as expired (recall no longer returns them; `memories confirm ID` renews one).",
-				Flags:  []cli.Flag{&cli.BoolFlag{Name: "all", Usage: "also list fresh and uncited memories"}, jsonFlag},
-				Action: runMemoriesVerify,
+				Flags:  []cli.Flag{&cli.BoolFlag{Name: "all", Destination: &verifyOpts.All, Usage: "also list fresh and uncited memories"}, jsonFlag},
+				Action: func(c *cli.Context) error { return runMemoriesVerify(c.Context, verifyOpts, g, c.Args().Slice()) },
 			},
 			{
 				Name: "confirm", Usage: "re-cite a memory against the current code (it supersedes the old entry)", ArgsUsage: "ID",
 				Flags:  []cli.Flag{jsonFlag},
-				Action: runMemoriesConfirm,
+				Action: func(c *cli.Context) error { return runMemoriesConfirm(c.Context, g, c.Args().Slice()) },
 			},
 			{
 				Name: "forget", Usage: "forget an entry (writes a tombstone that travels to other clones)", ArgsUsage: "ID",
@@ -58,18 +80,18 @@ func memoriesCommand() *cli.Command {
 					"file), and memory's history is rewritten and pushed (with compare-and-swap) to every\n" +
 					"remote this clone shares memory with, so no commit reachable from a memory ref\n" +
 					"holds the text. Clones that fetched it earlier keep its objects until they gc.",
-				Flags: []cli.Flag{&cli.StringFlag{Name: "reason", Usage: "why it no longer holds", Required: true},
-					&cli.BoolFlag{Name: "purge", Usage: "delete the text from memory and its history, here and on the remotes"}, jsonFlag},
-				Action: runMemoriesForget,
+				Flags: []cli.Flag{&cli.StringFlag{Name: "reason", Destination: &forgetOpts.Reason, Usage: "why it no longer holds", Required: true},
+					&cli.BoolFlag{Name: "purge", Destination: &forgetOpts.Purge, Usage: "delete the text from memory and its history, here and on the remotes"}, jsonFlag},
+				Action: func(c *cli.Context) error { return runMemoriesForget(c.Context, forgetOpts, g, c.Args().Slice()) },
 			},
 		},
-		Flags:  list.Flags,
-		Action: runMemoriesList,
+		Flags:  listFlags,
+		Action: list,
 	}
 }
 
-func loadDurable() ([]durable.Item, error) {
-	repo, err := openRepo()
+func loadDurable(g *GlobalOptions) ([]durable.Item, error) {
+	repo, err := g.openRepo()
 	if err != nil {
 		return nil, err
 	}
@@ -79,34 +101,34 @@ func loadDurable() ([]durable.Item, error) {
 	}
 	items, bad, err := durable.Load(repo, mem.Tree)
 	for _, b := range bad {
-		fmt.Fprintf(os.Stderr, "warning: skipped a broken durable entry: %s\n", b)
+		fmt.Fprintf(g.Stderr, "warning: skipped a broken durable entry: %s\n", b)
 	}
 	return items, err
 }
 
-func runMemoriesList(c *cli.Context) error {
-	items, err := loadDurable()
+func runMemoriesList(_ context.Context, opts memoriesListOptions, g *GlobalOptions, _ []string) error {
+	items, err := loadDurable(g)
 	if err != nil {
 		return err
 	}
 	want := durable.TypeMemory
-	if c.Bool("diary") {
+	if opts.Diary {
 		want = durable.TypeDiary
 	}
 	out := []durable.Item{}
 	for _, it := range items {
-		if it.Type != want || (!c.Bool("all") && it.Status != durable.StatusLive) {
+		if it.Type != want || (!opts.All && it.Status != durable.StatusLive) {
 			continue
 		}
-		if k := c.String("kind"); k != "" && it.Kind != k {
+		if k := opts.Kind; k != "" && it.Kind != k {
 			continue
 		}
 		out = append(out, it)
 	}
-	if c.Bool("json") {
-		return printJSON(c, out)
+	if g.JSON {
+		return g.printJSON(out)
 	}
-	w := c.App.Writer
+	w := g.Stdout
 	if len(out) == 0 {
 		fmt.Fprintln(w, "no durable memories yet: save one with `git konteks remember \"...\"`")
 		return nil
@@ -126,22 +148,22 @@ func runMemoriesList(c *cli.Context) error {
 	return nil
 }
 
-func runMemoriesShow(c *cli.Context) error {
-	if c.NArg() != 1 {
+func runMemoriesShow(_ context.Context, g *GlobalOptions, args []string) error {
+	if len(args) != 1 {
 		return cli.Exit("usage: git konteks memories show ID", 2)
 	}
-	items, err := loadDurable()
+	items, err := loadDurable(g)
 	if err != nil {
 		return err
 	}
-	it, err := durable.Find(items, c.Args().First())
+	it, err := durable.Find(items, args[0])
 	if err != nil {
 		return err
 	}
-	if c.Bool("json") {
-		return printJSON(c, it)
+	if g.JSON {
+		return g.printJSON(it)
 	}
-	w := c.App.Writer
+	w := g.Stdout
 	fmt.Fprintf(w, "id:       %s\ntype:     %s\n", it.ID, it.Type)
 	if it.Kind != "" {
 		fmt.Fprintf(w, "kind:     %s\n", it.Kind)
@@ -198,8 +220,8 @@ type verifiedJSON struct {
 	Freshness durable.Freshness `json:"freshness"`
 }
 
-func runMemoriesVerify(c *cli.Context) error {
-	repo, err := openRepo()
+func runMemoriesVerify(_ context.Context, opts memoriesVerifyOptions, g *GlobalOptions, _ []string) error {
+	repo, err := g.openRepo()
 	if err != nil {
 		return err
 	}
@@ -207,7 +229,7 @@ func runMemoriesVerify(c *cli.Context) error {
 	if err != nil && mem == nil {
 		return err
 	}
-	items, err := loadDurable()
+	items, err := loadDurable(g)
 	if err != nil {
 		return err
 	}
@@ -223,14 +245,14 @@ func runMemoriesVerify(c *cli.Context) error {
 		}
 		f := v.Check(it.Entry)
 		counts[f.Status]++
-		if c.Bool("all") || (f.Status != durable.Fresh && f.Status != durable.Uncited) {
+		if opts.All || (f.Status != durable.Fresh && f.Status != durable.Uncited) {
 			out = append(out, verifiedJSON{it, f})
 		}
 	}
-	if c.Bool("json") {
-		return printJSON(c, map[string]any{"commit": v.Commit().String(), "counts": counts, "memories": out})
+	if g.JSON {
+		return g.printJSON(map[string]any{"commit": v.Commit().String(), "counts": counts, "memories": out})
 	}
-	w := c.App.Writer
+	w := g.Stdout
 	fmt.Fprintf(w, "checked against %s: %d fresh, %d stale, %d obsolete, %d expired, %d uncited\n", short(v.Commit().String()),
 		counts[durable.Fresh], counts[durable.Stale], counts[durable.Obsolete], counts[durable.Expired], counts[durable.Uncited])
 	for _, m := range out {
@@ -242,70 +264,70 @@ func runMemoriesVerify(c *cli.Context) error {
 	return nil
 }
 
-func runMemoriesConfirm(c *cli.Context) error {
-	if c.NArg() != 1 {
+func runMemoriesConfirm(_ context.Context, g *GlobalOptions, args []string) error {
+	if len(args) != 1 {
 		return cli.Exit("usage: git konteks memories confirm ID", 2)
 	}
-	repo, err := openRepo()
+	repo, err := g.openRepo()
 	if err != nil {
 		return err
 	}
-	it, err := durable.Confirm(repo, c.Args().First())
+	it, err := durable.Confirm(repo, args[0])
 	if err != nil {
 		return err
 	}
-	if c.Bool("json") {
-		return printJSON(c, it)
+	if g.JSON {
+		return g.printJSON(it)
 	}
-	fmt.Fprintf(c.App.Writer, "confirmed as %s (supersedes %s)\n", it.ID, short(it.Supersedes))
+	fmt.Fprintf(g.Stdout, "confirmed as %s (supersedes %s)\n", it.ID, short(it.Supersedes))
 	return nil
 }
 
-func runMemoriesForget(c *cli.Context) error {
-	if c.NArg() != 1 {
+func runMemoriesForget(_ context.Context, opts memoriesForgetOptions, g *GlobalOptions, args []string) error {
+	if len(args) != 1 {
 		return cli.Exit("usage: git konteks memories forget ID --reason \"why\"", 2)
 	}
-	repo, err := openRepo()
+	repo, err := g.openRepo()
 	if err != nil {
 		return err
 	}
 	forget := durable.Forget
-	if c.Bool("purge") {
+	if opts.Purge {
 		forget = durable.ForgetPurge
 	}
-	t, err := forget(repo, c.Args().First(), c.String("reason"))
+	t, err := forget(repo, args[0], opts.Reason)
 	if err != nil {
 		if errors.Is(err, durable.ErrRejected) {
 			return err // main prints it, exit 1, error code "rejected"
 		}
 		return err
 	}
-	if !c.Bool("purge") {
-		if c.Bool("json") {
-			return printJSON(c, t)
+	if !opts.Purge {
+		if g.JSON {
+			return g.printJSON(t)
 		}
-		fmt.Fprintf(c.App.Writer, "forgot %s (tombstone %s)\n", t.Forgets, t.ID)
+		fmt.Fprintf(g.Stdout, "forgot %s (tombstone %s)\n", t.Forgets, t.ID)
 		return nil
 	}
 	res, err := share.Purge(repo)
 	if err != nil {
 		return fmt.Errorf("forgot %s, but rewriting memory's history failed: %w (run the purge again)", t.Forgets, err)
 	}
-	if c.Bool("json") {
-		return printJSON(c, map[string]any{"tombstone": t, "purge": res})
+	if g.JSON {
+		return g.printJSON(map[string]any{"tombstone": t, "purge": res})
 	}
-	fmt.Fprintf(c.App.Writer, "purged %s (tombstone %s): %s\n", t.Forgets, t.ID, res.Note)
-	return purgeFailures(c, res)
+	fmt.Fprintf(g.Stdout, "purged %s (tombstone %s): %s\n", t.Forgets, t.ID, res.Note)
+	return purgeFailures(g, res)
 }
 
 // purgeFailures names the remotes a purge could not be pushed to and
 // makes the command fail, so a script does not take the purge as done.
-func purgeFailures(c *cli.Context, res share.PurgeResult) error {
+func purgeFailures(g *GlobalOptions, res share.PurgeResult) error {
 	if len(res.Failed) == 0 {
 		return nil
 	}
 	for rm, why := range res.Failed {
-		fmt.Fprintf(c.App.ErrWriter, "not pushed to %s: %s\n", rm, why)
+		fmt.Fprintf(g.Stderr, "not pushed to %s: %s\n", rm, why)
 	}
 	return cli.Exit("git-konteks: the purge is done here but not on every remote", 1)
 }

@@ -14,7 +14,8 @@ func projectCommand() *cli.Command {
 		Usage: "show the project portrait: what it is, languages, packages, entry points, scripts, modules",
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
-			repo, mem, err := openMemory()
+			g := globalsOf(c)
+			repo, mem, err := openMemory(g)
 			if err != nil {
 				return err
 			}
@@ -26,7 +27,7 @@ func projectCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			if c.Bool("json") {
+			if g.JSON {
 				return printJSON(c, map[string]any{"project": pr, "modules": mods})
 			}
 			w := c.App.Writer

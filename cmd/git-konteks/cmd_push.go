@@ -24,6 +24,7 @@ func pushCommand() *cli.Command {
 }
 
 func runPush(c *cli.Context) error {
+	g := globalsOf(c)
 	repo, remote, err := openRemote(c)
 	if err != nil {
 		return err
@@ -32,7 +33,7 @@ func runPush(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if c.Bool("json") {
+	if g.JSON {
 		return printJSON(c, res)
 	}
 	printPush(c, res)

@@ -5,17 +5,29 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/konteks/git-konteks/extract"
+	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/recall"
 )
 
-func recallCommand() *cli.Command {
+// recallOptions are recall's flags.
+type recallOptions struct {
+	Limit   int
+	Refresh bool
+	Mode    string
+	Files   bool
+	Paths   []string
+	Tests   string
+}
+
+func recallCommand(g *GlobalOptions) *cli.Command {
+	var opts recallOptions
+	paths := cli.NewStringSlice()
 	return &cli.Command{
 		Name:      "recall",
 		Usage:     "find the sections of memory that matter for a task or question",
@@ -31,29 +43,31 @@ func recallCommand() *cli.Command {
 			"The search index is a local cache under .git/konteks/index, brought up to date from\n" +
 			"refs/konteks on the way.",
 		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 10, Usage: "number of hits (saved memories are not counted)"},
-			&cli.BoolFlag{Name: "refresh", Usage: "run a changed extraction first, so memory describes HEAD"},
-			&cli.StringFlag{Name: "mode", Value: recall.Hybrid, Usage: "`MODE`: hybrid, lexical or vector"},
-			&cli.BoolFlag{Name: "files", Usage: "answer with files: one per line, ranked by their best section, with their best sections and why"},
-			&cli.StringSliceFlag{Name: "path", Usage: "only paths matching `GLOB` (*, **, ?; no slash: a name at any depth); !GLOB excludes; repeatable"},
-			&cli.StringFlag{Name: "tests", Value: recall.TestsInclude, Usage: "test code: include, exclude or `only`"},
+			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 10, Destination: &opts.Limit, Usage: "number of hits (saved memories are not counted)"},
+			&cli.BoolFlag{Name: "refresh", Destination: &opts.Refresh, Usage: "run a changed extraction first, so memory describes HEAD"},
+			&cli.StringFlag{Name: "mode", Value: recall.Hybrid, Destination: &opts.Mode, Usage: "`MODE`: hybrid, lexical or vector"},
+			&cli.BoolFlag{Name: "files", Destination: &opts.Files, Usage: "answer with files: one per line, ranked by their best section, with their best sections and why"},
+			&cli.StringSliceFlag{Name: "path", Destination: paths, Usage: "only paths matching `GLOB` (*, **, ?; no slash: a name at any depth); !GLOB excludes; repeatable"},
+			&cli.StringFlag{Name: "tests", Value: recall.TestsInclude, Destination: &opts.Tests, Usage: "test code: include, exclude or `only`"},
 			jsonFlag,
 		},
-		Action: runRecall,
+		Action: func(c *cli.Context) error {
+			opts.Paths = paths.Value()
+			return runRecall(c.Context, opts, g, c.Args().Slice())
+		},
 	}
 }
 
 // maxTaskBytes bounds a task read from standard input.
 const maxTaskBytes = 1 << 20
 
-// taskArg is the task of recall and context: the arguments joined, or
+// readTask is the task of recall and context: the arguments joined, or
 // standard input when the only argument is "-".
-func taskArg(c *cli.Context) (string, error) {
-	args := c.Args().Slice()
+func readTask(g *GlobalOptions, args []string) (string, error) {
 	if len(args) != 1 || args[0] != "-" {
 		return strings.TrimSpace(strings.Join(args, " ")), nil
 	}
-	b, err := io.ReadAll(io.LimitReader(os.Stdin, maxTaskBytes+1))
+	b, err := io.ReadAll(io.LimitReader(g.Stdin, maxTaskBytes+1))
 	if err != nil {
 		return "", fmt.Errorf("read the task from standard input: %w", err)
 	}
@@ -63,44 +77,48 @@ func taskArg(c *cli.Context) (string, error) {
 	return strings.TrimSpace(string(b)), nil
 }
 
-func runRecall(c *cli.Context) error {
-	task, err := taskArg(c)
+func runRecall(ctx context.Context, opts recallOptions, g *GlobalOptions, args []string) error {
+	task, err := readTask(g, args)
 	if err != nil {
 		return err
 	}
 	if task == "" {
 		return cli.Exit("recall needs a task or question, e.g. git konteks recall \"where are retries handled\" (or - to read it from standard input)", 2)
 	}
-	if n := c.Int("limit"); n < 1 {
-		return cli.Exit(fmt.Sprintf("--limit %d: give at least 1", n), 2)
+	if opts.Limit < 1 {
+		return cli.Exit(fmt.Sprintf("--limit %d: give at least 1", opts.Limit), 2)
 	}
-	switch c.String("mode") {
+	switch opts.Mode {
 	case recall.Hybrid, recall.Lexical, recall.Vector:
 	default:
-		return cli.Exit(fmt.Sprintf("unknown --mode %q (want hybrid, lexical or vector)", c.String("mode")), 2)
+		return cli.Exit(fmt.Sprintf("unknown --mode %q (want hybrid, lexical or vector)", opts.Mode), 2)
 	}
-	ctx, stop := interruptible()
+	ctx, stop := interruptible(ctx)
 	defer stop()
-	s, err := openSearcher(ctx, c.Bool("refresh"))
+	repo, err := g.openRepo()
 	if err != nil {
-		return stopped(ctx, err, c.Bool("refresh"))
+		return err
+	}
+	s, err := openSearcher(ctx, g, repo, opts.Refresh)
+	if err != nil {
+		return stopped(ctx, err, opts.Refresh)
 	}
 	defer s.Close()
-	opt := recall.AnswerOptions{Options: recall.Options{Limit: c.Int("limit"), Mode: c.String("mode"), Paths: c.StringSlice("path"), Tests: c.String("tests")},
-		Files: c.Bool("files")}
+	opt := recall.AnswerOptions{Options: recall.Options{Limit: opts.Limit, Mode: opts.Mode, Paths: opts.Paths, Tests: opts.Tests},
+		Files: opts.Files}
 	a, err := recall.Answer(ctx, s, task, opt)
 	if err != nil {
 		return filterError(err)
 	}
-	if c.Bool("json") {
+	if g.JSON {
 		// stderr carries the evidence, the notes and the memory line for
 		// people too.
-		fmt.Fprintln(os.Stderr, "evidence: "+a.Evidence.Label())
-		printNotes(a.Notes, a.Memory, true)
-		return printJSON(c, a)
+		fmt.Fprintln(g.Stderr, "evidence: "+a.Evidence.Label())
+		printNotes(g.Stderr, a.Notes, a.Memory, true)
+		return g.printJSON(a)
 	}
-	writeAnswer(c.App.Writer, a)
-	printNotes(a.Notes, a.Memory, false)
+	writeAnswer(g.Stdout, a)
+	printNotes(g.Stderr, a.Notes, a.Memory, false)
 	return nil
 }
 
@@ -180,11 +198,7 @@ func memoryLabel(m recall.MemoryHit) string {
 
 // openSearcher opens memory for recall and context, after a `changed`
 // extraction when refresh is set.
-func openSearcher(ctx context.Context, refresh bool) (*recall.Searcher, error) {
-	repo, err := openRepo()
-	if err != nil {
-		return nil, err
-	}
+func openSearcher(ctx context.Context, g *GlobalOptions, repo *gitstore.Repo, refresh bool) (*recall.Searcher, error) {
 	if refresh {
 		if _, err := extract.Run(ctx, repo, extract.Options{ToolVersion: version}); err != nil {
 			return nil, fmt.Errorf("refresh: %w", err)
@@ -192,14 +206,14 @@ func openSearcher(ctx context.Context, refresh bool) (*recall.Searcher, error) {
 	}
 	s, err := recall.Open(ctx, repo, recall.OpenOptions{Building: func(n int) {
 		if n >= buildNoticeRecords {
-			fmt.Fprintf(os.Stderr, "building the search index: %d files (the first question after a clone, a fetch or a large change; later ones update it in milliseconds)…\n", n)
+			fmt.Fprintf(g.Stderr, "building the search index: %d files (the first question after a clone, a fetch or a large change; later ones update it in milliseconds)…\n", n)
 		}
 	}})
 	if errors.Is(err, recall.ErrNoMemory) {
 		return nil, fmt.Errorf("%w (or pass --refresh)", err)
 	}
 	if err == nil && s.Index().How == "build" && s.Index().Len() > 0 && s.Index().Took >= time.Second {
-		fmt.Fprintf(os.Stderr, "search index built in %.1f s\n", s.Index().Took.Seconds())
+		fmt.Fprintf(g.Stderr, "search index built in %.1f s\n", s.Index().Took.Seconds())
 	}
 	return s, err
 }
@@ -224,12 +238,12 @@ func memoryLine(st recall.MemoryState) string {
 	return l
 }
 
-func printNotes(notes []string, st recall.MemoryState, withMemory bool) {
+func printNotes(w io.Writer, notes []string, st recall.MemoryState, withMemory bool) {
 	if withMemory {
-		fmt.Fprintln(os.Stderr, memoryLine(st))
+		fmt.Fprintln(w, memoryLine(st))
 	}
 	for _, n := range notes {
-		fmt.Fprintln(os.Stderr, "note: "+n)
+		fmt.Fprintln(w, "note: "+n)
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,7 +11,14 @@ import (
 	"github.com/konteks/git-konteks/durable"
 )
 
-func rememberCommand() *cli.Command {
+// rememberOptions are remember's flags.
+type rememberOptions struct {
+	Kind, Supersedes, Scope string
+	Tags, Paths             []string
+}
+
+func rememberCommand(g *GlobalOptions) *cli.Command {
+	var opts rememberOptions
 	return &cli.Command{
 		Name:      "remember",
 		Usage:     "save a durable memory (a decision, constraint, preference, insight, fact or note)",
@@ -29,27 +37,45 @@ func rememberCommand() *cli.Command {
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
-			return save(c, durable.Entry{
-				Type: durable.TypeMemory, Kind: c.String("kind"), Text: strings.Join(c.Args().Slice(), " "),
-				Tags: c.StringSlice("tag"), Paths: c.StringSlice("path"), Supersedes: c.String("supersedes"), Scope: c.String("scope"),
-			})
+			opts.Kind, opts.Supersedes, opts.Scope = c.String("kind"), c.String("supersedes"), c.String("scope")
+			opts.Tags, opts.Paths = c.StringSlice("tag"), c.StringSlice("path")
+			return runRemember(c.Context, opts, g, c.Args().Slice())
 		},
 	}
 }
 
-func diaryCommand() *cli.Command {
+// runRemember saves a durable memory of the text args make.
+func runRemember(_ context.Context, opts rememberOptions, g *GlobalOptions, args []string) error {
+	return save(g, "remember", durable.Entry{
+		Type: durable.TypeMemory, Kind: opts.Kind, Text: strings.Join(args, " "),
+		Tags: opts.Tags, Paths: opts.Paths, Supersedes: opts.Supersedes, Scope: opts.Scope,
+	})
+}
+
+// diaryOptions are diary's flags.
+type diaryOptions struct {
+	Subject string
+}
+
+func diaryCommand(g *GlobalOptions) *cli.Command {
+	var opts diaryOptions
 	return &cli.Command{
 		Name:      "diary",
 		Usage:     "add a diary entry: what was done, found or left open in a session",
 		ArgsUsage: `"entry"`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "subject", Usage: "what the entry is about"},
+			&cli.StringFlag{Name: "subject", Destination: &opts.Subject, Usage: "what the entry is about"},
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
-			return save(c, durable.Entry{Type: durable.TypeDiary, Subject: c.String("subject"), Text: strings.Join(c.Args().Slice(), " ")})
+			return runDiary(c.Context, opts, g, c.Args().Slice())
 		},
 	}
+}
+
+// runDiary adds a diary entry of the text args make.
+func runDiary(_ context.Context, opts diaryOptions, g *GlobalOptions, args []string) error {
+	return save(g, "diary", durable.Entry{Type: durable.TypeDiary, Subject: opts.Subject, Text: strings.Join(args, " ")})
 }
 
 type savedJSON struct {
@@ -58,11 +84,11 @@ type savedJSON struct {
 	Entry     durable.Item `json:"entry"`
 }
 
-func save(c *cli.Context, e durable.Entry) error {
+func save(g *GlobalOptions, command string, e durable.Entry) error {
 	if strings.TrimSpace(e.Text) == "" {
-		return cli.Exit(fmt.Sprintf("usage: git konteks %s \"text\"", c.Command.Name), 2)
+		return cli.Exit(fmt.Sprintf("usage: git konteks %s \"text\"", command), 2)
 	}
-	repo, err := openRepo()
+	repo, err := g.openRepo()
 	if err != nil {
 		return err
 	}
@@ -77,17 +103,17 @@ func save(c *cli.Context, e durable.Entry) error {
 		}
 		return err
 	}
-	if c.Bool("json") {
-		return printJSON(c, savedJSON{Saved: isNew, Duplicate: !isNew, Entry: it})
+	if g.JSON {
+		return g.printJSON(savedJSON{Saved: isNew, Duplicate: !isNew, Entry: it})
 	}
 	if !isNew {
-		fmt.Fprintf(c.App.Writer, "already remembered as %s\n", it.ID)
+		fmt.Fprintf(g.Stdout, "already remembered as %s\n", it.ID)
 		return nil
 	}
-	fmt.Fprintf(c.App.Writer, "remembered %s", it.ID)
+	fmt.Fprintf(g.Stdout, "remembered %s", it.ID)
 	if len(it.Paths) > 0 {
-		fmt.Fprintf(c.App.Writer, " (linked to %s)", strings.Join(it.Paths, ", "))
+		fmt.Fprintf(g.Stdout, " (linked to %s)", strings.Join(it.Paths, ", "))
 	}
-	fmt.Fprintln(c.App.Writer)
+	fmt.Fprintln(g.Stdout)
 	return nil
 }

@@ -18,7 +18,8 @@ import (
 	"github.com/konteks/git-konteks/session"
 )
 
-func sessionCommand() *cli.Command {
+func sessionCommand(g *GlobalOptions) *cli.Command {
+	var ingest sessionIngestOptions
 	return &cli.Command{
 		Name:  "session",
 		Usage: "distill agent session transcripts into durable memory; list and show session records",
@@ -35,31 +36,27 @@ func sessionCommand() *cli.Command {
 					"same transcript again writes nothing. `git config konteks.sessions.enabled false` turns\n" +
 					"ingestion off (the command then exits 0 and writes nothing).",
 				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "agent", Usage: "`NAME` of the agent that wrote the transcript: " + strings.Join(session.Agents, ", ") + " (default: detected)"},
-					&cli.BoolFlag{Name: "keep-raw", Usage: "also keep the conversation's text in the record (redacted, at most 8 KB)"},
-					&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing on success (for hooks)"},
+					&cli.StringFlag{Name: "agent", Destination: &ingest.Agent, Usage: "`NAME` of the agent that wrote the transcript: " + strings.Join(session.Agents, ", ") + " (default: detected)"},
+					&cli.BoolFlag{Name: "keep-raw", Destination: &ingest.KeepRaw, Usage: "also keep the conversation's text in the record (redacted, at most 8 KB)"},
+					&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Destination: &ingest.Quiet, Usage: "print nothing on success (for hooks)"},
 					jsonFlag,
 				},
 				Action: func(c *cli.Context) error {
-					o := sessionIngestOptions{Agent: c.String("agent"), KeepRaw: c.Bool("keep-raw"), Quiet: c.Bool("quiet"), JSON: c.Bool("json")}
-					return runSessionIngest(c.Context, o, c.Args().Slice(), os.Stdin, c.App.Writer)
+					return runSessionIngest(c.Context, ingest, g, c.Args().Slice())
 				},
 			},
 			{
 				Name: "list", Usage: "list the session records (newest first)",
 				Flags: []cli.Flag{jsonFlag},
 				Action: func(c *cli.Context) error {
-					return runSessionList(c.Bool("json"), c.App.Writer)
+					return runSessionList(c.Context, g, c.Args().Slice())
 				},
 			},
 			{
 				Name: "show", Usage: "show one session record and the memories it produced", ArgsUsage: "ID",
 				Flags: []cli.Flag{jsonFlag},
 				Action: func(c *cli.Context) error {
-					if c.NArg() != 1 {
-						return cli.Exit("usage: git konteks session show ID", 2)
-					}
-					return runSessionShow(c.Args().First(), c.Bool("json"), c.App.Writer)
+					return runSessionShow(c.Context, g, c.Args().Slice())
 				},
 			},
 		},
@@ -71,7 +68,6 @@ type sessionIngestOptions struct {
 	Agent   string
 	KeepRaw bool
 	Quiet   bool
-	JSON    bool
 }
 
 // hookPayload is what agents send to a session-end hook on stdin.
@@ -82,7 +78,10 @@ type hookPayload struct {
 	Event          string `json:"hook_event_name"`
 }
 
-func runSessionIngest(ctx context.Context, o sessionIngestOptions, args []string, stdin io.Reader, out io.Writer) error {
+// runSessionIngest reads the transcript args name (a path relative to the
+// current directory), or standard input, and saves what it taught.
+func runSessionIngest(_ context.Context, o sessionIngestOptions, g *GlobalOptions, args []string) error {
+	stdin, out, asJSON := g.Stdin, g.Stdout, g.JSON
 	if len(args) > 1 {
 		return cli.Exit("usage: git konteks session ingest [FILE|-]", 2)
 	}
@@ -108,7 +107,7 @@ func runSessionIngest(ctx context.Context, o sessionIngestOptions, args []string
 			name, dir = p.TranscriptPath, p.Cwd
 		}
 	}
-	repo, err := openRepo()
+	repo, err := g.openRepo()
 	if err != nil && dir != "" {
 		repo, err = gitstore.Open(dir)
 	}
@@ -116,16 +115,16 @@ func runSessionIngest(ctx context.Context, o sessionIngestOptions, args []string
 		return err
 	}
 	if v := repo.ConfigValue("konteks.sessions.enabled"); v == "false" || v == "0" || v == "no" || v == "off" {
-		if !o.Quiet && !o.JSON {
+		if !o.Quiet && !asJSON {
 			fmt.Fprintln(out, "session ingestion is off (konteks.sessions.enabled): nothing saved")
 		}
-		if o.JSON {
+		if asJSON {
 			return printJSONTo(out, map[string]any{"disabled": true})
 		}
 		return nil
 	}
 	if name != "-" {
-		f, err := openTranscript(name)
+		f, err := openTranscript(g.abs(gitstore.ExpandHome(name)))
 		if err != nil {
 			return err
 		}
@@ -140,7 +139,7 @@ func runSessionIngest(ctx context.Context, o sessionIngestOptions, args []string
 	if err != nil {
 		return err
 	}
-	if o.JSON {
+	if asJSON {
 		return printJSONTo(out, res)
 	}
 	if o.Quiet {
@@ -184,7 +183,7 @@ func peekPayload(br *bufio.Reader) (hookPayload, bool) {
 // openTranscript opens a regular file (not a device or a FIFO that would
 // never end).
 func openTranscript(name string) (*os.File, error) {
-	f, err := os.Open(gitstore.ExpandHome(name))
+	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
@@ -213,14 +212,9 @@ func short(id string) string {
 	return id
 }
 
-func printJSONTo(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
-func runSessionList(asJSON bool, out io.Writer) error {
-	items, err := loadDurable()
+func runSessionList(_ context.Context, g *GlobalOptions, _ []string) error {
+	asJSON, out := g.JSON, g.Stdout
+	items, err := loadDurable(g)
 	if err != nil {
 		return err
 	}
@@ -243,8 +237,12 @@ func runSessionList(asJSON bool, out io.Writer) error {
 	return nil
 }
 
-func runSessionShow(id string, asJSON bool, out io.Writer) error {
-	items, err := loadDurable()
+func runSessionShow(_ context.Context, g *GlobalOptions, args []string) error {
+	if len(args) != 1 {
+		return cli.Exit("usage: git konteks session show ID", 2)
+	}
+	id, asJSON, out := args[0], g.JSON, g.Stdout
+	items, err := loadDurable(g)
 	if err != nil {
 		return err
 	}

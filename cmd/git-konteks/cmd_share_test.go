@@ -593,10 +593,18 @@ func TestTeamWalkthrough(t *testing.T) {
 		return json.Unmarshal([]byte(run(t, c.Dir, "status", "--json")), &st) == nil && st.SourceCommit == head
 	}, c)
 	for _, r := range []*testgit.Repo{ci, b, c} {
-		out, errOut, err := tryRun(r.Dir, nil, "recall", "--json", "how are monthly invoices computed")
-		if err != nil {
-			t.Fatalf("%s: recall: %v %s", r.Dir, err, errOut)
-		}
+		// The hooks' runner may still be updating the search index after
+		// memory moved; recall then answers from the memory the index
+		// holds and says so. Wait for the runner to finish.
+		var out, errOut string
+		waitUntil(t, "the runner finished updating the search index", func() bool {
+			var err error
+			out, errOut, err = tryRun(r.Dir, nil, "recall", "--json", "how are monthly invoices computed")
+			if err != nil {
+				t.Fatalf("%s: recall: %v %s", r.Dir, err, errOut)
+			}
+			return !strings.Contains(errOut, "being updated by another process")
+		}, r)
 		if !strings.Contains(out, "billing/invoice.go") {
 			t.Fatalf("%s: recall missed the file:\n%s", r.Dir, out)
 		}

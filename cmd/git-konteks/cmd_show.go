@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -12,16 +13,24 @@ import (
 	"github.com/konteks/git-konteks/memref"
 )
 
-func showCommand() *cli.Command {
+// showOptions are show's flags.
+type showOptions struct {
+	Content bool
+}
+
+func showCommand(g *GlobalOptions) *cli.Command {
+	var opts showOptions
 	return &cli.Command{
 		Name:      "show",
 		Usage:     "show the memory record of one file (its sections with anchors and line ranges), or one section of it with PATH#ANCHOR",
 		ArgsUsage: "PATH[#ANCHOR]",
 		Flags: []cli.Flag{
 			jsonFlag,
-			&cli.BoolFlag{Name: "content", Usage: "print each section's content too"},
+			&cli.BoolFlag{Name: "content", Destination: &opts.Content, Usage: "print each section's content too"},
 		},
-		Action: runShow,
+		Action: func(c *cli.Context) error {
+			return runShow(c.Context, opts, g, c.Args().Slice())
+		},
 	}
 }
 
@@ -40,11 +49,13 @@ type showSectionJSON struct {
 	Section  memory.Section `json:"section"`
 }
 
-func runShow(c *cli.Context) error {
-	if c.NArg() != 1 {
+// runShow prints the record of the file args[0] names: a path relative
+// to the current directory, or from the top of the repository.
+func runShow(_ context.Context, opts showOptions, g *GlobalOptions, args []string) error {
+	if len(args) != 1 {
 		return cli.Exit("usage: git konteks show PATH[#ANCHOR]", 2)
 	}
-	repo, err := openRepo()
+	repo, err := g.openRepo()
 	if err != nil {
 		return err
 	}
@@ -55,8 +66,8 @@ func runShow(c *cli.Context) error {
 	if !mem.Derived() {
 		return errors.New("no memory yet: run `git konteks extract`")
 	}
-	arg, anchor := c.Args().First(), ""
-	rec, path, err := showRecord(repo, mem, arg)
+	arg, anchor := args[0], ""
+	rec, path, err := showRecord(g, repo, mem, arg)
 	if err != nil {
 		return err
 	}
@@ -64,22 +75,22 @@ func runShow(c *cli.Context) error {
 		// PATH#ANCHOR, as `why` and the MCP show take it; a path that
 		// itself holds a "#" was tried whole first.
 		if p, a, ok := strings.Cut(arg, "#"); ok && p != "" {
-			if rec, path, err = showRecord(repo, mem, p); err != nil {
+			if rec, path, err = showRecord(g, repo, mem, p); err != nil {
 				return err
 			}
 			arg, anchor = p, a
 		}
 	}
 	if rec == nil {
-		return notInMemory(repo, mem, arg)
+		return notInMemory(g, repo, mem, arg)
 	}
 	if anchor != "" {
-		return showSection(c, path, rec, anchor)
+		return showSection(g, path, rec, anchor)
 	}
-	if c.Bool("json") {
-		return printJSON(c, showJSON{Path: path, File: rec})
+	if g.JSON {
+		return g.printJSON(showJSON{Path: path, File: rec})
 	}
-	w := c.App.Writer
+	w := g.Stdout
 	lang := rec.Language
 	if lang == "" {
 		lang = "-"
@@ -95,7 +106,7 @@ func runShow(c *cli.Context) error {
 			name = s.Name
 		}
 		fmt.Fprintf(w, "  %5d-%-5d  %-10s %-12s %s  [%s]\n", s.StartLine, s.EndLine, s.Symbol, s.Parser, name, s.Anchor)
-		if c.Bool("content") {
+		if opts.Content {
 			fmt.Fprintln(w, indent(s.Content, "        "))
 		}
 	}
@@ -104,8 +115,8 @@ func runShow(c *cli.Context) error {
 
 // showRecord reads the record of the file arg names, or nil when there is
 // none.
-func showRecord(repo *gitstore.Repo, mem *memref.Memory, arg string) (*memory.File, string, error) {
-	for _, p := range sourcePath(repo, arg) {
+func showRecord(g *GlobalOptions, repo *gitstore.Repo, mem *memref.Memory, arg string) (*memory.File, string, error) {
+	for _, p := range sourcePath(g, repo, arg) {
 		if memory.ValidSourcePath(p) != nil {
 			continue
 		}
@@ -122,20 +133,20 @@ func showRecord(repo *gitstore.Repo, mem *memref.Memory, arg string) (*memory.Fi
 
 // showSection prints the one section of rec that anchor names: its place,
 // name and anchor, then its content.
-func showSection(c *cli.Context, path string, rec *memory.File, anchor string) error {
+func showSection(g *GlobalOptions, path string, rec *memory.File, anchor string) error {
 	i, ok := rec.FindSection(anchor)
 	if !ok {
 		return rec.NoSection(path, anchor)
 	}
 	s := rec.Sections[i]
-	if c.Bool("json") {
-		return printJSON(c, showSectionJSON{Path: path, Kind: rec.Kind, Language: rec.Language, Blob: rec.Blob, Section: s})
+	if g.JSON {
+		return g.printJSON(showSectionJSON{Path: path, Kind: rec.Kind, Language: rec.Language, Blob: rec.Blob, Section: s})
 	}
 	name := s.QName
 	if name == "" {
 		name = s.Name
 	}
-	w := c.App.Writer
+	w := g.Stdout
 	fmt.Fprintf(w, "%s:%d-%d  %s  [%s]\n", path, s.StartLine, s.EndLine, name, s.Anchor)
 	if s.Summary != "" && s.Summary != name {
 		fmt.Fprintf(w, "%s\n", s.Summary)
@@ -146,12 +157,12 @@ func showSection(c *cli.Context, path string, rec *memory.File, anchor string) e
 
 // notInMemory explains why a path has no record: gated, or not in the
 // source commit at all.
-func notInMemory(repo *gitstore.Repo, mem *memref.Memory, arg string) error {
+func notInMemory(g *GlobalOptions, repo *gitstore.Repo, mem *memref.Memory, arg string) error {
 	skipped, err := memref.Skipped(repo, mem.Tree)
 	if err != nil {
 		return err
 	}
-	for _, p := range sourcePath(repo, arg) {
+	for _, p := range sourcePath(g, repo, arg) {
 		if reason, ok := skipped[memref.SkipKey(p)]; ok {
 			return fmt.Errorf("%s is not in memory: skipped by the gate (%s)", p, reason)
 		}

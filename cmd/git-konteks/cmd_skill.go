@@ -60,6 +60,7 @@ func skillError(err error) error {
 }
 
 func runSkillAdd(c *cli.Context) error {
+	g := globalsOf(c)
 	if c.NArg() != 1 {
 		return cli.Exit("usage: git konteks skill add PATH|-", 2)
 	}
@@ -67,9 +68,9 @@ func runSkillAdd(c *cli.Context) error {
 	var doc []byte
 	var err error
 	if arg == "-" {
-		doc, err = io.ReadAll(io.LimitReader(os.Stdin, durable.MaxEntry+1))
+		doc, err = io.ReadAll(io.LimitReader(g.Stdin, durable.MaxEntry+1))
 	} else {
-		p := arg
+		p := g.abs(arg)
 		if fi, serr := os.Stat(p); serr == nil && fi.IsDir() {
 			p = filepath.Join(p, "SKILL.md")
 		}
@@ -96,7 +97,7 @@ func runSkillAdd(c *cli.Context) error {
 	if s.Name == "" {
 		return cli.Exit("git-konteks: the skill has no name: add `name:` to its front matter (or give --name)", 1)
 	}
-	repo, err := openRepo()
+	repo, err := g.openRepo()
 	if err != nil {
 		return err
 	}
@@ -104,7 +105,7 @@ func runSkillAdd(c *cli.Context) error {
 	if err != nil {
 		return skillError(err)
 	}
-	if c.Bool("json") {
+	if g.JSON {
 		return printJSON(c, struct {
 			Saved bool          `json:"saved"`
 			Skill durable.Skill `json:"skill"`
@@ -121,8 +122,8 @@ func runSkillAdd(c *cli.Context) error {
 	return nil
 }
 
-func loadSkills(all bool) ([]durable.Skill, error) {
-	repo, err := openRepo()
+func loadSkills(g *GlobalOptions, all bool) ([]durable.Skill, error) {
+	repo, err := g.openRepo()
 	if err != nil {
 		return nil, err
 	}
@@ -132,20 +133,21 @@ func loadSkills(all bool) ([]durable.Skill, error) {
 	}
 	skills, bad, err := durable.LoadSkills(repo, mem.Tree, all)
 	for _, b := range bad {
-		fmt.Fprintf(os.Stderr, "warning: skipped a broken skill entry: %s\n", b)
+		fmt.Fprintf(g.Stderr, "warning: skipped a broken skill entry: %s\n", b)
 	}
 	return skills, err
 }
 
 func runSkillList(c *cli.Context) error {
-	skills, err := loadSkills(c.Bool("all"))
+	g := globalsOf(c)
+	skills, err := loadSkills(g, c.Bool("all"))
 	if err != nil {
 		return err
 	}
 	if skills == nil {
 		skills = []durable.Skill{}
 	}
-	if c.Bool("json") {
+	if g.JSON {
 		return printJSON(c, skills)
 	}
 	w := c.App.Writer
@@ -164,10 +166,11 @@ func runSkillList(c *cli.Context) error {
 }
 
 func runSkillShow(c *cli.Context) error {
+	g := globalsOf(c)
 	if c.NArg() != 1 {
 		return cli.Exit("usage: git konteks skill show NAME", 2)
 	}
-	repo, err := openRepo()
+	repo, err := g.openRepo()
 	if err != nil {
 		return err
 	}
@@ -175,7 +178,7 @@ func runSkillShow(c *cli.Context) error {
 	if err != nil {
 		return skillError(err)
 	}
-	if c.Bool("json") {
+	if g.JSON {
 		return printJSON(c, s)
 	}
 	fmt.Fprint(c.App.Writer, s.Document())
@@ -183,10 +186,11 @@ func runSkillShow(c *cli.Context) error {
 }
 
 func runSkillRemove(c *cli.Context) error {
+	g := globalsOf(c)
 	if c.NArg() != 1 {
 		return cli.Exit("usage: git konteks skill remove NAME", 2)
 	}
-	repo, err := openRepo()
+	repo, err := g.openRepo()
 	if err != nil {
 		return err
 	}
@@ -199,7 +203,7 @@ func runSkillRemove(c *cli.Context) error {
 		return skillError(err)
 	}
 	if !c.Bool("purge") {
-		if c.Bool("json") {
+		if g.JSON {
 			return printJSON(c, t)
 		}
 		fmt.Fprintf(c.App.Writer, "removed skill %s\n", t.Name)
@@ -209,9 +213,9 @@ func runSkillRemove(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("removed skill %s, but rewriting memory's history failed: %w (run the purge again)", t.Name, err)
 	}
-	if c.Bool("json") {
+	if g.JSON {
 		return printJSON(c, map[string]any{"skill": t, "purge": res})
 	}
 	fmt.Fprintf(c.App.Writer, "purged skill %s: %s\n", t.Name, res.Note)
-	return purgeFailures(c, res)
+	return purgeFailures(g, res)
 }

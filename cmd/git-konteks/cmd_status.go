@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"maps"
@@ -17,16 +18,27 @@ import (
 	"github.com/konteks/git-konteks/memref"
 )
 
-func statusCommand() *cli.Command {
+// statusOptions are status's flags.
+type statusOptions struct {
+	Skipped, Size bool
+}
+
+func statusCommand(g *GlobalOptions) *cli.Command {
+	var opts statusOptions
 	return &cli.Command{
 		Name:  "status",
 		Usage: "show which commit memory describes and whether HEAD has moved past it",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "skipped", Usage: "list every path the gate skipped, with its reason"},
-			&cli.BoolFlag{Name: "size", Usage: "also measure memory's size on disk against the source repository's (walks history)"},
+			&cli.BoolFlag{Name: "skipped", Destination: &opts.Skipped, Usage: "list every path the gate skipped, with its reason"},
+			&cli.BoolFlag{Name: "size", Destination: &opts.Size, Usage: "also measure memory's size on disk against the source repository's (walks history)"},
 			jsonFlag,
 		},
-		Action: runStatus,
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return cli.Exit(fmt.Sprintf("unknown argument %q: usage: git konteks status [--skipped] [--size]", c.Args().First()), 2)
+			}
+			return runStatus(c.Context, opts, g)
+		},
 	}
 }
 
@@ -55,8 +67,8 @@ type statusJSON struct {
 	Hint         string        `json:"hint,omitempty"`
 }
 
-func runStatus(c *cli.Context) error {
-	repo, err := openRepo()
+func runStatus(_ context.Context, opts statusOptions, g *GlobalOptions) error {
+	repo, err := g.openRepo()
 	if err != nil {
 		return err
 	}
@@ -88,7 +100,7 @@ func runStatus(c *cli.Context) error {
 		st.Finished = &f
 		st.Included, st.Sections, st.Skipped = m.Totals.Included, m.Totals.Sections, m.Totals.Skipped
 		st.Redacted, st.Trimmed = m.Totals.Redacted, m.Totals.Trimmed
-		if c.Bool("skipped") {
+		if opts.Skipped {
 			if st.SkippedPaths, err = skippedPaths(repo, mem.Tree); err != nil {
 				return err
 			}
@@ -104,17 +116,17 @@ func runStatus(c *cli.Context) error {
 	if st.Interrupted != "" && merr == nil {
 		st.Hint = "an extraction was interrupted: run `git konteks extract --mode resume`"
 	}
-	if c.Bool("size") {
+	if opts.Size {
 		sz, err := memref.MeasureSize(repo)
 		if err != nil {
 			return err
 		}
 		st.Size = &sz
 	}
-	if c.Bool("json") {
-		return printJSON(c, st)
+	if g.JSON {
+		return g.printJSON(st)
 	}
-	w := c.App.Writer
+	w := g.Stdout
 	if st.Memory == "" || merr != nil || !mem.Derived() {
 		if merr != nil {
 			fmt.Fprintf(w, "memory:  unreadable (%v)\n", merr)
@@ -144,7 +156,7 @@ func runStatus(c *cli.Context) error {
 		fmt.Fprintf(w, "         %d with credentials redacted, %d cut to the record budget\n", st.Redacted, st.Trimmed)
 	}
 	fmt.Fprintf(w, "sections: %d\n", st.Sections)
-	if c.Bool("skipped") {
+	if opts.Skipped {
 		fmt.Fprintf(w, "skipped paths (%d):\n", len(st.SkippedPaths))
 		for _, s := range st.SkippedPaths {
 			fmt.Fprintf(w, "  %-12s %s\n", s.Reason, displayPath(s.Path))

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -33,6 +32,7 @@ type syncJSON struct {
 }
 
 func runSync(c *cli.Context) error {
+	g := globalsOf(c)
 	repo, remote, err := openRemote(c)
 	if err != nil {
 		return err
@@ -58,11 +58,11 @@ func runSync(c *cli.Context) error {
 	if res.Extracted || res.Fetch.Result != share.UpToDate && res.Fetch.Result != share.NoRemote {
 		// Searchable when the command returns (see indexMemory).
 		if _, err := indexMemory(context.Background(), repo, nil); err != nil {
-			fmt.Fprintf(os.Stderr, "warning: search index not updated (recall will): %v\n", err)
+			fmt.Fprintf(g.Stderr, "warning: search index not updated (recall will): %v\n", err)
 		}
-		warmInBackground(repo, "sync")
+		g.warmInBackground(repo, "sync")
 	}
-	if c.Bool("json") {
+	if g.JSON {
 		return printJSON(c, res)
 	}
 	printOutcome(c, res.Fetch)

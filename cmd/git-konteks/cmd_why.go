@@ -20,6 +20,7 @@ func whyCommand() *cli.Command {
 		Flags: []cli.Flag{jsonFlag,
 			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 10, Usage: "most commits to show"}},
 		Action: func(c *cli.Context) error {
+			g := globalsOf(c)
 			if c.NArg() != 1 {
 				return fmt.Errorf("usage: git konteks why PATH[:LINE[-END]|#ANCHOR]")
 			}
@@ -27,7 +28,7 @@ func whyCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			repo, mem, err := openMemory()
+			repo, mem, err := openMemory(g)
 			if err != nil {
 				return err
 			}
@@ -39,7 +40,7 @@ func whyCommand() *cli.Command {
 			for i := range res.Commits {
 				history.LinkSessions(links, &res.Commits[i].Brief)
 			}
-			if c.Bool("json") {
+			if g.JSON {
 				return printJSON(c, res)
 			}
 			fmt.Fprint(c.App.Writer, res.Text())

@@ -107,17 +107,3 @@ func reportError(w io.Writer, err error, asJSON bool) int {
 	}
 	return exit
 }
-
-// wantsJSON reports whether the command line asks for JSON output: a
-// --json flag before any "--".
-func wantsJSON(args []string) bool {
-	for _, a := range args {
-		switch a {
-		case "--":
-			return false
-		case "--json", "-json", "--json=true", "-json=true":
-			return true
-		}
-	}
-	return false
-}

@@ -36,6 +36,12 @@ func wireCLI(app *cli.App) {
 	app.OnUsageError = usageError
 	app.HideHelpCommand = true // `help` is the command below, listed like the others
 	guardSubcommands(app.Commands, "")
+}
+
+// The version printer is urfave/cli's package variable: set once, not
+// per app, so apps built concurrently (commands run in-process) do not
+// race on it.
+func init() {
 	cli.VersionPrinter = func(c *cli.Context) { printVersion(c.App.Writer) }
 }
 

@@ -7,10 +7,10 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
+	"context"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -21,7 +21,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/konteks/git-konteks/gitstore"
-	"github.com/konteks/git-konteks/share"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -36,16 +35,11 @@ func main() {
 		os.Unsetenv("KONTEKS_CPUPROFILE")
 		if f, err := os.Create(p); err == nil {
 			pprof.StartCPUProfile(f)
-			defer pprof.StopCPUProfile()
 		}
 	}
-	app := newApp()
-	args := permuteArgs(app, os.Args)
-	err := app.Run(args)
+	code := Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	pprof.StopCPUProfile()
-	if err != nil {
-		os.Exit(reportError(os.Stderr, err, wantsJSON(args[1:])))
-	}
+	os.Exit(code)
 }
 
 // gcFreeHeap is the heap a run may reach before its first garbage
@@ -80,51 +74,47 @@ var gcLimit atomic.Int64
 
 func init() { gcLimit.Store(math.MaxInt64) }
 
-func newApp() *cli.App {
+// newApp builds the command tree over g: every command reads its
+// repository, streams and --json from g (globals.go).
+func newApp(g *GlobalOptions) *cli.App {
 	app := &cli.App{
-		Name:    "git-konteks",
-		Usage:   "repository memory for AI coding agents, kept in git under refs/konteks",
-		Version: version,
+		Name:      "git-konteks",
+		Usage:     "repository memory for AI coding agents, kept in git under refs/konteks",
+		Version:   version,
+		Reader:    g.Stdin,
+		Writer:    g.Stdout,
+		ErrWriter: g.Stderr,
+		Metadata:  map[string]any{"globals": g},
 		Description: "git konteks extracts a commit straight from the object database into compact,\n" +
 			"sectioned memory, commits it under refs/konteks, and answers an agent's questions from it.\n" +
 			"Start with `git konteks extract`, then `git konteks status`.",
+		// Both are taken out of the command line by parseGlobals, before
+		// or after the command name; they are declared here for -h and
+		// the manual page.
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "C", Usage: "run as if started in `DIR`"},
-		},
-		Before: func(c *cli.Context) error {
-			if d := c.String("C"); d != "" {
-				if err := os.Chdir(d); err != nil {
-					if c.Args().First() == "mcp" {
-						// The MCP server keeps serving and says so
-						// in every answer (cmd_mcp.go).
-						chdirErr = fmt.Errorf("-C %s: %w", d, err)
-						return nil
-					}
-					return fmt.Errorf("-C %s: %w", d, err)
-				}
-			}
-			return nil
+			&cli.StringFlag{Name: "C", Usage: "run as if started in `DIR` (paths given to the command are relative to it)"},
+			jsonFlag,
 		},
 		Commands: []*cli.Command{
 			initCommand(),
 			extractCommand(),
-			statusCommand(),
-			showCommand(),
+			statusCommand(g),
+			showCommand(g),
 			manifestCommand(),
-			recallCommand(),
-			contextCommand(),
-			rememberCommand(),
-			diaryCommand(),
-			memoriesCommand(),
-			sessionCommand(),
+			recallCommand(g),
+			contextCommand(g),
+			rememberCommand(g),
+			diaryCommand(g),
+			memoriesCommand(g),
+			sessionCommand(g),
 			skillCommand(),
 			fetchCommand(),
 			pushCommand(),
 			syncCommand(),
 			hooksCommand(),
 			projectCommand(),
-			overviewCommand(),
-			skeletonCommand(),
+			overviewCommand(g),
+			skeletonCommand(g),
 			graphCommand(),
 			mcpCommand(),
 			whyCommand(),
@@ -136,59 +126,47 @@ func newApp() *cli.App {
 	return app
 }
 
-// chdirErr is why -C could not be entered, for the commands that run
-// without it (mcp).
-var chdirErr error
-
+// jsonFlag is declared by every command that prints JSON, for its -h;
+// the value is read once, wherever it stands, into GlobalOptions.JSON.
 var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON"}
-
-// openRepo opens the repository of the current directory, with the
-// memory a plain `git fetch` brought merged first (share.CatchUp; a merge
-// that fails leaves memory as it was and is retried by the next command).
-func openRepo() (*gitstore.Repo, error) {
-	repo, err := gitstore.Open(".")
-	if err == nil {
-		outs, _ := share.CatchUp(repo)
-		for _, o := range outs {
-			if o.Result != share.UpToDate {
-				// As after `fetch`: the caches recall reads catch up in
-				// the background when the hooks are installed.
-				warmInBackground(repo, "fetch")
-				break
-			}
-		}
-	}
-	return repo, err
-}
 
 // printJSON writes v as indented JSON to stdout.
 func printJSON(c *cli.Context, v any) error {
-	enc := json.NewEncoder(c.App.Writer)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	return printJSONTo(c.App.Writer, v)
 }
 
-// isTerminal reports whether f is a terminal (progress is shown only there).
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
-// sourcePath turns a user-given path into a path in the source tree: paths
-// are taken relative to the current directory when it is inside the work
-// tree, and may also be given from the repository root.
-func sourcePath(repo *gitstore.Repo, arg string) []string {
+// sourcePath turns a user-given path into candidate paths in the source
+// tree, best first: the path relative to the command's directory (-C, or
+// the current one) when that is inside the work tree, as git reads paths;
+// then the path as given, from the repository root. "." in a
+// subdirectory is that subdirectory; at the top it is "" (the root).
+func sourcePath(g *GlobalOptions, repo *gitstore.Repo, arg string) []string {
 	arg = filepath.ToSlash(arg)
-	cands := []string{strings.TrimPrefix(arg, "./")}
+	plain := strings.TrimPrefix(path.Clean(arg), "./")
+	if plain == "." {
+		plain = ""
+	}
+	cands := []string{plain}
 	if repo.WorkTree != "" {
-		if cwd, err := os.Getwd(); err == nil {
-			abs := arg
+		if wd, err := g.workDir(); err == nil {
+			abs := filepath.FromSlash(arg)
 			if !filepath.IsAbs(abs) {
-				abs = filepath.Join(cwd, arg)
+				abs = filepath.Join(wd, abs)
 			}
-			if rel, err := filepath.Rel(repo.WorkTree, abs); err == nil && !strings.HasPrefix(rel, "..") {
+			top := repo.WorkTree
+			if t, err := filepath.EvalSymlinks(top); err == nil {
+				top = t
+			}
+			if a, err := filepath.EvalSymlinks(abs); err == nil {
+				abs = a
+			} else if d, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+				abs = filepath.Join(d, filepath.Base(abs))
+			}
+			if rel, err := filepath.Rel(top, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
 				rel = filepath.ToSlash(rel)
+				if rel == "." {
+					rel = ""
+				}
 				if rel != cands[0] {
 					cands = append([]string{rel}, cands...)
 				}

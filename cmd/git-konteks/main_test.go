@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,8 +14,11 @@ import (
 	"github.com/konteks/git-konteks/manifest"
 )
 
-// binary is the git-konteks built once for every test in this package:
-// tests run the real program, as a user would.
+// binary is the git-konteks built once for every test in this package.
+// Most tests run commands in-process (inProcess); the binary serves the
+// smoke tests of what only a process shows (exit statuses as a shell sees
+// them, signals, hooks that git runs, the background runner) and the
+// commands not yet run in-process.
 var binary string
 
 func TestMain(m *testing.M) {
@@ -24,11 +28,25 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary = filepath.Join(dir, "git-konteks")
-	build := exec.Command("go", "build", "-o", binary, ".")
+	// The binary is built with -race when the tests are: the hooks and
+	// background runners it serves are checked too.
+	buildArgs := []string{"build", "-o", binary}
+	if raceEnabled {
+		buildArgs = append(buildArgs, "-race")
+	}
+	build := exec.Command("go", append(buildArgs, ".")...)
 	build.Stdout, build.Stderr = os.Stdout, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build git-konteks:", err)
 		os.Exit(1)
+	}
+	// Code run in-process sees the environment the binary gets: the
+	// fixed identity and dates of testgit.Env (importing testgit already
+	// took the machine's git config away).
+	for _, kv := range testgit.Env() {
+		if k, v, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "GIT_") {
+			os.Setenv(k, v)
+		}
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
@@ -46,9 +64,22 @@ func run(t testing.TB, dir string, args ...string) string {
 	return out
 }
 
-// tryRun runs git-konteks with extra environment and returns stdout,
-// stderr and the error.
+// inProcess are the commands tests run in-process, through the same
+// entry point as the program (GlobalOptions.run), unless the test gives
+// extra environment: their options live in GlobalOptions, not in process
+// state.
+var inProcess = map[string]bool{
+	"recall": true, "context": true, "status": true, "show": true, "overview": true, "skeleton": true,
+	"remember": true, "diary": true, "memories": true, "session": true,
+}
+
+// tryRun runs git-konteks in dir, with extra environment, and returns
+// stdout, stderr and the error (an exitError, or *exec.ExitError from the
+// binary, on a non-zero exit).
 func tryRun(dir string, env []string, args ...string) (string, string, error) {
+	if env == nil && inProcess[commandOf(args)] {
+		return runInProcess(dir, "", args...)
+	}
 	cmd := exec.Command(binary, args...)
 	cmd.Dir = dir
 	cmd.Env = append(testgit.Env(), env...)
@@ -56,6 +87,40 @@ func tryRun(dir string, env []string, args ...string) (string, string, error) {
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
 	return out.String(), errb.String(), err
+}
+
+// runInProcess runs git konteks in-process as if started in dir, with
+// stdin, and returns stdout, stderr and an exitError for a non-zero exit.
+func runInProcess(dir, stdin string, args ...string) (string, string, error) {
+	var out, errb strings.Builder
+	g := &GlobalOptions{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb, Executable: binary}
+	code := g.run(context.Background(), append([]string{"-C", dir}, args...))
+	var err error
+	if code != 0 {
+		err = exitError(code)
+	}
+	return out.String(), errb.String(), err
+}
+
+// exitError is the non-zero exit status of a command run in-process.
+type exitError int
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+func (e exitError) ExitCode() int { return int(e) }
+
+// commandOf is the command args run: the first argument that is neither
+// a flag nor -C's directory.
+func commandOf(args []string) string {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "-C":
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			return a
+		}
+	}
+	return ""
 }
 
 // extractJSON runs an extraction and decodes its JSON report.

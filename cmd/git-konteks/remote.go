@@ -12,7 +12,8 @@ import (
 // openRemote opens the repository and picks the remote a sharing command
 // works with.
 func openRemote(c *cli.Context) (*gitstore.Repo, string, error) {
-	repo, err := openRepo()
+	g := globalsOf(c)
+	repo, err := g.openRepo()
 	if err != nil {
 		return nil, "", err
 	}

@@ -7,12 +7,16 @@ import (
 	"syscall"
 )
 
-// interruptible returns a context cancelled by the first SIGINT or SIGTERM,
+// interruptible returns a context derived from parent and cancelled by
+// the first SIGINT or SIGTERM,
 // for commands that write memory: they stop at the next safe point, leave
 // refs/konteks as it was, and report errInterrupted. A second signal
 // finds the default handler again and ends the process at once.
-func interruptible() (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(context.Background())
+func interruptible(parent context.Context) (context.Context, context.CancelFunc) {
+	if parent == nil {
+		parent = context.Background()
+	}
+	ctx, cancel := context.WithCancel(parent)
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	go func() {
