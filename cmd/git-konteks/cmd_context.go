@@ -26,7 +26,7 @@ func contextCommand(g *GlobalOptions) *cli.Command {
 			"the project in two lines, the relevant areas, then the best sections with their code or\n" +
 			"text and path:line references — full text while the budget allows, then summaries, then\n" +
 			"bare references. Tokens are estimated at four bytes each. A task of - is read from\n" +
-			"standard input.",
+			"standard input; a task that starts with a dash goes after --.",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "budget", Value: recall.DefaultBudget, Destination: &opts.Budget, Usage: "token `BUDGET` of the pack"},
 			&cli.BoolFlag{Name: "refresh", Destination: &opts.Refresh, Usage: "run a changed extraction first, so memory describes HEAD"},

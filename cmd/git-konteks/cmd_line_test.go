@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -45,7 +46,7 @@ func TestGlobalOptionsBeforeOrAfterCommand(t *testing.T) {
 		}
 	}
 	// -C after the command, with the task around it.
-	out, errOut, err := runInProcess(t.TempDir(), "", "recall", "retry", "-C", filepath.Join(r.Dir, "services", "api"), "--json")
+	out, errOut, err := runInProcess(t.TempDir(), "", "recall", "retry", "-C", filepath.Join(r.Dir, "services", "api"), "--path", ".", "--json")
 	var res recallJSONOut
 	if err != nil || json.Unmarshal([]byte(out), &res) != nil || len(res.Hits) == 0 {
 		t.Fatalf("recall with -C after the command: %v\n%s\n%s", err, out, errOut)
@@ -62,5 +63,146 @@ func TestGlobalOptionsBeforeOrAfterCommand(t *testing.T) {
 	var st statusJSON
 	if err != nil || json.Unmarshal(b, &st) != nil || st.SourceCommit != head {
 		t.Fatalf("git-konteks --json status: %v\n%s", err, b)
+	}
+}
+
+// A mistyped flag is answered with the nearest flags of the command.
+func TestUnknownFlagDidYouMean(t *testing.T) {
+	r := monorepo(t)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"recall", "--limt", "3", "x"}, "did you mean '--limit'?"},
+		{[]string{"recall", "x", "--jsn"}, "did you mean '--json'?"},
+		{[]string{"status", "--skiped"}, "did you mean '--skipped'?"},
+		{[]string{"memories", "forget", "abc", "--reasn", "x"}, "did you mean '--reason'?"},
+		{[]string{"context", "--budgte", "500", "x"}, "did you mean '--budget'?"},
+	} {
+		_, errOut, err := runInProcess(r.Dir, "", tc.args...)
+		if code := exitCode(t, err); code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want %q", tc.args, code, errOut, tc.want)
+		}
+	}
+	// Nothing near: no guess.
+	_, errOut, _ := runInProcess(r.Dir, "", "recall", "--frobnicate", "x")
+	if strings.Contains(errOut, "did you mean") {
+		t.Errorf("a guess for --frobnicate: %s", errOut)
+	}
+}
+
+// A task that starts with a dash (an issue titled "--hidden does not
+// work") is passed after --, which ends the options; typed without it,
+// the error says so instead of only calling it an unknown flag.
+func TestTaskStartingWithDash(t *testing.T) {
+	r := monorepo(t)
+	task := "--hidden does not work"
+	_, errOut, err := runInProcess(r.Dir, "", "recall", task)
+	if code := exitCode(t, err); code != 2 || !strings.Contains(errOut, "goes after --") || !strings.Contains(errOut, `-- "--hidden does not work"`) {
+		t.Fatalf("dash task without --: exit %d, %s", code, errOut)
+	}
+	for _, args := range [][]string{
+		{"recall", "--json", "--", task},
+		{"recall", "--limit", "2", "--json", "--", task},
+		{"--json", "recall", "--", task},
+	} {
+		out, errOut, err := runInProcess(r.Dir, "", args...)
+		var res struct{ Task string }
+		if err != nil || json.Unmarshal([]byte(out), &res) != nil || res.Task != task {
+			t.Errorf("%q: %v, task %q\n%s", args, err, res.Task, errOut)
+		}
+	}
+	// After --, -C and --json are the task's words, not options.
+	out, _, err := runInProcess(r.Dir, "", "context", "--", "--json", "-C", "x")
+	if err != nil || !strings.HasPrefix(out, "# Context: --json -C x") {
+		t.Fatalf("context -- --json -C x: %v\n%s", err, out)
+	}
+}
+
+// `recall -` and `context -` read the task from standard input.
+func TestTaskFromStdin(t *testing.T) {
+	r := monorepo(t)
+	out, errOut, err := runInProcess(r.Dir, "retry a failed API request\n", "recall", "--json", "-")
+	var res recallJSONOut
+	if err != nil || json.Unmarshal([]byte(out), &res) != nil || len(res.Hits) == 0 || res.Hits[0].Path != "services/api/handler.go" {
+		t.Fatalf("recall -: %v\n%s\n%s", err, out, errOut)
+	}
+	out, _, err = runInProcess(r.Dir, "retry a failed page render", "context", "-")
+	if err != nil || !strings.Contains(out, "services/web/handler.go") {
+		t.Fatalf("context -: %v\n%s", err, out)
+	}
+}
+
+// In a subdirectory of a monorepo, paths are read from there, as git
+// reads them: `overview .` is that directory, `recall --path .` is
+// restricted to it, `show` and `skeleton` take a path from it; paths from
+// the top still work.
+func TestPathsRelativeToCurrentDirectory(t *testing.T) {
+	r := monorepo(t)
+	api := filepath.Join(r.Dir, "services", "api")
+
+	// From the process's directory (the binary, started in the
+	// subdirectory) and from -C (in-process): the same answers.
+	cmd := exec.Command(binary, "overview", "--json", ".")
+	cmd.Dir, cmd.Env = api, testgit.Env()
+	b, err := cmd.Output()
+	var sum struct{ Path string }
+	if err != nil || json.Unmarshal(b, &sum) != nil || sum.Path != "services/api" {
+		t.Fatalf("overview . in services/api (cwd): %v, %s", err, b)
+	}
+	for _, tc := range []struct {
+		arg, want string
+	}{{".", "services/api"}, {"..", "services"}, {"services/web", "services/web"}} {
+		out, errOut, err := runInProcess(api, "", "overview", "--json", tc.arg)
+		if err != nil || json.Unmarshal([]byte(out), &sum) != nil || sum.Path != tc.want {
+			t.Errorf("overview %s in services/api: %v, %s %s; want %s", tc.arg, err, out, errOut, tc.want)
+		}
+	}
+	if out := run(t, r.Dir, "overview"); !strings.HasPrefix(out, "(root)") {
+		t.Errorf("overview without DIR:\n%s", out)
+	}
+
+	paths := func(args ...string) []string {
+		out, errOut, err := runInProcess(api, "", append([]string{"recall", "--json", "--mode", "lexical"}, args...)...)
+		var res recallJSONOut
+		if err != nil || json.Unmarshal([]byte(out), &res) != nil {
+			t.Fatalf("recall %q: %v\n%s", args, err, errOut)
+		}
+		var ps []string
+		for _, h := range res.Hits {
+			if !slices.Contains(ps, h.Path) {
+				ps = append(ps, h.Path)
+			}
+		}
+		slices.Sort(ps)
+		return ps
+	}
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--path", ".", "retry backoff"}, []string{"services/api/handler.go"}},
+		{[]string{"--path", "handler.go", "retry backoff"}, []string{"services/api/handler.go"}},
+		{[]string{"--path", "../web", "retry backoff"}, []string{"services/web/handler.go"}},
+		{[]string{"--path", "/services", "retry backoff"}, []string{"services/api/handler.go", "services/web/handler.go"}},
+		{[]string{"--path", "!.", "retry backoff"}, []string{"README.md", "services/web/handler.go"}},
+	} {
+		if got := paths(tc.args...); !slices.Equal(got, tc.want) {
+			t.Errorf("recall %q in services/api: %v, want %v", tc.args, got, tc.want)
+		}
+	}
+	_, errOut, err := runInProcess(api, "", "recall", "--path", "../../../..", "retry")
+	if code := exitCode(t, err); code != 2 || !strings.Contains(errOut, "outside the repository") {
+		t.Errorf("--path above the top: exit %d, %s", code, errOut)
+	}
+
+	if rep := show(t, api, "handler.go"); rep.Path != "services/api/handler.go" {
+		t.Errorf("show handler.go in services/api: %s", rep.Path)
+	}
+	if rep := show(t, api, "services/web/handler.go"); rep.Path != "services/web/handler.go" {
+		t.Errorf("show with a path from the top: %s", rep.Path)
+	}
+	if out := run(t, api, "skeleton", "handler.go"); !strings.Contains(out, "failed API request") {
+		t.Errorf("skeleton handler.go in services/api:\n%s", out)
 	}
 }

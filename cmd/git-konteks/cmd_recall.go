@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -39,7 +41,9 @@ func recallCommand(g *GlobalOptions) *cli.Command {
 			"(path:start-end  name  summary), or with --json one object: hits, memories, memory.\n" +
 			"With --files it answers with files instead: one per line, each with its best sections\n" +
 			"and why it is there. --path and --tests narrow either answer to some paths, or to or\n" +
-			"away from test code. A task of - is read from standard input.\n" +
+			"away from test code; --path is read from the current directory, as git reads paths\n" +
+			"(--path . is the directory you are in; /GLOB is from the top). A task of - is read from\n" +
+			"standard input; a task that starts with a dash goes after --.\n" +
 			"The search index is a local cache under .git/konteks/index, brought up to date from\n" +
 			"refs/konteks on the way.",
 		Flags: []cli.Flag{
@@ -47,7 +51,7 @@ func recallCommand(g *GlobalOptions) *cli.Command {
 			&cli.BoolFlag{Name: "refresh", Destination: &opts.Refresh, Usage: "run a changed extraction first, so memory describes HEAD"},
 			&cli.StringFlag{Name: "mode", Value: recall.Hybrid, Destination: &opts.Mode, Usage: "`MODE`: hybrid, lexical or vector"},
 			&cli.BoolFlag{Name: "files", Destination: &opts.Files, Usage: "answer with files: one per line, ranked by their best section, with their best sections and why"},
-			&cli.StringSliceFlag{Name: "path", Destination: paths, Usage: "only paths matching `GLOB` (*, **, ?; no slash: a name at any depth); !GLOB excludes; repeatable"},
+			&cli.StringSliceFlag{Name: "path", Destination: paths, Usage: "only paths matching `GLOB`, read from the current directory (*, **, ?; no slash: a name at any depth; /GLOB: from the top); !GLOB excludes; repeatable"},
 			&cli.StringFlag{Name: "tests", Value: recall.TestsInclude, Destination: &opts.Tests, Usage: "test code: include, exclude or `only`"},
 			jsonFlag,
 		},
@@ -99,12 +103,16 @@ func runRecall(ctx context.Context, opts recallOptions, g *GlobalOptions, args [
 	if err != nil {
 		return err
 	}
+	paths, err := pathFilters(g, repo, opts.Paths)
+	if err != nil {
+		return err
+	}
 	s, err := openSearcher(ctx, g, repo, opts.Refresh)
 	if err != nil {
 		return stopped(ctx, err, opts.Refresh)
 	}
 	defer s.Close()
-	opt := recall.AnswerOptions{Options: recall.Options{Limit: opts.Limit, Mode: opts.Mode, Paths: opts.Paths, Tests: opts.Tests},
+	opt := recall.AnswerOptions{Options: recall.Options{Limit: opts.Limit, Mode: opts.Mode, Paths: paths, Tests: opts.Tests},
 		Files: opts.Files}
 	a, err := recall.Answer(ctx, s, task, opt)
 	if err != nil {
@@ -172,6 +180,45 @@ func writeAnswer(w io.Writer, a *recall.Response) {
 	}
 	fmt.Fprintln(w, "evidence: "+a.Evidence.Label())
 	fmt.Fprintln(w, memoryLine(a.Memory))
+}
+
+// pathFilters turns --path values into recall's path globs, which are
+// read from the top of the repository. As git reads pathspecs, a value is
+// relative to the current directory (or -C's): in a subdirectory, "."
+// is that directory, "x/y" is x/y under it, and a pattern without a slash
+// matches a name at any depth under it. A value that starts with "/" is
+// read from the top wherever the command runs; at the top, values keep
+// their plain meaning. "!" in front excludes, as before.
+func pathFilters(g *GlobalOptions, repo *gitstore.Repo, pats []string) ([]string, error) {
+	prefix := g.prefix(repo)
+	out := make([]string, 0, len(pats))
+	for _, raw := range pats {
+		p, neg := strings.CutPrefix(filepath.ToSlash(raw), "!")
+		trimmed := strings.TrimSuffix(p, "/")
+		switch {
+		case strings.HasPrefix(p, "/"):
+		case trimmed == "." || trimmed == ".." || strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../"):
+			j := path.Join(prefix, p)
+			switch {
+			case j == ".":
+				p = "**"
+			case j == ".." || strings.HasPrefix(j, "../"):
+				return nil, cli.Exit(fmt.Sprintf("--path %s: outside the repository", raw), 2)
+			default:
+				p = "/" + j
+			}
+		case prefix == "":
+		case strings.Contains(trimmed, "/"):
+			p = "/" + prefix + "/" + p
+		default:
+			p = "/" + prefix + "/**/" + p
+		}
+		if neg {
+			p = "!" + p
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 // filterError makes a bad --path or --tests a usage error (exit 2).

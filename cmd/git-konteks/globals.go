@@ -44,6 +44,8 @@ type GlobalOptions struct {
 	// runs: this one, os.Executable, unless a caller (a test running
 	// commands in-process) says otherwise.
 	Executable string
+
+	argv []string // the command line as given, for messages
 }
 
 // Main runs git konteks with args (without the program name) on the given
@@ -62,6 +64,7 @@ func (g *GlobalOptions) run(ctx context.Context, args []string) int {
 		g.Getenv = os.Getenv
 	}
 	app := newApp(g)
+	g.argv = args
 	argv, err := parseGlobals(app, g, append([]string{app.Name}, args...))
 	if err == nil {
 		err = app.RunContext(ctx, argv)

@@ -106,10 +106,84 @@ func usageError(c *cli.Context, err error, isSubcommand bool) error {
 		return cli.ShowAppHelp(c) // -h before any command
 	}
 	where := "git konteks"
+	flags := c.App.VisibleFlags()
 	if isSubcommand && c.Command != nil {
 		where += " " + strings.TrimPrefix(c.Command.FullName(), c.App.Name+" ")
+		flags = c.Command.VisibleFlags()
 	}
-	return codedError{code: "usage", exit: 2, msg: fmt.Sprintf("%v (see `%s -h`)", err, where)}
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, undefinedFlag); ok {
+		msg += flagHint(where, typedFlag(c, name), flags)
+	}
+	return codedError{code: "usage", exit: 2, msg: fmt.Sprintf("%s (see `%s -h`)", msg, where)}
+}
+
+// typedFlag is the argument as typed that the flag package reports as
+// name (without its dashes).
+func typedFlag(c *cli.Context, name string) string {
+	if g, ok := c.App.Metadata["globals"].(*GlobalOptions); ok {
+		for _, a := range g.argv {
+			if a == "--" {
+				break
+			}
+			if strings.HasPrefix(a, "-") && strings.TrimLeft(a, "-") == name {
+				return a
+			}
+		}
+	}
+	return "-" + name
+}
+
+// undefinedFlag starts the error urfave/cli (the flag package) reports for
+// an unknown flag; the flag's name follows, without its dashes.
+const undefinedFlag = "flag provided but not defined: -"
+
+// flagHint is what follows an unknown flag's error: the nearest flags of
+// the command, as git suggests commands; or, for what cannot be a flag
+// (it holds a space: a task or text that starts with a dash), how to pass
+// it: after --, which ends the options.
+func flagHint(where, typed string, flags []cli.Flag) string {
+	name := strings.TrimLeft(typed, "-")
+	if strings.ContainsAny(name, " \t\n") {
+		return fmt.Sprintf("; an argument that starts with a dash goes after --, as in `%s -- %q`", where, typed)
+	}
+	var names []string
+	for _, f := range flags {
+		if f == jsonFlag {
+			continue
+		}
+		names = append(names, f.Names()...)
+	}
+	names = append(names, "json")
+	var near []string
+	best := 1 << 30
+	for _, n := range names {
+		d := editDistance(name, n)
+		if len(name) >= 2 && len(n) > 1 && strings.HasPrefix(n, name) {
+			d = min(d, 1)
+		}
+		if d > 2 || d >= len(n) || (len(n) == 1 && d > 0) {
+			continue
+		}
+		dashed := "--" + n
+		if len(n) == 1 {
+			dashed = "-" + n
+		}
+		switch {
+		case d < best:
+			best, near = d, []string{dashed}
+		case d == best && !slices.Contains(near, dashed):
+			near = append(near, dashed)
+		}
+	}
+	sort.Strings(near)
+	switch len(near) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("; did you mean '%s'?", near[0])
+	}
+	return "; did you mean one of '" + strings.Join(near, "', '") + "'?"
 }
 
 // unknownCommand answers a mistyped command as git does, naming the
