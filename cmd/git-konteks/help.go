@@ -401,3 +401,47 @@ func wrapList(names []string, width int) string {
 	}
 	return b.String()
 }
+
+// Markers around the generated flag table in docs/cli.md
+// (TestDocsListEveryFlag keeps it equal to flagTable).
+const (
+	flagTableBegin = "<!-- flags: generated from the command definitions by TestDocsListEveryFlag; regenerate with KONTEKS_UPDATE_DOCS=1 -->"
+	flagTableEnd   = "<!-- end of flags -->"
+)
+
+// flagTable renders every visible flag of app as a Markdown table, one
+// row per flag, from the definitions -h and the manual page print: the
+// global options first, then each command and subcommand in order.
+func flagTable(app *cli.App) string {
+	var b strings.Builder
+	b.WriteString("| command | flag | meaning |\n|---|---|---|\n")
+	row := func(cmd string, f cli.Flag) {
+		names, usage, _ := strings.Cut(f.String(), "\t")
+		cell := func(s string) string { return strings.ReplaceAll(strings.TrimSpace(s), "|", `\|`) }
+		fmt.Fprintf(&b, "| `%s` | `%s` | %s |\n", cmd, cell(names), cell(usage))
+	}
+	for _, f := range app.VisibleFlags() {
+		if n := f.Names()[0]; n == "help" || n == "version" {
+			continue
+		}
+		row("git konteks", f)
+	}
+	var walk func(cmds []*cli.Command, parent string)
+	walk = func(cmds []*cli.Command, parent string) {
+		for _, c := range cmds {
+			if c.Hidden {
+				continue
+			}
+			name := strings.TrimSpace(parent + " " + c.Name)
+			for _, f := range c.VisibleFlags() {
+				if f.Names()[0] == "help" {
+					continue
+				}
+				row(name, f)
+			}
+			walk(c.Subcommands, name)
+		}
+	}
+	walk(app.Commands, "")
+	return b.String()
+}
