@@ -200,14 +200,14 @@ func TestInterruptedExtraction(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Mid-extraction: once the first checkpoint is written.
-			deadline := time.Now().Add(60 * time.Second)
+			deadline := time.Now().Add(scaled(60 * time.Second))
 			for {
 				if _, err := r.TryGit("rev-parse", "-q", "--verify", "refs/konteks-wip"); err == nil {
 					break
 				}
 				if time.Now().After(deadline) {
 					cmd.Process.Kill()
-					t.Fatal("no checkpoint within 60 s")
+					t.Fatal("no checkpoint before the deadline")
 				}
 				time.Sleep(5 * time.Millisecond)
 			}

@@ -543,7 +543,12 @@ func TestKillAtRandomPoints(t *testing.T) {
 		r.Write(filepath.Join("pkg"+itoa(i%9), "f"+itoa(i)+".go"), "package pkg\n\n// F"+itoa(i)+" returns its number.\nfunc F"+itoa(i)+"() int { return "+itoa(i)+" }\n")
 	}
 	r.Commit("many files")
-	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
+	seed := time.Now().UnixNano()
+	if s, err := strconv.ParseInt(os.Getenv("KONTEKS_TEST_SEED"), 10, 64); err == nil {
+		seed = s
+	}
+	t.Logf("seed %d (KONTEKS_TEST_SEED=%d replays these kill points)", seed, seed)
+	rng := rand.New(rand.NewSource(seed))
 	for round := 0; round < 6; round++ {
 		cmd := exec.Command(binary, "extract", "--mode", "rebuild", "--workers", "1")
 		cmd.Dir = r.Dir

@@ -20,7 +20,7 @@ func waitRunner(t *testing.T, dir string, done func() bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(scaled(60 * time.Second))
 	for time.Now().Before(deadline) {
 		if done() {
 			if l, _, err := repo.TryLock("runner"); err == nil {

@@ -15,7 +15,7 @@ import (
 // is asynchronous by design).
 func waitForMemory(t *testing.T, r *testgit.Repo, want string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(scaled(30 * time.Second))
 	for time.Now().Before(deadline) {
 		if out, _, err := tryRun(r.Dir, nil, "status", "--json"); err == nil && strings.Contains(out, `"source_commit": "`+want+`"`) {
 			return
@@ -56,7 +56,7 @@ func TestHooksKeepMemoryCurrent(t *testing.T) {
 	// The runner warms recall's caches after extracting: the first
 	// question finds the index current.
 	logPath := filepath.Join(r.Dir, ".git", "konteks", "log")
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(scaled(30 * time.Second)); ; time.Sleep(50 * time.Millisecond) {
 		if b, _ := os.ReadFile(logPath); strings.Contains(string(b), "caches warmed") {
 			break
 		}
@@ -80,7 +80,13 @@ func TestHooksKeepMemoryCurrent(t *testing.T) {
 		r.Write("burst.txt", strings.Repeat("burst line\n", i+1))
 		heads = append(heads, r.Commit("burst"))
 	}
-	time.Sleep(300 * time.Millisecond)
+	// Once the runner the hooks started is running (it waits for the
+	// lock), memory must not have moved.
+	for deadline := time.Now().Add(scaled(30 * time.Second)); !runnerActive(t, r.Dir); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the hooks started no runner; log:\n%s", readLog(r))
+		}
+	}
 	if out, _, _ := tryRun(r.Dir, nil, "status", "--json"); strings.Contains(out, `"source_commit": "`+heads[2]) {
 		t.Fatal("memory moved while the extraction lock was held")
 	}
@@ -117,10 +123,10 @@ func TestHookNeverFailsCommit(t *testing.T) {
 	r.Write("x.txt", "after corruption\n")
 	start := time.Now()
 	r.Commit("still commits")
-	if d := time.Since(start); d > 5*time.Second {
+	if d := time.Since(start); d > scaled(5*time.Second) {
 		t.Fatalf("commit took %s", d)
 	}
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(scaled(20 * time.Second))
 	for time.Now().Before(deadline) {
 		b, _ := os.ReadFile(filepath.Join(r.Dir, ".git", "konteks", "log"))
 		if strings.Contains(string(b), "corrupt") {

@@ -53,7 +53,7 @@ func TestInitSetsUpHooksSharingAndMemory(t *testing.T) {
 	// With the hooks installed, a fetch that moved memory has the
 	// background runner warm recall's caches.
 	logPath := filepath.Join(b.Dir, ".git", "konteks", "log")
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(scaled(30 * time.Second)); ; time.Sleep(50 * time.Millisecond) {
 		if lb, _ := os.ReadFile(logPath); strings.Contains(string(lb), "caches warmed") {
 			break
 		}

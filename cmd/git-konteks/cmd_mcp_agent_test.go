@@ -19,6 +19,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/internal/testgit"
 	"github.com/konteks/git-konteks/mcp"
 	"github.com/konteks/git-konteks/recall"
@@ -277,16 +278,29 @@ func TestMCPCancel(t *testing.T) {
 	case <-pl.seen:
 	case err := <-done:
 		t.Fatalf("refresh ended before any progress: %v", err)
-	case <-time.After(time.Minute):
+	case <-time.After(scaled(time.Minute)):
 		t.Fatal("no progress notification from refresh")
 	}
 	cancel()
 	if err := <-done; err == nil {
 		t.Fatal("cancelled refresh returned no error")
 	}
-	// The server stops the extraction: memory never appears, and it
-	// answers the next call.
-	time.Sleep(3 * time.Second)
+	// The server stops the extraction: it lets go of the lock (probed
+	// without waiting: nothing else wants it now), memory never appears,
+	// and it answers the next call.
+	repo, err := gitstore.Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(scaled(30 * time.Second)); ; time.Sleep(20 * time.Millisecond) {
+		if l, _, err := repo.TryLock("extract"); err == nil {
+			l.Unlock()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the cancelled extraction still holds the lock")
+		}
+	}
 	if out, _ := exec.Command("git", "-C", r.Dir, "rev-parse", "-q", "--verify", "refs/konteks").Output(); len(out) > 0 {
 		t.Fatalf("a cancelled refresh wrote memory %s", out)
 	}
@@ -360,7 +374,7 @@ func TestMCPResources(t *testing.T) {
 	}
 	// The list is synced in the background after the start.
 	var got map[string]bool
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+	for deadline := time.Now().Add(scaled(30 * time.Second)); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 		if got = listed(); got[mcp.DirURI("internal/store")] {
 			break
 		}
@@ -402,7 +416,7 @@ func TestMCPResources(t *testing.T) {
 	skill := filepath.Join(t.TempDir(), "SKILL.md")
 	os.WriteFile(skill, []byte("---\nname: deploy\ndescription: Release the app with scripts/deploy.sh\n---\n\n# Deploy\n\nRun scripts/deploy.sh from a clean tree.\n"), 0o644)
 	run(t, r.Dir, "skill", "add", skill)
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+	for deadline := time.Now().Add(scaled(30 * time.Second)); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 		mu.Lock()
 		ok := updated[mcp.ResourceProject] > 0 && listChanged > 0
 		mu.Unlock()
@@ -469,7 +483,7 @@ func TestMCPHTTP(t *testing.T) {
 	var endpoint string
 	select {
 	case endpoint = <-addr:
-	case <-time.After(time.Minute):
+	case <-time.After(scaled(time.Minute)):
 		t.Fatal("the HTTP server did not say where it listens")
 	}
 	if !strings.HasSuffix(endpoint, mcp.HTTPPath) {

@@ -499,7 +499,7 @@ func TestLinkedWorktreeNeverAnswersFromAnotherBranch(t *testing.T) {
 	w.Remove("billing/invoice.go")
 	w.Commit("drop invoices on the feature branch")
 	logPath := filepath.Join(r.Dir, ".git", "konteks", "log")
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(scaled(20 * time.Second)); ; time.Sleep(50 * time.Millisecond) {
 		if b, _ := os.ReadFile(logPath); strings.Contains(string(b), "linked worktree") {
 			break
 		}
@@ -534,7 +534,7 @@ func TestLinkedWorktreeNeverAnswersFromAnotherBranch(t *testing.T) {
 // the runner logs of the repositories given.
 func waitUntil(t *testing.T, what string, cond func() bool, logs ...*testgit.Repo) {
 	t.Helper()
-	for deadline := time.Now().Add(90 * time.Second); !cond(); time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(scaled(90 * time.Second)); !cond(); time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			var b strings.Builder
 			for _, r := range logs {

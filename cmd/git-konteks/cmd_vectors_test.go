@@ -25,7 +25,7 @@ func TestHooksKeepVectorRecall(t *testing.T) {
 	head := r.Commit("jitter")
 	waitForMemory(t, r, head)
 	logPath := filepath.Join(r.Dir, ".git", "konteks", "log")
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(scaled(60 * time.Second)); ; time.Sleep(50 * time.Millisecond) {
 		if b, _ := os.ReadFile(logPath); strings.Contains(string(b), "caches warmed") {
 			break
 		}

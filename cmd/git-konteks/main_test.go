@@ -8,8 +8,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/internal/testgit"
 	"github.com/konteks/git-konteks/manifest"
 )
@@ -199,4 +202,41 @@ func execGit(dir string, env []string, args ...string) *exec.Cmd {
 	cmd.Dir = dir
 	cmd.Env = append(testgit.Env(), env...)
 	return cmd
+}
+
+// scaled stretches a wall-clock bound of a test (a deadline to poll
+// until, a limit on how long something may take) by how much slower the
+// race detector makes the code under test: Go's documentation puts it at
+// 2-20x; this package's commands run about 3-5x slower with -race on a
+// loaded 2-core machine.
+func scaled(d time.Duration) time.Duration {
+	if raceEnabled {
+		return 5 * d
+	}
+	return d
+}
+
+// runnerActive reports whether the hooks' background runner of dir's
+// repository is running: its lock file names a live process. It only
+// reads the file: taking the lock, even for a moment, would make a
+// runner starting then leave its request to us.
+func runnerActive(t testing.TB, dir string) bool {
+	t.Helper()
+	repo, err := gitstore.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state, err := repo.StateDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(state, "runner.lock"))
+	if err != nil {
+		return false
+	}
+	var pid int
+	if _, err := fmt.Sscanf(string(b), "pid %d", &pid); err != nil || pid <= 0 || pid == os.Getpid() {
+		return false
+	}
+	return syscall.Kill(pid, 0) == nil
 }

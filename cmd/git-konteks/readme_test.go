@@ -133,7 +133,7 @@ func TestReadme(t *testing.T) {
 // any repository under root and none has a request pending.
 func waitRunners(t *testing.T, root string) {
 	locks, _ := filepath.Glob(filepath.Join(root, "*", ".git", "konteks", "runner.lock"))
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(scaled(60 * time.Second))
 	for _, p := range locks {
 		pending := filepath.Join(filepath.Dir(p), "pending")
 		for {
