@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -9,37 +10,46 @@ import (
 	"github.com/konteks/git-konteks/history"
 )
 
-func historyCommand() *cli.Command {
+// historyOptions are history's flags.
+type historyOptions struct {
+	Limit, Files int
+}
+
+func historyCommand(g *GlobalOptions) *cli.Command {
+	var opts historyOptions
 	return &cli.Command{
 		Name:      "history",
 		Usage:     "recorded commits whose messages match a question, with the files they touched",
 		ArgsUsage: "QUESTION",
 		Flags: []cli.Flag{jsonFlag,
-			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 10, Usage: "most commits to show"},
-			&cli.IntFlag{Name: "files", Value: 20, Usage: "most files to list per commit"}},
+			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 10, Destination: &opts.Limit, Usage: "most commits to show"},
+			&cli.IntFlag{Name: "files", Value: 20, Destination: &opts.Files, Usage: "most files to list per commit"}},
 		Action: func(c *cli.Context) error {
-			g := globalsOf(c)
-			q := strings.TrimSpace(strings.Join(c.Args().Slice(), " "))
-			if q == "" {
-				return fmt.Errorf(`usage: git konteks history [--json] [--limit N] "question"`)
-			}
-			repo, mem, err := openMemory(g)
-			if err != nil {
-				return err
-			}
-			res, err := history.Ask(repo, mem, q, c.Int("limit"), c.Int("files"))
-			if err != nil {
-				return err
-			}
-			links := sessionLinks(repo, mem)
-			for i := range res.Hits {
-				history.LinkSessions(links, &res.Hits[i].Brief)
-			}
-			if g.JSON {
-				return printJSON(c, res)
-			}
-			fmt.Fprint(c.App.Writer, res.Text())
-			return nil
+			return runHistory(c.Context, opts, g, c.Args().Slice())
 		},
 	}
+}
+
+func runHistory(_ context.Context, opts historyOptions, g *GlobalOptions, args []string) error {
+	q := strings.TrimSpace(strings.Join(args, " "))
+	if q == "" {
+		return fmt.Errorf(`usage: git konteks history [--json] [--limit N] "question"`)
+	}
+	repo, mem, err := openMemory(g)
+	if err != nil {
+		return err
+	}
+	res, err := history.Ask(repo, mem, q, opts.Limit, opts.Files)
+	if err != nil {
+		return err
+	}
+	links := sessionLinks(repo, mem)
+	for i := range res.Hits {
+		history.LinkSessions(links, &res.Hits[i].Brief)
+	}
+	if g.JSON {
+		return g.printJSON(res)
+	}
+	fmt.Fprint(g.Stdout, res.Text())
+	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -12,17 +13,16 @@ import (
 	"github.com/konteks/git-konteks/memref"
 )
 
-func manifestCommand() *cli.Command {
+func manifestCommand(g *GlobalOptions) *cli.Command {
 	return &cli.Command{
 		Name:   "manifest",
 		Usage:  "print the manifest of the current memory",
 		Flags:  []cli.Flag{jsonFlag},
-		Action: runManifest,
+		Action: func(c *cli.Context) error { return runManifest(c.Context, g) },
 	}
 }
 
-func runManifest(c *cli.Context) error {
-	g := globalsOf(c)
+func runManifest(_ context.Context, g *GlobalOptions) error {
 	repo, err := g.openRepo()
 	if err != nil {
 		return err
@@ -36,9 +36,9 @@ func runManifest(c *cli.Context) error {
 	}
 	m := mem.Manifest
 	if g.JSON {
-		return printJSON(c, m)
+		return g.printJSON(m)
 	}
-	w := c.App.Writer
+	w := g.Stdout
 	fmt.Fprintf(w, "memory commit:  %s\n", mem.Commit)
 	fmt.Fprintf(w, "source commit:  %s\n", m.SourceCommit)
 	fmt.Fprintf(w, "source tree:    %s\n", m.SourceTree)

@@ -132,56 +132,65 @@ func runSkeleton(_ context.Context, g *GlobalOptions, args []string) error {
 	return fmt.Errorf("%s is not in memory", args[0])
 }
 
-func graphCommand() *cli.Command {
+// graphOptions are graph's flags.
+type graphOptions struct {
+	Limit int
+}
+
+func graphCommand(g *GlobalOptions) *cli.Command {
+	var opts graphOptions
 	return &cli.Command{
 		Name:      "graph",
 		Usage:     "show an entity (file, symbol, directory) and its neighbours: what it defines, imports, and what imports it; a symbol's callees and callers",
 		ArgsUsage: "NAME",
-		Flags:     []cli.Flag{jsonFlag, &cli.IntFlag{Name: "limit", Value: 10, Usage: "at most `N` matching entities"}},
+		Flags:     []cli.Flag{jsonFlag, &cli.IntFlag{Name: "limit", Value: 10, Destination: &opts.Limit, Usage: "at most `N` matching entities"}},
 		Action: func(c *cli.Context) error {
-			g := globalsOf(c)
-			if c.NArg() != 1 {
-				return cli.Exit("usage: git konteks graph NAME", 2)
-			}
-			repo, mem, err := openMemory(g)
-			if err != nil {
-				return err
-			}
-			name := c.Args().First()
-			nodes, err := graph.Find(repo, mem, name, c.Int("limit"))
-			if err != nil {
-				return err
-			}
-			if g.JSON {
-				return printJSON(c, nodes)
-			}
-			if len(nodes) == 0 {
-				return fmt.Errorf("no entity named %q", name)
-			}
-			w := c.App.Writer
-			for i, n := range nodes {
-				if i > 0 {
-					fmt.Fprintln(w)
-				}
-				fmt.Fprintf(w, "%s  (%s)\n", n.Entity.ID, n.Entity.Kind)
-				for _, l := range n.Out {
-					fmt.Fprintf(w, "  %-12s %s", l.Kind, l.ID)
-					if l.Raw != "" && !strings.HasSuffix(l.ID, l.Raw) {
-						fmt.Fprintf(w, "  (%s)", l.Raw)
-					}
-					fmt.Fprintln(w)
-				}
-				for _, l := range n.In {
-					fmt.Fprintf(w, "  %-12s %s\n", l.Kind, l.ID)
-				}
-				if n.Rank > 0 {
-					fmt.Fprintf(w, "  %-12s %.2f (1 = average file)\n", "pagerank", n.Rank)
-				}
-				for _, l := range n.Linked {
-					fmt.Fprintf(w, "  %-12s %s  (%.2f)\n", l.Kind, l.ID, l.Weight)
-				}
-			}
-			return nil
+			return runGraph(c.Context, opts, g, c.Args().Slice())
 		},
 	}
+}
+
+func runGraph(_ context.Context, opts graphOptions, g *GlobalOptions, args []string) error {
+	if len(args) != 1 {
+		return cli.Exit("usage: git konteks graph NAME", 2)
+	}
+	repo, mem, err := openMemory(g)
+	if err != nil {
+		return err
+	}
+	name := args[0]
+	nodes, err := graph.Find(repo, mem, name, opts.Limit)
+	if err != nil {
+		return err
+	}
+	if g.JSON {
+		return g.printJSON(nodes)
+	}
+	if len(nodes) == 0 {
+		return fmt.Errorf("no entity named %q", name)
+	}
+	w := g.Stdout
+	for i, n := range nodes {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "%s  (%s)\n", n.Entity.ID, n.Entity.Kind)
+		for _, l := range n.Out {
+			fmt.Fprintf(w, "  %-12s %s", l.Kind, l.ID)
+			if l.Raw != "" && !strings.HasSuffix(l.ID, l.Raw) {
+				fmt.Fprintf(w, "  (%s)", l.Raw)
+			}
+			fmt.Fprintln(w)
+		}
+		for _, l := range n.In {
+			fmt.Fprintf(w, "  %-12s %s\n", l.Kind, l.ID)
+		}
+		if n.Rank > 0 {
+			fmt.Fprintf(w, "  %-12s %.2f (1 = average file)\n", "pagerank", n.Rank)
+		}
+		for _, l := range n.Linked {
+			fmt.Fprintf(w, "  %-12s %s  (%.2f)\n", l.Kind, l.ID, l.Weight)
+		}
+	}
+	return nil
 }

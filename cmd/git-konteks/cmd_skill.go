@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -15,13 +16,28 @@ import (
 	"github.com/konteks/git-konteks/share"
 )
 
-func skillCommand() *cli.Command {
-	list := &cli.Command{
-		Name:   "list",
-		Usage:  "list the skills in memory",
-		Flags:  []cli.Flag{&cli.BoolFlag{Name: "all", Usage: "include removed skills"}, jsonFlag},
-		Action: runSkillList,
-	}
+// skillAddOptions are the flags of `skill add`.
+type skillAddOptions struct {
+	Name string
+}
+
+// skillListOptions are the flags of `skill list` (and plain `skill`).
+type skillListOptions struct {
+	All bool
+}
+
+// skillRemoveOptions are the flags of `skill remove`.
+type skillRemoveOptions struct {
+	Reason string
+	Purge  bool
+}
+
+func skillCommand(g *GlobalOptions) *cli.Command {
+	var addOpts skillAddOptions
+	var listOpts skillListOptions
+	var removeOpts skillRemoveOptions
+	listFlags := []cli.Flag{&cli.BoolFlag{Name: "all", Destination: &listOpts.All, Usage: "include removed skills"}, jsonFlag}
+	list := func(c *cli.Context) error { return runSkillList(c.Context, listOpts, g, c.Args().Slice()) }
 	return &cli.Command{
 		Name:  "skill",
 		Usage: "add, list, show and remove skills (SKILL.md documents shared through memory)",
@@ -33,20 +49,21 @@ func skillCommand() *cli.Command {
 			{
 				Name: "add", Usage: "add or update a skill from a SKILL.md file, a directory holding one, or - for stdin",
 				ArgsUsage: "PATH|-",
-				Flags:     []cli.Flag{&cli.StringFlag{Name: "name", Usage: "the skill's `NAME` when the front matter has none"}, jsonFlag},
-				Action:    runSkillAdd,
+				Flags:     []cli.Flag{&cli.StringFlag{Name: "name", Destination: &addOpts.Name, Usage: "the skill's `NAME` when the front matter has none"}, jsonFlag},
+				Action:    func(c *cli.Context) error { return runSkillAdd(c.Context, addOpts, g, c.Args().Slice()) },
 			},
-			list,
-			{Name: "show", Usage: "print a skill as its SKILL.md document", ArgsUsage: "NAME", Flags: []cli.Flag{jsonFlag}, Action: runSkillShow},
+			{Name: "list", Usage: "list the skills in memory", Flags: listFlags, Action: list},
+			{Name: "show", Usage: "print a skill as its SKILL.md document", ArgsUsage: "NAME", Flags: []cli.Flag{jsonFlag},
+				Action: func(c *cli.Context) error { return runSkillShow(c.Context, g, c.Args().Slice()) }},
 			{
 				Name: "remove", Usage: "remove a skill (a tombstone that travels to other clones)", ArgsUsage: "NAME",
-				Flags: []cli.Flag{&cli.StringFlag{Name: "reason", Usage: "why it is removed"},
-					&cli.BoolFlag{Name: "purge", Usage: "delete every version's text from memory and its history, here and on the remotes"}, jsonFlag},
-				Action: runSkillRemove,
+				Flags: []cli.Flag{&cli.StringFlag{Name: "reason", Destination: &removeOpts.Reason, Usage: "why it is removed"},
+					&cli.BoolFlag{Name: "purge", Destination: &removeOpts.Purge, Usage: "delete every version's text from memory and its history, here and on the remotes"}, jsonFlag},
+				Action: func(c *cli.Context) error { return runSkillRemove(c.Context, removeOpts, g, c.Args().Slice()) },
 			},
 		},
-		Flags:  list.Flags,
-		Action: runSkillList,
+		Flags:  listFlags,
+		Action: list,
 	}
 }
 
@@ -59,12 +76,11 @@ func skillError(err error) error {
 	return err
 }
 
-func runSkillAdd(c *cli.Context) error {
-	g := globalsOf(c)
-	if c.NArg() != 1 {
+func runSkillAdd(_ context.Context, opts skillAddOptions, g *GlobalOptions, args []string) error {
+	if len(args) != 1 {
 		return cli.Exit("usage: git konteks skill add PATH|-", 2)
 	}
-	arg := c.Args().First()
+	arg := args[0]
 	var doc []byte
 	var err error
 	if arg == "-" {
@@ -89,7 +105,7 @@ func runSkillAdd(c *cli.Context) error {
 	if err != nil {
 		return skillError(err)
 	}
-	if n := c.String("name"); n != "" && s.Name == "" {
+	if n := opts.Name; n != "" && s.Name == "" {
 		s.Name = n
 	} else if n != "" && n != s.Name {
 		return cli.Exit(fmt.Sprintf("git-konteks: --name %s differs from the front matter's name %s", n, s.Name), 2)
@@ -106,18 +122,18 @@ func runSkillAdd(c *cli.Context) error {
 		return skillError(err)
 	}
 	if g.JSON {
-		return printJSON(c, struct {
+		return g.printJSON(struct {
 			Saved bool          `json:"saved"`
 			Skill durable.Skill `json:"skill"`
 		}{changed, saved})
 	}
 	switch {
 	case !changed:
-		fmt.Fprintf(c.App.Writer, "skill %s unchanged (version %s)\n", saved.Name, saved.ID[:10])
+		fmt.Fprintf(g.Stdout, "skill %s unchanged (version %s)\n", saved.Name, saved.ID[:10])
 	case saved.Versions > 1:
-		fmt.Fprintf(c.App.Writer, "updated skill %s (version %d, %s)\n", saved.Name, saved.Versions, saved.ID[:10])
+		fmt.Fprintf(g.Stdout, "updated skill %s (version %d, %s)\n", saved.Name, saved.Versions, saved.ID[:10])
 	default:
-		fmt.Fprintf(c.App.Writer, "added skill %s (%s)\n", saved.Name, saved.ID[:10])
+		fmt.Fprintf(g.Stdout, "added skill %s (%s)\n", saved.Name, saved.ID[:10])
 	}
 	return nil
 }
@@ -138,9 +154,8 @@ func loadSkills(g *GlobalOptions, all bool) ([]durable.Skill, error) {
 	return skills, err
 }
 
-func runSkillList(c *cli.Context) error {
-	g := globalsOf(c)
-	skills, err := loadSkills(g, c.Bool("all"))
+func runSkillList(_ context.Context, opts skillListOptions, g *GlobalOptions, _ []string) error {
+	skills, err := loadSkills(g, opts.All)
 	if err != nil {
 		return err
 	}
@@ -148,9 +163,9 @@ func runSkillList(c *cli.Context) error {
 		skills = []durable.Skill{}
 	}
 	if g.JSON {
-		return printJSON(c, skills)
+		return g.printJSON(skills)
 	}
-	w := c.App.Writer
+	w := g.Stdout
 	if len(skills) == 0 {
 		fmt.Fprintln(w, "no skills yet: add one with `git konteks skill add path/to/SKILL.md`")
 		return nil
@@ -165,29 +180,27 @@ func runSkillList(c *cli.Context) error {
 	return nil
 }
 
-func runSkillShow(c *cli.Context) error {
-	g := globalsOf(c)
-	if c.NArg() != 1 {
+func runSkillShow(_ context.Context, g *GlobalOptions, args []string) error {
+	if len(args) != 1 {
 		return cli.Exit("usage: git konteks skill show NAME", 2)
 	}
 	repo, err := g.openRepo()
 	if err != nil {
 		return err
 	}
-	s, err := durable.GetSkill(repo, c.Args().First())
+	s, err := durable.GetSkill(repo, args[0])
 	if err != nil {
 		return skillError(err)
 	}
 	if g.JSON {
-		return printJSON(c, s)
+		return g.printJSON(s)
 	}
-	fmt.Fprint(c.App.Writer, s.Document())
+	fmt.Fprint(g.Stdout, s.Document())
 	return nil
 }
 
-func runSkillRemove(c *cli.Context) error {
-	g := globalsOf(c)
-	if c.NArg() != 1 {
+func runSkillRemove(_ context.Context, opts skillRemoveOptions, g *GlobalOptions, args []string) error {
+	if len(args) != 1 {
 		return cli.Exit("usage: git konteks skill remove NAME", 2)
 	}
 	repo, err := g.openRepo()
@@ -195,18 +208,18 @@ func runSkillRemove(c *cli.Context) error {
 		return err
 	}
 	remove := durable.RemoveSkill
-	if c.Bool("purge") {
+	if opts.Purge {
 		remove = durable.RemoveSkillPurge
 	}
-	t, err := remove(repo, c.Args().First(), c.String("reason"))
+	t, err := remove(repo, args[0], opts.Reason)
 	if err != nil {
 		return skillError(err)
 	}
-	if !c.Bool("purge") {
+	if !opts.Purge {
 		if g.JSON {
-			return printJSON(c, t)
+			return g.printJSON(t)
 		}
-		fmt.Fprintf(c.App.Writer, "removed skill %s\n", t.Name)
+		fmt.Fprintf(g.Stdout, "removed skill %s\n", t.Name)
 		return nil
 	}
 	res, err := share.Purge(repo)
@@ -214,8 +227,8 @@ func runSkillRemove(c *cli.Context) error {
 		return fmt.Errorf("removed skill %s, but rewriting memory's history failed: %w (run the purge again)", t.Name, err)
 	}
 	if g.JSON {
-		return printJSON(c, map[string]any{"skill": t, "purge": res})
+		return g.printJSON(map[string]any{"skill": t, "purge": res})
 	}
-	fmt.Fprintf(c.App.Writer, "purged skill %s: %s\n", t.Name, res.Note)
+	fmt.Fprintf(g.Stdout, "purged skill %s: %s\n", t.Name, res.Note)
 	return purgeFailures(g, res)
 }

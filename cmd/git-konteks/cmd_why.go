@@ -12,41 +12,50 @@ import (
 	"github.com/konteks/git-konteks/memref"
 )
 
-func whyCommand() *cli.Command {
+// whyOptions are why's flags.
+type whyOptions struct {
+	Limit int
+}
+
+func whyCommand(g *GlobalOptions) *cli.Command {
+	var opts whyOptions
 	return &cli.Command{
 		Name:      "why",
 		Usage:     "the commits that shaped a file, a symbol or lines, most relevant first (follows renames, skips formatting)",
 		ArgsUsage: "PATH[:LINE[-END]|#ANCHOR]",
 		Flags: []cli.Flag{jsonFlag,
-			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 10, Usage: "most commits to show"}},
+			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 10, Destination: &opts.Limit, Usage: "most commits to show"}},
 		Action: func(c *cli.Context) error {
-			g := globalsOf(c)
-			if c.NArg() != 1 {
-				return fmt.Errorf("usage: git konteks why PATH[:LINE[-END]|#ANCHOR]")
-			}
-			t, err := history.ParseTarget(c.Args().First())
-			if err != nil {
-				return err
-			}
-			repo, mem, err := openMemory(g)
-			if err != nil {
-				return err
-			}
-			res, err := history.Why(context.Background(), repo, mem, t, c.Int("limit"))
-			if err != nil {
-				return err
-			}
-			links := sessionLinks(repo, mem)
-			for i := range res.Commits {
-				history.LinkSessions(links, &res.Commits[i].Brief)
-			}
-			if g.JSON {
-				return printJSON(c, res)
-			}
-			fmt.Fprint(c.App.Writer, res.Text())
-			return nil
+			return runWhy(c.Context, opts, g, c.Args().Slice())
 		},
 	}
+}
+
+func runWhy(ctx context.Context, opts whyOptions, g *GlobalOptions, args []string) error {
+	if len(args) != 1 {
+		return fmt.Errorf("usage: git konteks why PATH[:LINE[-END]|#ANCHOR]")
+	}
+	t, err := history.ParseTarget(args[0])
+	if err != nil {
+		return err
+	}
+	repo, mem, err := openMemory(g)
+	if err != nil {
+		return err
+	}
+	res, err := history.Why(ctx, repo, mem, t, opts.Limit)
+	if err != nil {
+		return err
+	}
+	links := sessionLinks(repo, mem)
+	for i := range res.Commits {
+		history.LinkSessions(links, &res.Commits[i].Brief)
+	}
+	if g.JSON {
+		return g.printJSON(res)
+	}
+	fmt.Fprint(g.Stdout, res.Text())
+	return nil
 }
 
 // sessionLinks maps the commits ingested agent sessions made to their

@@ -74,6 +74,7 @@ func run(t testing.TB, dir string, args ...string) string {
 var inProcess = map[string]bool{
 	"recall": true, "context": true, "status": true, "show": true, "overview": true, "skeleton": true,
 	"remember": true, "diary": true, "memories": true, "session": true,
+	"why": true, "history": true, "graph": true, "skill": true, "manifest": true, "project": true,
 }
 
 // tryRun runs git-konteks in dir, with extra environment, and returns
