@@ -852,6 +852,9 @@ func (r *run) begin(stage string) time.Time {
 
 func (r *run) progress(stage string, done, total int) {
 	if r.opt.Progress != nil {
-		r.opt.Progress(Progress{Stage: stage, Done: done, Total: total, Bytes: r.stats.BytesRead})
+		r.readMu.Lock() // workers count bytes read while stages report
+		read := r.stats.BytesRead
+		r.readMu.Unlock()
+		r.opt.Progress(Progress{Stage: stage, Done: done, Total: total, Bytes: read})
 	}
 }
