@@ -296,12 +296,23 @@ func (r *Repo) Identity() Signature {
 	}
 	if s.Name == "" || s.Email == "" {
 		s.Name, s.Email = os.Getenv("GIT_AUTHOR_NAME"), os.Getenv("GIT_AUTHOR_EMAIL")
-		if cfg, err := r.git.ConfigScoped(config.GlobalScope); err == nil {
-			if s.Name == "" {
-				s.Name = cfg.User.Name
-			}
-			if s.Email == "" {
-				s.Email = cfg.User.Email
+		// go-git answers only where git did not (no git CLI). It reads
+		// ~/.gitconfig and $XDG_CONFIG_HOME/git/config by itself, ignoring
+		// GIT_CONFIG_GLOBAL: when that names another global config, only
+		// the repository's own is read, else an identity git would never
+		// use leaks in.
+		scope := config.GlobalScope
+		if _, named := os.LookupEnv("GIT_CONFIG_GLOBAL"); named {
+			scope = config.LocalScope
+		}
+		if r.gitCLI == "" {
+			if cfg, err := r.git.ConfigScoped(scope); err == nil {
+				if s.Name == "" {
+					s.Name = cfg.User.Name
+				}
+				if s.Email == "" {
+					s.Email = cfg.User.Email
+				}
 			}
 		}
 	}

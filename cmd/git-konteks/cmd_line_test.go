@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -204,5 +205,37 @@ func TestPathsRelativeToCurrentDirectory(t *testing.T) {
 	}
 	if out := run(t, api, "skeleton", "handler.go"); !strings.Contains(out, "failed API request") {
 		t.Errorf("skeleton handler.go in services/api:\n%s", out)
+	}
+}
+
+// Commands run in-process read no git config of the machine: the test
+// process is hermetic (internal/testgit), so a user's ~/.gitconfig or
+// XDG config cannot change what a test sees.
+func TestInProcessIgnoresUserGitConfig(t *testing.T) {
+	r := monorepo(t)
+	home := t.TempDir()
+	leak := "[user]\n\tname = Leaked From Home\n\temail = leak@example.invalid\n[konteks \"embed\"]\n\tprovider = ollama\n"
+	for _, p := range []string{filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config")} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(leak), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("HOME", home)
+	// No identity from the environment, so one from config would show.
+	t.Setenv("GIT_AUTHOR_NAME", "")
+	t.Setenv("GIT_AUTHOR_EMAIL", "")
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	if _, errOut, err := runInProcess(r.Dir, "", "remember", "Retries back off exponentially in both services"); err != nil {
+		t.Fatalf("remember: %v %s", err, errOut)
+	}
+	if author := r.Git("log", "-1", "--format=%an <%ae>", "refs/konteks"); strings.Contains(author, "Leaked") {
+		t.Fatalf("memory commit by %q: the user's git config was read", author)
+	}
+	out, _, err := runInProcess(r.Dir, "", "recall", "--json", "retry backoff")
+	if err != nil || strings.Contains(out, "ollama") {
+		t.Fatalf("recall read the user's embedding provider: %v\n%s", err, out)
 	}
 }
