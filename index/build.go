@@ -20,6 +20,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 
 	"github.com/konteks/git-konteks/embed"
 	"github.com/konteks/git-konteks/extract/section"
@@ -628,6 +629,58 @@ func writeMeta(dir string, m *meta) error {
 	return os.WriteFile(filepath.Join(dir, "meta.json"), mb, 0o644)
 }
 
+// updateConfig is scorch's configuration for an update. Its background
+// merger plans nothing but dropping segments whose documents are all
+// deleted (every segment is within the budget of a tier as large as the
+// index): merging is mergeTail's, done at a known point of the update
+// rather than racing it. Left to the default plan, the merger rewrote the
+// whole files index on every one-file update (one segment plus the new
+// one exceeded its budget of 2000 documents a tier), and Close aborted
+// merges half done.
+func updateConfig() map[string]interface{} {
+	return map[string]interface{}{
+		"unsafe_batch": false, // Batch returns once persisted
+		"scorchMergePlanOptions": map[string]interface{}{
+			"MaxSegmentsPerTier": 1 << 30,
+			"FloorSegmentSize":   1,
+		},
+	}
+}
+
+// tailMergePlan is the merge policy of updates, bleve's tiered one: tiers
+// of 100, 1,000, 10,000... live documents hold up to ten segments each
+// before the smallest ones of a tier are merged together. A cold build's
+// segments (thousands of documents each) fit their tiers, so updates
+// merge the small segments they add among themselves — at most ten at a
+// time, a few documents each — and a large segment only once deletions
+// make it worth rewriting. The number of segments a query visits stays
+// logarithmic in the changes.
+var tailMergePlan = mergeplan.MergePlanOptions{
+	MaxSegmentsPerTier:   10,
+	MaxSegmentSize:       mergeplan.DefaultMergePlanOptions.MaxSegmentSize,
+	MaxSegmentFileSize:   mergeplan.DefaultMergePlanOptions.MaxSegmentFileSize,
+	TierGrowth:           10,
+	SegmentsPerMergeTask: 10,
+	FloorSegmentSize:     100,
+	ReclaimDeletesWeight: 2,
+}
+
+// mergeTail merges an index's segments by tailMergePlan, synchronously,
+// before an update adds its own (which the next update merges): the
+// merged segments are then in the snapshot the update's batch persists.
+func mergeTail(ctx context.Context, bl bleve.Index) error {
+	adv, err := bl.Advanced()
+	if err != nil {
+		return err
+	}
+	s, ok := adv.(*scorch.Scorch)
+	if !ok {
+		return nil
+	}
+	opts := tailMergePlan
+	return s.ForceMerge(ctx, &opts)
+}
+
 // maxUpdate is the number of changed records above which a generation is
 // built from scratch rather than updated (the offline builder is faster
 // for large changes, and an update rewrites the tables anyway).
@@ -642,7 +695,13 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 		if err := linkTree(filepath.Join(old.dir, sub), bdir); err != nil {
 			return nil, err
 		}
-		bl, err := bleve.OpenUsing(bdir, map[string]interface{}{"unsafe_batch": false})
+		bl, err := bleve.OpenUsing(bdir, updateConfig())
+		if err == nil {
+			err = mergeTail(ctx, bl)
+			if err != nil {
+				bl.Close()
+			}
+		}
 		if err != nil {
 			if bls[0] != nil {
 				bls[0].Close()

@@ -2,17 +2,20 @@ package index
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/blevesearch/bleve/v2/document"
+	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 
 	"github.com/konteks/git-konteks/embed"
 	"github.com/konteks/git-konteks/memory"
@@ -233,6 +236,153 @@ func TestSketch(t *testing.T) {
 			got := sketch(prefix, q)
 			if got[0] != 7 || !reflect.DeepEqual(got[1:], sketchSlow(q)) {
 				t.Fatalf("dim %d: sketch %v, want %v", dim, got[1:], sketchSlow(q))
+			}
+		}
+	}
+}
+
+// zapFiles names the segment files of one of a generation's bleve indexes.
+func zapFiles(t *testing.T, ix *Index, sub string) []string {
+	t.Helper()
+	ms, err := filepath.Glob(filepath.Join(ix.dir, sub, "store", "*.zap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range ms {
+		ms[i] = filepath.Base(m)
+	}
+	return ms
+}
+
+// Updates merge the small segments they add among themselves: a one-file
+// update does not rewrite the segments of the build, the number of
+// segments stays bounded over many updates, and the index still ranks as
+// a rebuilt one.
+func TestUpdatesMergeTheirOwnSegments(t *testing.T) {
+	r, _ := fixture(t)
+	for i := 0; i < 40; i++ {
+		r.Write(fmt.Sprintf("pkg%d/file.go", i), fmt.Sprintf("package pkg%d\n\n// Thing%d does thing number %d.\nfunc Thing%d() int { return %d }\n", i, i, i, i, i))
+	}
+	r.Commit("more files")
+	repo := extractAt(t, r)
+	ix := open(t, repo, Options{Model: embed.LocalModel})
+	base := map[string][]string{sectionsDir: zapFiles(t, ix, sectionsDir), filesDir: zapFiles(t, ix, filesDir)}
+	ix.Close()
+	for i := 0; i < 30; i++ {
+		r.Write("fetch/retry.go", strings.Replace(retryGo, "ParseHeader", fmt.Sprintf("ParseHeader%d", i), -1))
+		if i%3 == 0 {
+			r.Write(fmt.Sprintf("pkg%d/file.go", i), fmt.Sprintf("package pkg%d\n\n// Other%d does another thing.\nfunc Other%d() {}\n", i, i, i))
+		}
+		r.Commit(fmt.Sprint("edit ", i))
+		extractAt(t, r)
+		up := open(t, repo, Options{Model: embed.LocalModel})
+		if up.How != "update" {
+			t.Fatalf("edit %d: how %q, want update", i, up.How)
+		}
+		for _, sub := range []string{sectionsDir, filesDir} {
+			zs := zapFiles(t, up, sub)
+			if i == 0 {
+				for _, b := range base[sub] {
+					if !slices.Contains(zs, b) {
+						t.Fatalf("%s: the first update rewrote segment %s of the build (now %v)", sub, b, zs)
+					}
+				}
+			}
+			if len(zs) > 14 {
+				t.Fatalf("%s: %d segments after %d updates: %v", sub, len(zs), i+1, zs)
+			}
+		}
+		up.Close()
+	}
+	up := open(t, repo, Options{Model: embed.LocalModel})
+	re, err := Open(context.Background(), repo, mem(t, repo), Options{Model: embed.LocalModel, Rebuild: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer re.Close()
+	sameGeneration(t, up, re)
+	// Every hit is asked for: which of several equal scores bleve keeps
+	// at a cutoff follows its segments, not the index's content.
+	for _, q := range []string{"parse header 29", "thing number", "other thing", "backoff", "render page template"} {
+		hu, _ := up.Lexical(context.Background(), QueryTerms(q), DefaultBoosts, 1000)
+		hr, _ := re.Lexical(context.Background(), QueryTerms(q), DefaultBoosts, 1000)
+		if len(hu) == 0 || !reflect.DeepEqual(hu, hr) {
+			t.Fatalf("%q: updated and rebuilt indexes rank differently:\n%v\n%v", q, hu, hr)
+		}
+	}
+}
+
+// seg is a segment as bleve's merge planner sees it.
+type seg struct{ id, full, live int64 }
+
+func (s seg) Id() uint64          { return uint64(s.id) }
+func (s seg) FullSize() int64     { return s.full }
+func (s seg) LiveSize() int64     { return s.live }
+func (s seg) HasVector() bool     { return false }
+func (s seg) FileSize() int64     { return s.full * 100 }
+func (s seg) LiveFileSize() int64 { return s.live * 100 }
+
+// The merge policies of an update: its background merger only drops
+// emptied segments; its tail merge leaves the build's segments alone and
+// merges the small ones updates add. bleve's default plan rewrote a
+// one-segment files index (1,630 files, prometheus) with the one-file
+// segment every update added.
+func TestTailMergePlan(t *testing.T) {
+	planOf := func(o *mergeplan.MergePlanOptions, ss ...seg) [][]uint64 {
+		t.Helper()
+		in := make([]mergeplan.Segment, len(ss))
+		for i, s := range ss {
+			in[i] = s
+		}
+		p, err := mergeplan.Plan(in, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out [][]uint64
+		if p != nil {
+			for _, task := range p.Tasks {
+				var ids []uint64
+				for _, s := range task.Segments {
+					ids = append(ids, s.Id())
+				}
+				out = append(out, ids)
+			}
+		}
+		return out
+	}
+	def := mergeplan.DefaultMergePlanOptions
+	if got := planOf(&def, seg{1, 1631, 1630}, seg{2, 1, 1}); len(got) == 0 {
+		t.Fatal("bleve's default plan no longer merges a one-file segment into the files index: revisit tailMergePlan")
+	}
+	tail := tailMergePlan
+	if got := planOf(&tail, seg{1, 1631, 1630}, seg{2, 1, 1}); len(got) != 0 {
+		t.Fatalf("tail plan of a one-file update: %v", got)
+	}
+	// The background merger of an update, as scorch reads its options.
+	bg := mergeplan.DefaultMergePlanOptions
+	b, _ := json.Marshal(updateConfig()["scorchMergePlanOptions"])
+	if err := json.Unmarshal(b, &bg); err != nil {
+		t.Fatal(err)
+	}
+	many := []seg{{1, 7000, 6900}, {2, 7000, 7000}, {3, 120, 120}}
+	for i := int64(0); i < 40; i++ {
+		many = append(many, seg{10 + i, 12, 12 - i%3})
+	}
+	if got := planOf(&bg, many...); len(got) != 0 {
+		t.Fatalf("background plan merges: %v", got)
+	}
+	if got := planOf(&bg, append(many, seg{99, 5, 0})...); !reflect.DeepEqual(got, [][]uint64{{99}}) {
+		t.Fatalf("background plan of an emptied segment: %v", got)
+	}
+	// The tail plan merges the small segments only, into few.
+	got := planOf(&tail, many...)
+	if len(got) == 0 {
+		t.Fatal("tail plan leaves 43 segments")
+	}
+	for _, task := range got {
+		for _, id := range task {
+			if id < 10 {
+				t.Fatalf("tail plan rewrites segment %d of the build: %v", id, got)
 			}
 		}
 	}
