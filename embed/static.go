@@ -12,6 +12,7 @@ import (
 	"math"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -52,6 +53,7 @@ type StaticModel struct {
 	scales []float32
 	rows   []int8
 
+	searches  atomic.Int64 // lookups of many made by binary search
 	indexOnce sync.Once
 	index     map[string]int32
 }
@@ -207,14 +209,31 @@ func (m *StaticModel) token(i int) string {
 	return string(m.tokens[start:m.ends[i]])
 }
 
-// lookup returns the row of tok, or -1. Few lookups (a query) search the
-// sorted tokens; many (a build) build a map once.
+// tokenView is token i without a copy: the model's bytes never change.
+func (m *StaticModel) tokenView(i int) string {
+	start := uint32(0)
+	if i > 0 {
+		start = m.ends[i-1]
+	}
+	if start == m.ends[i] {
+		return ""
+	}
+	return unsafe.String(&m.tokens[start], int(m.ends[i]-start))
+}
+
+// mapAfter is the number of lookups of many after which they go through
+// a map: building it costs about as much as that many binary searches.
+const mapAfter = 1 << 15
+
+// lookup returns the row of tok, or -1. Few lookups (a query, the
+// vectors of a one-file update) search the sorted tokens; many (a
+// build) build a map once, after their first mapAfter searches.
 func (m *StaticModel) lookup(tok string, many bool) int32 {
-	if many {
+	if many && m.searches.Load() >= mapAfter || many && m.searches.Add(1) > mapAfter {
 		m.indexOnce.Do(func() {
 			m.index = make(map[string]int32, len(m.ends))
 			for i := range m.ends {
-				m.index[m.token(i)] = int32(i)
+				m.index[m.tokenView(i)] = int32(i)
 			}
 		})
 		if i, ok := m.index[tok]; ok {
@@ -222,8 +241,8 @@ func (m *StaticModel) lookup(tok string, many bool) int32 {
 		}
 		return -1
 	}
-	i := sort.Search(len(m.ends), func(i int) bool { return m.token(i) >= tok })
-	if i < len(m.ends) && m.token(i) == tok {
+	i := sort.Search(len(m.ends), func(i int) bool { return m.tokenView(i) >= tok })
+	if i < len(m.ends) && m.tokenView(i) == tok {
 		return int32(i)
 	}
 	return -1

@@ -24,7 +24,12 @@ func TestStaticRoundTripAndLookup(t *testing.T) {
 	if m.Len() != 4 || m.Dim() != 4 || !strings.HasPrefix(m.ID(), StaticPrefix) {
 		t.Fatalf("decoded %d tokens of dim %d, id %s", m.Len(), m.Dim(), m.ID())
 	}
-	for _, many := range []bool{false, true} {
+	// A query's lookups search; a build's search until mapAfter, then
+	// go through the map.
+	for pass, many := range []bool{false, true, true} {
+		if pass == 2 {
+			m.searches.Store(mapAfter)
+		}
 		for i, tok := range toks {
 			if got := m.lookup(tok, many); got < 0 || m.token(int(got)) != tok {
 				t.Errorf("lookup(%q, many=%v) = %d", tok, many, got)
@@ -33,6 +38,9 @@ func TestStaticRoundTripAndLookup(t *testing.T) {
 		}
 		if m.lookup("absent", many) >= 0 {
 			t.Errorf("absent token found (many=%v)", many)
+		}
+		if (m.index != nil) != (pass == 2) {
+			t.Errorf("pass %d: map built %v", pass, m.index != nil)
 		}
 	}
 	// parseHTTPRequest reads as its whole form and its parts.
