@@ -363,7 +363,9 @@ const (
 // bulk feeds a new bleve index in batches built concurrently: bleve's
 // offline builder builds segments one at a time; here several batches
 // make their segments at once, while the producer decodes and analyses
-// on every CPU too.
+// on every CPU too. A full batch waits for a free worker rather than in a
+// queue: each batch holds its documents' analysed fields (the largest
+// part of a cold build's heap), and a queued one was one more held.
 type bulk struct {
 	idx      bleve.Index
 	cur      *bleve.Batch
@@ -379,7 +381,7 @@ func newBulk(path string, workers int) (*bulk, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
-	b := &bulk{idx: idx, cur: idx.NewBatch(), batches: make(chan *bleve.Batch, 1)}
+	b := &bulk{idx: idx, cur: idx.NewBatch(), batches: make(chan *bleve.Batch)}
 	for w := 0; w < workers; w++ {
 		b.wg.Add(1)
 		go func() {
