@@ -18,7 +18,7 @@ MANDIR    := $(PREFIX)/share/man
 BENCH_SRC ?= $(shell $(GO) env GOROOT)/src
 FUZZTIME  ?= 60s
 
-.PHONY: all build man install run test vet fmt-check bench bench-go bench-extract bench-recall bench-mcp bench-hooks bench-history bench-growth bench-report bench-peers eval eval-test eval-swebench fetch-repos model fuzz clean
+.PHONY: all build man install run test vet fmt-check bench bench-go bench-extract bench-recall bench-mcp bench-hooks bench-history bench-growth bench-report bench-peers eval eval-test eval-swebench fetch-repos model ranker fuzz clean
 
 # The evaluation and benchmark repositories (scripts/eval/repos.tsv) live in
 # $KONTEKS_REPOS; `make fetch-repos` clones them at their pinned commits.
@@ -117,6 +117,21 @@ model:
 	$(if $(KONTEKS_TRAIN_REPOS),,$(error set KONTEKS_TRAIN_REPOS to a directory for the training repositories))
 	KONTEKS_REPOS=$(KONTEKS_TRAIN_REPOS) scripts/fetch-repos.sh scripts/model/repos.tsv
 	$(GO) run ./scripts/model -dir $(KONTEKS_TRAIN_REPOS) -n 3000 -epochs 2
+
+# recall's learned ranker, from the commit histories of the training
+# repositories of scripts/ranker/repos.tsv cloned into $KONTEKS_TRAIN_REPOS
+# at their pinned commits: scripts/eval writes each query's candidate files
+# and their features, scripts/ranker cross-validates by repository and
+# writes recall/learned_weights.go. RANKER_CACHE keeps the clones and their
+# memory between runs.
+RANKER_CACHE ?= $(KONTEKS_TRAIN_REPOS)/.ranker-cache
+ranker:
+	$(if $(KONTEKS_TRAIN_REPOS),,$(error set KONTEKS_TRAIN_REPOS to a directory for the training repositories))
+	KONTEKS_REPOS=$(KONTEKS_TRAIN_REPOS) scripts/fetch-repos.sh scripts/ranker/repos.tsv
+	mkdir -p $(RANKER_CACHE)
+	rm -f $(RANKER_CACHE)/features.jsonl
+	$(GO) run ./scripts/eval -repos scripts/ranker/repos.tsv -split train -dir $(KONTEKS_TRAIN_REPOS) -set commits -n 40 -cache $(RANKER_CACHE) -features $(RANKER_CACHE)/features.jsonl
+	$(GO) run ./scripts/ranker -l2 0.001 -out recall/learned_weights.go $(RANKER_CACHE)/features.jsonl
 
 fuzz:
 	scripts/fuzz.sh $(FUZZTIME)

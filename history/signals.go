@@ -458,6 +458,15 @@ func (s *Signals) Companions(p string, maxFiles, minCommits int) []Companion {
 	return out
 }
 
+// Changes is how many recorded commits changed the file at p.
+func (s *Signals) Changes(p string) int {
+	id, ok := s.fileID(p)
+	if !ok {
+		return 0
+	}
+	return int(s.IDOff[id+1] - s.IDOff[id])
+}
+
 // Age is how many recorded commits are newer than the last one that
 // changed the file at p; ok is false when none did.
 func (s *Signals) Age(p string) (int, bool) {

@@ -67,7 +67,7 @@ func Answer(ctx context.Context, s *Searcher, task string, opt AnswerOptions) (*
 			return nil, err
 		}
 		r.Mode, r.Notes, r.Memory = res.Mode, res.Notes, res.Memory
-		r.Evidence = s.Evidence(task, FileSections(res.Files))
+		r.Evidence = s.Judge(task, FileSections(res.Files), res.Confidence, opt.Ranking)
 		if !r.Evidence.NoMatch {
 			r.Files = res.Files
 		}
@@ -83,7 +83,7 @@ func Answer(ctx context.Context, s *Searcher, task string, opt AnswerOptions) (*
 			return nil, err
 		}
 		r.Mode, r.Notes, r.Memory = res.Mode, res.Notes, res.Memory
-		r.Evidence = s.Evidence(task, res.Hits)
+		r.Evidence = s.Judge(task, res.Hits, res.Confidence, opt.Ranking)
 		if !r.Evidence.NoMatch {
 			r.Hits = res.Hits
 		}

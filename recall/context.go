@@ -63,7 +63,7 @@ func (s *Searcher) Context(ctx context.Context, task string, opt PackOptions) (*
 	if err != nil {
 		return nil, err
 	}
-	p := &Pack{Task: task, Budget: budget, Memory: res.Memory, Mode: res.Mode, Notes: res.Notes, Evidence: s.Evidence(task, res.Hits)}
+	p := &Pack{Task: task, Budget: budget, Memory: res.Memory, Mode: res.Mode, Notes: res.Notes, Evidence: s.Judge(task, res.Hits, res.Confidence, nil)}
 	if p.Evidence.NoMatch {
 		res.Hits = nil // the least bad hits would only mislead
 	}

@@ -171,6 +171,8 @@ type FilesResult struct {
 	Memory MemoryState `json:"memory"`
 	Mode   string      `json:"mode"`
 	Notes  []string    `json:"notes,omitempty"`
+	// Confidence is as in Result.
+	Confidence float64 `json:"confidence,omitempty"`
 }
 
 // SearchFiles ranks the files of memory for a query: each file by its best
@@ -196,11 +198,12 @@ func (s *Searcher) SearchFiles(ctx context.Context, q string, opt Options) (*Fil
 	if opt.Ranking != nil {
 		rk = *opt.Ranking
 	}
-	ranked, mode, notes, via, err := s.rank(ctx, q, mode, &rk)
+	var ex rankExtras
+	ranked, mode, notes, via, err := s.rankMore(ctx, q, mode, &rk, &ex)
 	if err != nil {
 		return nil, err
 	}
-	res := &FilesResult{Query: q, Memory: s.state, Mode: mode, Notes: append(append([]string(nil), s.notes...), notes...)}
+	res := &FilesResult{Query: q, Memory: s.state, Mode: mode, Notes: append(append([]string(nil), s.notes...), notes...), Confidence: ex.confidence}
 	at := map[string]int{} // path -> index in res.Files
 	for _, h := range ranked {
 		d := s.ix.Doc(h.Doc)

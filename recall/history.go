@@ -194,7 +194,7 @@ func (s *Searcher) companionSignal(hs []index.Hit, rk *Ranking, via map[int]stri
 // commits. It leaves them as they are when memory holds no history, or
 // when history cannot be read (recall must not fail on it; `why` and
 // `history` report the error).
-func (s *Searcher) historySignal(ctx context.Context, q string, terms []index.Term, hs []index.Hit, rk *Ranking, via map[int]string) []index.Hit {
+func (s *Searcher) historySignal(ctx context.Context, q string, terms []index.Term, hs []index.Hit, rk *Ranking, via map[int]string, sig *signals) []index.Hit {
 	hr := rk.HistoryRanking
 	if !hr.on() || len(hs) == 0 || s.mem == nil {
 		return hs
@@ -231,7 +231,7 @@ func (s *Searcher) historySignal(ctx context.Context, q string, terms []index.Te
 		}
 		ev = h.MessageEvidence(q, maxFiles, n)
 	}
-	if hr.CoChange > 0 {
+	if hr.CoChange > 0 || sig != nil {
 		k := hr.HistorySeeds
 		if k <= 0 {
 			k = 5
@@ -266,13 +266,22 @@ func (s *Searcher) historySignal(ctx context.Context, q string, terms []index.Te
 		if ev != nil {
 			f += hr.History * ev[p].Score
 		}
-		if co != nil {
+		if co != nil && hr.CoChange > 0 {
 			f += hr.CoChange * min(co[p], 1)
 		}
-		if hr.Recency > 0 {
+		if hr.Recency > 0 || sig != nil {
 			if age, ok := h.Age(p); ok {
-				f += hr.Recency * math.Exp(-float64(age)/half)
+				r := math.Exp(-float64(age) / half)
+				f += hr.Recency * r
+				if sig != nil {
+					sig.recency[p] = r
+				}
 			}
+		}
+		if sig != nil {
+			sig.churn[p] = math.Log1p(float64(h.Changes(p)))
+			sig.history[p] = ev[p].Score
+			sig.cochange[p] = min(co[p], 1)
 		}
 		factor[p] = f
 	}

@@ -127,6 +127,15 @@ func withMemory(t *testing.T, r *testgit.Repo) *gitstore.Repo {
 	return repo
 }
 
+// pipeline is DefaultRanking without its learned stage: the tests of
+// this file check the pipeline's rules, which find and order the
+// candidates the learned ranker re-orders (learn_test.go tests that).
+func pipeline() *Ranking {
+	rk := DefaultRanking
+	rk.Learned = nil
+	return &rk
+}
+
 // rankOf is the 1-based rank of the first hit in path p (0: none).
 func rankOf(hs []Hit, p string) int {
 	for i, h := range hs {
@@ -152,11 +161,11 @@ func TestKindPriors(t *testing.T) {
 		{"CI words", "CI: keep the pip cache", ".github/workflows/test.yml", func(r *Ranking) { r.CI = 1 }},
 		{"a commit of type test", "test: cover sending through the pool", "tests/test_client.py", func(r *Ranking) { r.TestType = 1 }},
 	} {
-		res := search(t, s, c.q, Options{PerFile: 1})
+		res := search(t, s, c.q, Options{PerFile: 1, Ranking: pipeline()})
 		if got := rankOf(res.Hits, c.want); got != 1 {
 			t.Errorf("%s: %s at rank %d for %q: %v", c.name, c.want, got, c.q, paths(res.Hits))
 		}
-		off := DefaultRanking
+		off := *pipeline()
 		c.off(&off)
 		res = search(t, s, c.q, Options{PerFile: 1, Ranking: &off})
 		if got := rankOf(res.Hits, c.want); got == 1 {
@@ -164,7 +173,7 @@ func TestKindPriors(t *testing.T) {
 		}
 	}
 	// Without docs words, the code named by the task comes first.
-	res := search(t, s, "describe timeouts of the client", Options{PerFile: 1})
+	res := search(t, s, "describe timeouts of the client", Options{PerFile: 1, Ranking: pipeline()})
 	if got := rankOf(res.Hits, "fetcher/client.py"); got != 1 {
 		t.Errorf("fetcher/client.py at rank %d without docs words: %v", got, paths(res.Hits))
 	}
@@ -284,11 +293,11 @@ func genFish(name string) string { return "function __" + name + "_perform" }
 // switches the rule under test off.
 func beforeOnlyWithRule(t *testing.T, s *Searcher, q, a, b string, off func(*Ranking)) {
 	t.Helper()
-	res := search(t, s, q, Options{PerFile: 1})
+	res := search(t, s, q, Options{PerFile: 1, Ranking: pipeline()})
 	if ra, rb := rankOf(res.Hits, a), rankOf(res.Hits, b); ra == 0 || rb != 0 && ra > rb {
 		t.Fatalf("%q: %s at %d, %s at %d: %v", q, a, ra, b, rb, paths(res.Hits))
 	}
-	rk := DefaultRanking
+	rk := *pipeline()
 	off(&rk)
 	res = search(t, s, q, Options{PerFile: 1, Ranking: &rk})
 	if ra, rb := rankOf(res.Hits, a), rankOf(res.Hits, b); rb == 0 || ra != 0 && ra < rb {
@@ -300,11 +309,11 @@ func beforeOnlyWithRule(t *testing.T, s *Searcher, q, a, b string, off func(*Ran
 // is not when off switches the rule under test off.
 func firstOnlyWithRule(t *testing.T, s *Searcher, q, want string, off func(*Ranking)) {
 	t.Helper()
-	res := search(t, s, q, Options{PerFile: 1})
+	res := search(t, s, q, Options{PerFile: 1, Ranking: pipeline()})
 	if got := rankOf(res.Hits, want); got != 1 {
 		t.Fatalf("%s at %d: %v", want, got, paths(res.Hits))
 	}
-	rk := DefaultRanking
+	rk := *pipeline()
 	off(&rk)
 	res = search(t, s, q, Options{PerFile: 1, Ranking: &rk})
 	if got := rankOf(res.Hits, want); got == 1 {
@@ -360,7 +369,7 @@ type Conn struct{ open bool }
 	beforeOnlyWithRule(t, s, "retry requests after a connection reset", "client/retry.go", "CHANGELOG.md",
 		func(r *Ranking) { r.Changelog = 1 })
 	// A release task keeps the changelog first.
-	res := search(t, s, "release 2.2.0: retry requests after a connection reset", Options{PerFile: 1})
+	res := search(t, s, "release 2.2.0: retry requests after a connection reset", Options{PerFile: 1, Ranking: pipeline()})
 	if got := rankOf(res.Hits, "CHANGELOG.md"); got != 1 {
 		t.Fatalf("a release task: CHANGELOG.md at %d: %v", got, paths(res.Hits))
 	}
@@ -372,10 +381,10 @@ type Conn struct{ open bool }
 // hyphenated word reaches the floor too.
 func TestManifestFloor(t *testing.T) {
 	s := openS(t, packagingRepo(t), OpenOptions{NoEmbedder: true})
-	off := DefaultRanking
+	off := *pipeline()
 	off.ManifestFloor = 0
 	q := "packaging: stop shipping the cache module's download extras"
-	res := search(t, s, q, Options{PerFile: 1, Limit: 3})
+	res := search(t, s, q, Options{PerFile: 1, Limit: 3, Ranking: pipeline()})
 	if got := rankOf(res.Hits, "pyproject.toml"); got == 0 {
 		t.Errorf("%q: pyproject.toml not in the first 3: %v", q, paths(res.Hits))
 	} else if !strings.Contains(res.Hits[got-1].Via, "packaging") {
@@ -389,7 +398,7 @@ func TestManifestFloor(t *testing.T) {
 	for _, c := range []struct {
 		rk    *Ranking
 		floor bool
-	}{{nil, true}, {&off, false}} {
+	}{{pipeline(), true}, {&off, false}} {
 		res = search(t, s, q, Options{PerFile: 1, Ranking: c.rk})
 		i := rankOf(res.Hits, "fetcher-plugins/pyproject.toml")
 		if i == 0 {
@@ -432,11 +441,11 @@ theme:
 `)
 	s := openS(t, withMemory(t, r), OpenOptions{NoEmbedder: true})
 	q := "docs: request extensions"
-	res := search(t, s, q, Options{PerFile: 1, Limit: 4})
+	res := search(t, s, q, Options{PerFile: 1, Limit: 4, Ranking: pipeline()})
 	if got := rankOf(res.Hits, "mkdocs.yml"); got == 0 {
 		t.Fatalf("mkdocs.yml not in the first 4: %v", paths(res.Hits))
 	}
-	off := DefaultRanking
+	off := *pipeline()
 	off.DocsFloor = 0
 	res = search(t, s, q, Options{PerFile: 1, Limit: 4, Ranking: &off})
 	if got := rankOf(res.Hits, "mkdocs.yml"); got != 0 {

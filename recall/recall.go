@@ -1,9 +1,12 @@
 // Package recall answers a question from memory: it ranks the sections of
-// the memory ref for a task (hybrid BM25 and vector search fused by their
-// normalised scores, FuseScores, the default; reciprocal rank fusion,
-// FuseRanks, is the alternative; with boosts and a per-file diversity
-// limit) and fits the best of them into a context pack for an agent. It
-// only reads memory.
+// the memory ref for a task and fits the best of them into a context pack
+// for an agent. Ranking has two stages: a pipeline finds and orders the
+// candidates (hybrid BM25 and vector search fused by their normalised
+// scores, FuseScores, the default; reciprocal rank fusion, FuseRanks, is
+// the alternative; then priors, graph and history signals), and a learned
+// ranker re-orders its first files by a linear model over their features
+// (learn.go), whose softmax also calibrates the evidence label
+// (strength.go). It only reads memory.
 package recall
 
 import (
@@ -66,6 +69,11 @@ type Result struct {
 	Memory MemoryState `json:"memory"`
 	Mode   string      `json:"mode"`            // ranking that ran
 	Notes  []string    `json:"notes,omitempty"` // fallbacks and caveats, for people and agents
+	// Confidence is the learned ranker's probability that an answer is
+	// among the first ConfidenceFiles files of the ranking (0 when it did
+	// not run): what the evidence label is calibrated on. It depends on
+	// the ranking only, never on how many hits are asked for.
+	Confidence float64 `json:"confidence,omitempty"`
 }
 
 // MemoryState says what memory an answer comes from.
@@ -298,6 +306,9 @@ type Ranking struct {
 	TestType      float64 `json:",omitempty"`
 	// Fields weighs matches in names and paths against the text.
 	Fields index.Boosts
+	// Learned re-orders the pipeline's first files by a model fitted on
+	// training repositories (learn.go); nil leaves the pipeline's order.
+	Learned *LearnedRanking `json:",omitempty"`
 	// History weighs the signal of past commits (history.go).
 	HistoryRanking
 	// Graph weighs the signal of the code graph (graph.go).
@@ -376,6 +387,9 @@ var DefaultRanking = Ranking{
 	Fields:        index.DefaultBoosts,
 	// History: see HistoryRanking (history.go) for the evaluation.
 	HistoryRanking: DefaultHistoryRanking,
+	// The pipeline's first files re-ordered by the learned ranker
+	// (learn.go, learned_weights.go).
+	Learned: &learnedRanking,
 }
 
 // definitions are the symbols that define something.
@@ -406,11 +420,12 @@ func (s *Searcher) Search(ctx context.Context, q string, opt Options) (*Result, 
 	if opt.Ranking != nil {
 		rk = *opt.Ranking
 	}
-	ranked, mode, notes, via, err := s.rank(ctx, q, mode, &rk)
+	var ex rankExtras
+	ranked, mode, notes, via, err := s.rankMore(ctx, q, mode, &rk, &ex)
 	if err != nil {
 		return nil, err
 	}
-	res.Mode = mode
+	res.Mode, res.Confidence = mode, ex.confidence
 	res.Notes = append(res.Notes, notes...)
 	perFile := map[string]int{}
 	checkout, dropped := newCheckoutFilter(s.repo, s.state), 0
@@ -445,7 +460,25 @@ func round(x float64) float64 { return math.Round(x*1e6) / 1e6 }
 // rank returns every candidate, best first, and why (by doc) those the
 // history floors placed are there.
 func (s *Searcher) rank(ctx context.Context, q, mode string, rk *Ranking) ([]index.Hit, string, []string, map[int]string, error) {
+	return s.rankMore(ctx, q, mode, rk, nil)
+}
+
+// rankMore is rank that also fills ex, when it is not nil: the features
+// of the pipeline's first files (ex.depth of them; see Features) and the
+// learned ranker's confidence.
+func (s *Searcher) rankMore(ctx context.Context, q, mode string, rk *Ranking, ex *rankExtras) ([]index.Hit, string, []string, map[int]string, error) {
 	var notes []string
+	var sig *signals
+	depth := 0
+	if ex != nil && ex.depth > 0 || rk.Learned != nil {
+		sig = newSignals()
+		if ex != nil {
+			depth = ex.depth
+		}
+		if depth <= 0 {
+			depth = rk.Learned.Depth
+		}
+	}
 	task := ParseTask(q)
 	terms := task.Terms(rk.Subject)
 	markQuestionWords(terms, rk.Question)
@@ -521,7 +554,7 @@ func (s *Searcher) rank(ctx context.Context, q, mode string, rk *Ranking) ([]ind
 	}
 	var fused map[int]float64
 	if rk.Fusion == FuseScores {
-		fused = s.fuseScores(lex, vec, files, rk)
+		fused = s.fuseScores(lex, vec, files, rk, sig)
 	} else {
 		fused = s.fuseRanks(lex, vec, files, rk)
 	}
@@ -574,7 +607,7 @@ func (s *Searcher) rank(ctx context.Context, q, mode string, rk *Ranking) ([]ind
 	s.kindPrior(out, q, rk)
 	out = s.graphSignal(ctx, out, rk)
 	via := map[int]string{}
-	out = s.historySignal(ctx, q, terms, out, rk, via)
+	out = s.historySignal(ctx, q, terms, out, rk, via, sig)
 	out = s.companionSignal(out, rk, via)
 	out = s.kindFloor(out, q, rk, via)
 	sort.Slice(out, func(i, j int) bool {
@@ -583,6 +616,19 @@ func (s *Searcher) rank(ctx context.Context, q, mode string, rk *Ranking) ([]ind
 		}
 		return out[i].Doc < out[j].Doc
 	})
+	if sig != nil && depth > 0 {
+		feats := s.fileFeatures(out, task, terms, q, sig, via, depth)
+		if ex != nil {
+			ex.features = feats
+		}
+		if rk.Learned != nil {
+			var conf float64
+			out, conf = rerank(out, feats, rk.Learned, func(d int) string { return s.ix.Doc(d).Path })
+			if ex != nil {
+				ex.confidence = conf
+			}
+		}
+	}
 	return out, mode, notes, via, nil
 }
 
@@ -670,9 +716,9 @@ func (s *Searcher) fuseRanks(lex, vec []index.Hit, files []index.FileHit, rk *Ra
 // its candidates (min-max): unlike ranks, scores keep how far ahead the
 // leaders are. Every candidate section also gets its file's whole-file
 // score, so the file decides first and the section's own match second.
-func (s *Searcher) fuseScores(lex, vec []index.Hit, files []index.FileHit, rk *Ranking) map[int]float64 {
+func (s *Searcher) fuseScores(lex, vec []index.Hit, files []index.FileHit, rk *Ranking, sig *signals) map[int]float64 {
 	fused := map[int]float64{}
-	norm := func(hs []index.Hit, w float64) {
+	norm := func(hs []index.Hit, w float64, keep map[int]float64) {
 		if len(hs) == 0 || w == 0 {
 			return
 		}
@@ -683,10 +729,17 @@ func (s *Searcher) fuseScores(lex, vec []index.Hit, files []index.FileHit, rk *R
 				v = (h.Score - lo) / (hi - lo)
 			}
 			fused[h.Doc] += w * v
+			if keep != nil {
+				keep[h.Doc] = v
+			}
 		}
 	}
-	norm(lex, rk.Lexical)
-	norm(vec, rk.Vector)
+	var keepLex, keepVec map[int]float64
+	if sig != nil {
+		keepLex, keepVec = sig.lex, sig.vec
+	}
+	norm(lex, rk.Lexical, keepLex)
+	norm(vec, rk.Vector, keepVec)
 	if len(files) == 0 {
 		return fused
 	}
@@ -703,6 +756,9 @@ func (s *Searcher) fuseScores(lex, vec []index.Hit, files []index.FileHit, rk *R
 			v = (f.Score - lo) / (hi - lo)
 		}
 		fileScore[f.Path] = v
+		if sig != nil {
+			sig.file[f.Path] = v
+		}
 	}
 	for d := range fused {
 		fused[d] += rk.Files * fileScore[s.ix.Doc(d).Path]

@@ -214,7 +214,7 @@ func TestSubjectWeighsMore(t *testing.T) {
 	_, repo := repoWithMemory(t)
 	s := openS(t, repo, OpenOptions{NoEmbedder: true})
 	q := "Bar chart legend\n\nSeen while the fetch retried: the delay of each attempt doubles up to the ceiling."
-	rk := DefaultRanking
+	rk := *pipeline()
 	rk.Subject = 0
 	opt := Options{Limit: 5, PerFile: 1, Mode: Lexical, NoContent: true, Ranking: &rk}
 	if res := search(t, s, q, opt); len(res.Hits) == 0 || res.Hits[0].Path != "fetch/fetch.go" {

@@ -62,6 +62,10 @@ type Evidence struct {
 	// hits and no hit was placed by history: the answer then holds no hit,
 	// only NoGoodMatch.
 	NoMatch bool `json:"no_match,omitempty"`
+	// Confidence is the learned ranker's probability that an answer is
+	// among the first ConfidenceFiles files (see Result.Confidence); 0
+	// when it did not run.
+	Confidence float64 `json:"confidence,omitempty"`
 	// Reason says why, in words.
 	Reason string `json:"reason"`
 }
@@ -99,6 +103,42 @@ func (s *Searcher) Evidence(task string, hits []Hit) Evidence {
 	return assess(task, hits, func(term string) float64 {
 		return math.Log(1 + n/float64(s.ix.DocFreq(term)+1))
 	})
+}
+
+// Judge is the evidence of an answer: Evidence's judgement of its words,
+// and, when the learned ranker ran (confidence > 0), its strength from
+// the ranker's calibrated confidence instead of from the hits' scores, so
+// the label depends on the ranking alone, never on how many hits are
+// shown. The thresholds (LearnedRanking.Strong and Weak) are fitted
+// with the weights; docs/evaluation.md has each label's precision on
+// held-out repositories.
+func (s *Searcher) Judge(task string, hits []Hit, confidence float64, rk *Ranking) Evidence {
+	e := s.Evidence(task, hits)
+	if rk == nil {
+		rk = &DefaultRanking
+	}
+	lr := rk.Learned
+	if confidence <= 0 || lr == nil || lr.Strong <= 0 || e.NoMatch || len(hits) == 0 {
+		return e
+	}
+	e.Confidence = round2(confidence)
+	switch {
+	case e.Strength == Weak && e.Coverage == 0 && e.Union == 0:
+		// No word matched (history placed the hits, or the task has no
+		// content word): the words decide.
+		return e
+	case confidence >= lr.Strong:
+		e.Strength = Strong
+	case confidence < lr.Weak:
+		e.Strength = Weak
+	default:
+		e.Strength = Partial
+	}
+	e.Reason = fmt.Sprintf("the ranking gives its first %d files a %.0f%% chance of holding the answer", ConfidenceFiles, 100*confidence)
+	if len(e.Missing) > 0 && len(e.Matched) > 0 {
+		e.Reason += "; missing: " + strings.Join(firstWords(e.Missing, 6), ", ")
+	}
+	return e
 }
 
 func assess(task string, hits []Hit, weight func(term string) float64) Evidence {

@@ -72,10 +72,11 @@ var (
 	issueDir = flag.String("issues", "scripts/eval/issues", "`DIR` of issue sets, one owner+name.jsonl per repository")
 	variants = flag.String("variants", "", "JSON `FILE` of named ranking variants ({\"name\": {\"Vector\": 0.5, ...}}) to evaluate besides the default, in hybrid mode")
 	repoList = flag.String("repos", "", "repository `LIST` (scripts/eval/repos.tsv): evaluate its repositories of -split, found under -dir, at their pinned commits")
-	split    = flag.String("split", splitDev, "`SPLIT` of the -repos list to evaluate: dev, test, or swebench (the list's repositories that SWE-bench names, with -set swebench)")
+	split    = flag.String("split", splitDev, "`SPLIT` of the -repos list to evaluate: dev, test, swebench (the list's repositories that SWE-bench names, with -set swebench), or train (scripts/ranker/repos.tsv)")
 	repoDir  = flag.String("dir", os.Getenv("KONTEKS_REPOS"), "`DIR` holding the -repos list's repositories (scripts/fetch-repos.sh); default $KONTEKS_REPOS")
 	sweFile  = flag.String("swebench", os.Getenv("SWEBENCH_LITE"), "SWE-bench Lite `FILE` (JSON or JSON Lines: instance_id, repo, base_commit, problem_statement, patch) for -set swebench; default $SWEBENCH_LITE")
 	sweN     = flag.Int("swebench-n", 5, "most SWE-bench instances per repository (evenly spaced over the dataset's order)")
+	featOut  = flag.String("features", "", "append each query's candidate files with their learned-ranker features and labels to this JSON Lines `FILE` (scripts/ranker fits on it)")
 )
 
 // variantList is the ranking variants under evaluation, by name.
@@ -119,7 +120,7 @@ func judge(ctx context.Context, s *recall.Searcher, q string, answer []string) e
 	if err != nil {
 		return err
 	}
-	e := s.Evidence(q, res.Hits)
+	e := s.Judge(q, res.Hits, res.Confidence, nil)
 	label := e.Strength
 	if e.NoMatch {
 		label = "no-match"
@@ -292,8 +293,8 @@ func sources() ([]source, error) {
 	want := *split
 	if want == splitSWEBench {
 		want = strings.Join([]string{splitDev, splitTest, splitSWEBench}, ",")
-	} else if want != splitDev && want != splitTest {
-		return nil, fmt.Errorf("unknown split %q (dev, test, swebench)", want)
+	} else if want != splitDev && want != splitTest && want != splitTrain {
+		return nil, fmt.Errorf("unknown split %q (dev, test, swebench, train)", want)
 	}
 	return selectRepos(list, *repoDir, want)
 }
@@ -694,6 +695,12 @@ func evalRepo(src source, set string, issues []issue, swe []sweInstance) ([]quer
 			q.ranksBy[m] = rs
 			q.Ranks[m] = rs
 		}
+		if *featOut != "" {
+			if err := writeFeatures(ctx, s, q); err != nil {
+				s.Close()
+				return nil, err
+			}
+		}
 		if *strength {
 			if err := judge(ctx, s, c.msg, answer); err != nil {
 				s.Close()
@@ -897,4 +904,50 @@ func isTrailer(k string) bool {
 		return true
 	}
 	return false
+}
+
+// featureRow is one query of a -features file: its candidate files in
+// the pipeline's order, each with its features and whether it is an
+// answer file.
+type featureRow struct {
+	Set    string        `json:"set"`
+	Repo   string        `json:"repo"`
+	ID     string        `json:"id,omitempty"`
+	Commit string        `json:"commit,omitempty"`
+	Query  string        `json:"query"`
+	Answer []string      `json:"answer"`
+	Names  []string      `json:"names"`
+	Files  []featureFile `json:"files"`
+}
+
+type featureFile struct {
+	Path   string    `json:"path"`
+	Answer bool      `json:"answer,omitempty"`
+	X      []float64 `json:"x"`
+}
+
+// writeFeatures appends q's candidate files and their features to the
+// -features file.
+func writeFeatures(ctx context.Context, s *recall.Searcher, q query) error {
+	fs, err := s.Features(ctx, q.Query, recall.Options{})
+	if err != nil {
+		return err
+	}
+	row := featureRow{Set: q.Set, Repo: q.Repo, ID: q.ID, Commit: q.Commit, Query: q.Query, Answer: q.Answer, Names: recall.FeatureNames}
+	for _, f := range fs {
+		row.Files = append(row.Files, featureFile{Path: f.Path, Answer: slices.Contains(q.Answer, f.Path), X: f.X})
+	}
+	b, err := json.Marshal(row)
+	if err != nil {
+		return err
+	}
+	fh, err := os.OpenFile(*featOut, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := fh.Write(append(b, '\n')); err != nil {
+		fh.Close()
+		return err
+	}
+	return fh.Close()
 }

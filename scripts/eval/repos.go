@@ -16,7 +16,7 @@ type source struct {
 	Name string // owner+name
 	Pin  string // 40-hex commit; "" for an ad-hoc repository (its HEAD)
 	Lang string
-	Set  string // dev, test, swebench; "" ad hoc
+	Set  string // dev, test, swebench, train; "" ad hoc
 }
 
 // Splits of the committed list.
@@ -24,6 +24,9 @@ const (
 	splitDev      = "dev"
 	splitTest     = "test"
 	splitSWEBench = "swebench"
+	// splitTrain is the learned ranker's training repositories
+	// (scripts/ranker/repos.tsv): never evaluated on.
+	splitTrain = "train"
 )
 
 // readRepos reads a repository list (scripts/eval/repos.tsv): one
@@ -56,9 +59,9 @@ func readRepos(file string) ([]source, error) {
 			return nil, fmt.Errorf("%s:%d: %s: commit %q is not 40 lower-case hex digits", file, n, repo, pin)
 		}
 		switch set {
-		case splitDev, splitTest, splitSWEBench:
+		case splitDev, splitTest, splitSWEBench, splitTrain:
 		default:
-			return nil, fmt.Errorf("%s:%d: %s: set %q is not dev, test or swebench", file, n, repo, set)
+			return nil, fmt.Errorf("%s:%d: %s: set %q is not dev, test, swebench or train", file, n, repo, set)
 		}
 		if lang == "" {
 			return nil, fmt.Errorf("%s:%d: %s: no language", file, n, repo)

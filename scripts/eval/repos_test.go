@@ -53,7 +53,7 @@ func TestReadReposErrors(t *testing.T) {
 		{"fields", "a/b\t" + pin + "\tGo\n", "4 tab-separated"},
 		{"name", "ab\t" + pin + "\tGo\tdev\n", "owner/name"},
 		{"commit", "a/b\tHEAD\tGo\tdev\n", "40 lower-case hex"},
-		{"set", "a/b\t" + pin + "\tGo\ttrain\n", "not dev, test or swebench"},
+		{"set", "a/b\t" + pin + "\tGo\tlater\n", "not dev, test, swebench or train"},
 		{"twice", "a/b\t" + pin + "\tGo\tdev\na/b\t" + pin + "\tGo\ttest\n", "listed twice"},
 	} {
 		f := filepath.Join(t.TempDir(), "repos.tsv")
