@@ -95,6 +95,13 @@ func TestFeaturesDescribeTheCandidates(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(fs, again) {
+		for i := range fs {
+			for j := range fs[i].X {
+				if i < len(again) && again[i].X[j] != fs[i].X[j] {
+					t.Errorf("%s: %s %v then %v", fs[i].Path, FeatureNames[j], fs[i].X[j], again[i].X[j])
+				}
+			}
+		}
 		t.Fatal("features differ between two calls")
 	}
 }

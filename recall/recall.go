@@ -562,6 +562,10 @@ func (s *Searcher) rankMore(ctx context.Context, q, mode string, rk *Ranking, ex
 	for d, sc := range fused {
 		out = append(out, index.Hit{Doc: d, Score: sc})
 	}
+	// In document order, not the map's: the priors sum scores over the
+	// candidates, and a float sum in another order differs in its last
+	// bits, enough to swap two near-equal hits from one call to the next.
+	slices.SortFunc(out, func(a, b index.Hit) int { return a.Doc - b.Doc })
 	s.boost(out, terms, rk)
 	if rk.Mentions > 0 && rk.Mentions != 1 {
 		ps, syms := task.Paths, task.Symbols
