@@ -322,15 +322,15 @@ func confidenceOf(q query, w []float64) float64 {
 
 // Label targets: a strong answer holds an answer file among its first
 // confidenceFiles files at least strongPrecision of the time; a weak one
-// holds one in its first ten at most weakRecall of the time.
+// at most weakPrecision of the time.
 const (
 	strongPrecision = 0.85
-	weakRecall      = 0.5
+	weakPrecision   = 0.4
 )
 
 // thresholds picks the label thresholds from held-out queries: strong
 // is the least confidence above which answers reach strongPrecision,
-// weak the greatest below which they stay under weakRecall.
+// weak the greatest below which they stay at most at weakPrecision.
 func thresholds(js []judgedQuery) (strong, weak float64) {
 	sort.Slice(js, func(i, j int) bool { return js[i].conf < js[j].conf })
 	strong = 1
@@ -349,10 +349,10 @@ func thresholds(js []judgedQuery) (strong, weak float64) {
 	hits, n = 0, 0
 	for i := range js {
 		n++
-		if js[i].rank > 0 && js[i].rank <= 10 {
+		if js[i].rank > 0 && js[i].rank <= confidenceFiles {
 			hits++
 		}
-		if n >= 20 && float64(hits)/float64(n) <= weakRecall && js[i].conf < strong {
+		if n >= 20 && float64(hits)/float64(n) <= weakPrecision && js[i].conf < strong {
 			weak = js[i].conf
 		}
 	}
