@@ -95,9 +95,12 @@ type MemoryState struct {
 
 // Options control a search.
 type Options struct {
-	Limit   int    // hits returned (default 10)
-	Mode    string // Hybrid (default), Lexical or Vector
-	PerFile int    // at most this many hits per file (default 3; <0: no limit)
+	Limit int    // hits returned (default 10)
+	Mode  string // Hybrid (default), Lexical or Vector
+	// PerFile is the most hits of one file (default 1: an answer lists
+	// places, and a file's further sections are a read away; <0: no
+	// limit).
+	PerFile int
 	// NoContent leaves Summary, Snippet and Content empty (ranking only:
 	// no record is read).
 	NoContent bool
@@ -405,7 +408,7 @@ func (s *Searcher) Search(ctx context.Context, q string, opt Options) (*Result, 
 		opt.Limit = 10
 	}
 	if opt.PerFile == 0 {
-		opt.PerFile = 3
+		opt.PerFile = 1
 	}
 	flt, err := newFilter(opt)
 	if err != nil {
