@@ -245,10 +245,40 @@ func (s *Searcher) hit(h index.Hit, d index.Doc, via string) Hit {
 	if name == "" {
 		name = d.Name
 	}
+	end := d.EndLine
+	if e, ok := s.head(d); ok {
+		end = e
+	}
 	return Hit{
-		Path: d.Path, StartLine: d.StartLine, EndLine: d.EndLine, Kind: d.Kind, Symbol: d.Symbol,
+		Path: d.Path, StartLine: d.StartLine, EndLine: end, Kind: d.Kind, Symbol: d.Symbol,
 		Name: name, Anchor: d.Anchor, Score: round(h.Score), Language: d.Language, doc: h.Doc, Via: via,
 	}
+}
+
+// headLines is the length past which a section that holds others (a
+// class and its methods, a module and its functions) is shown by its
+// head: the lines before the first section inside it.
+const headLines = 80
+
+// head returns the last line of a long container section's head (its
+// declaration, fields and doc comment), and whether d is one: an answer
+// that says "this 2,000-line class" is no place to read, while its
+// methods are sections of their own that rank by themselves.
+func (s *Searcher) head(d index.Doc) (int, bool) {
+	if d.EndLine-d.StartLine < headLines {
+		return 0, false
+	}
+	first := 0
+	for _, x := range s.ix.PathDocs(d.Path) {
+		c := s.ix.Doc(x)
+		if c.Anchor != d.Anchor && c.StartLine > d.StartLine && c.EndLine <= d.EndLine && (first == 0 || c.StartLine < first) {
+			first = c.StartLine
+		}
+	}
+	if first == 0 {
+		return 0, false
+	}
+	return first - 1, true
 }
 
 // why says in a line why a file is in a file-level answer: how many of

@@ -3,6 +3,7 @@ package recall
 import (
 	"context"
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -300,5 +301,50 @@ func TestSymbolMentions(t *testing.T) {
 		if got[w] {
 			t.Errorf("%s found in %v", w, got)
 		}
+	}
+}
+
+// TestLongClassShownByItsHead: a hit on a class of hundreds of lines whose
+// methods are sections of their own points at the class's head, not at
+// the whole class; a short class keeps its whole range.
+func TestLongClassShownByItsHead(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	r := testgit.New(t)
+	var b strings.Builder
+	b.WriteString("class Ledger:\n    \"\"\"A ledger of accounts and their balances.\"\"\"\n    currency = \"EUR\"\n")
+	for i := 0; i < 30; i++ {
+		fmt.Fprintf(&b, "\n    def entry%d(self):\n        \"\"\"Entry %d posts to the ledger.\"\"\"\n", i, i)
+		for j := 0; j < 6; j++ {
+			fmt.Fprintf(&b, "        v = %d\n", j)
+		}
+		b.WriteString("        return v\n")
+	}
+	r.Write("ledger.py", b.String())
+	r.Write("small.py", "class Small:\n    \"\"\"A small ledger of balances.\"\"\"\n\n    def total(self):\n        return 0\n")
+	s := openS(t, withMemory(t, r), OpenOptions{NoEmbedder: true})
+	var big, small *Hit
+	for _, p := range []string{"ledger.py", "small.py"} {
+		res := search(t, s, "ledger of accounts and their balances", Options{Paths: []string{p}})
+		for i := range res.Hits {
+			h := &res.Hits[i]
+			switch {
+			case h.Path == "ledger.py" && h.Name == "Ledger":
+				big = h
+			case h.Path == "small.py" && h.Name == "Small":
+				small = h
+			}
+		}
+	}
+	if big == nil || small == nil {
+		t.Fatalf("the classes are not hits: %+v %+v", big, small)
+	}
+	if big.StartLine != 1 || big.EndLine != 4 {
+		t.Errorf("Ledger at %d-%d, want its head 1-4", big.StartLine, big.EndLine)
+	}
+	if strings.Contains(big.Content, "entry0") || !strings.Contains(big.Content, "currency") {
+		t.Errorf("Ledger's content is not its head:\n%s", big.Content)
+	}
+	if small.StartLine != 1 || small.EndLine != 5 {
+		t.Errorf("Small at %d-%d, want all of it, 1-5", small.StartLine, small.EndLine)
 	}
 }

@@ -972,6 +972,9 @@ func (s *Searcher) fill(hits []Hit) error {
 		h := &hits[i]
 		d := s.ix.Doc(h.doc)
 		h.Summary = d.Summary
+		if h.EndLine >= d.StartLine && h.EndLine < d.EndLine {
+			d.EndLine = h.EndLine // a container's head (see head)
+		}
 		if text, ok := s.sourceLines(d); ok {
 			h.Content = text
 			h.Snippet = snippet(text, snippetLines, snippetBytes)
