@@ -233,12 +233,13 @@ func (s *Server) addTools() {
 
 // RecallInput is the input of the recall tool.
 type RecallInput struct {
-	Task  string   `json:"task" jsonschema:"the task or question, in your own words"`
-	Limit int      `json:"limit,omitempty" jsonschema:"number of sections (default 10)"`
-	Mode  string   `json:"mode,omitempty" jsonschema:"ranking: hybrid (default), lexical or vector"`
-	Files bool     `json:"files,omitempty" jsonschema:"answer with files instead of sections: each ranked by its best section, with its best sections and why it is there (limit counts files)"`
-	Path  []string `json:"path,omitempty" jsonschema:"only paths matching these globs (*, **, ?; a glob without a slash matches a name at any depth); a glob starting with ! excludes"`
-	Tests string   `json:"tests,omitempty" jsonschema:"test code: include (default), exclude or only"`
+	Task    string   `json:"task" jsonschema:"the task or question, in your own words"`
+	Limit   int      `json:"limit,omitempty" jsonschema:"number of sections (default 10)"`
+	PerFile int      `json:"per_file,omitempty" jsonschema:"most sections of one file (default 1; with files, sections shown per file, default 3)"`
+	Mode    string   `json:"mode,omitempty" jsonschema:"ranking: hybrid (default), lexical or vector"`
+	Files   bool     `json:"files,omitempty" jsonschema:"answer with files instead of sections: each ranked by its best section, with its best sections and why it is there (limit counts files)"`
+	Path    []string `json:"path,omitempty" jsonschema:"only paths matching these globs (*, **, ?; a glob without a slash matches a name at any depth); a glob starting with ! excludes"`
+	Tests   string   `json:"tests,omitempty" jsonschema:"test code: include (default), exclude or only"`
 }
 
 // RecallOutput is the answer of the recall tool.
@@ -285,7 +286,7 @@ func (s *Server) recall(ctx context.Context, req *sdk.CallToolRequest, in Recall
 		limit = 10
 	}
 	err = s.withSearcher(ctx, req, func(se *recall.Searcher, sn *snapshot, st recall.MemoryState) error {
-		a, err := s.answer(ctx, se, sn, q, recall.AnswerOptions{Options: recall.Options{Limit: min(limit, maxLimit), Mode: in.Mode, Paths: in.Path, Tests: in.Tests},
+		a, err := s.answer(ctx, se, sn, q, recall.AnswerOptions{Options: recall.Options{Limit: min(limit, maxLimit), PerFile: min(max(in.PerFile, 0), maxLimit), Mode: in.Mode, Paths: in.Path, Tests: in.Tests},
 			Files: in.Files, Memories: maxMemoryHits})
 		if err != nil {
 			return err

@@ -20,6 +20,7 @@ import (
 // recallOptions are recall's flags.
 type recallOptions struct {
 	Limit   int
+	PerFile int
 	Refresh bool
 	Mode    string
 	Files   bool
@@ -36,7 +37,8 @@ func recallCommand(g *GlobalOptions) *cli.Command {
 		ArgsUsage: `"task or question"`,
 		Description: "Ranks every section of memory (functions, types, headings, config keys, files) for the\n" +
 			"task: BM25 over their text and vector similarity, " + fusionText() + ",\n" +
-			"with boosts for symbol definitions and names the task mentions, and at most a few hits per file.\n" +
+			"with boosts for symbol definitions and names the task mentions, re-ordered by a learned\n" +
+			"ranker; one hit per file unless --per-file says more.\n" +
 			"Saved memories that match come first. Prints one line per memory and per hit\n" +
 			"(path:start-end  name  summary), or with --json one object: hits, memories, memory.\n" +
 			"With --files it answers with files instead: one per line, each with its best sections\n" +
@@ -48,6 +50,7 @@ func recallCommand(g *GlobalOptions) *cli.Command {
 			"refs/konteks on the way.",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 10, Destination: &opts.Limit, Usage: "number of hits (saved memories are not counted)"},
+			&cli.IntFlag{Name: "per-file", Destination: &opts.PerFile, Usage: "most hits of one file (default 1; with --files, sections shown per file, default 3)"},
 			&cli.BoolFlag{Name: "refresh", Destination: &opts.Refresh, Usage: "run a changed extraction first, so memory describes HEAD"},
 			&cli.StringFlag{Name: "mode", Value: recall.Hybrid, Destination: &opts.Mode, Usage: "`MODE`: hybrid, lexical or vector"},
 			&cli.BoolFlag{Name: "files", Destination: &opts.Files, Usage: "answer with files: one per line, ranked by their best section, with their best sections and why"},
@@ -92,6 +95,9 @@ func runRecall(ctx context.Context, opts recallOptions, g *GlobalOptions, args [
 	if opts.Limit < 1 {
 		return cli.Exit(fmt.Sprintf("--limit %d: give at least 1", opts.Limit), 2)
 	}
+	if opts.PerFile < 0 {
+		return cli.Exit(fmt.Sprintf("--per-file %d: give at least 1", opts.PerFile), 2)
+	}
 	switch opts.Mode {
 	case recall.Hybrid, recall.Lexical, recall.Vector:
 	default:
@@ -112,7 +118,7 @@ func runRecall(ctx context.Context, opts recallOptions, g *GlobalOptions, args [
 		return stopped(ctx, err, opts.Refresh)
 	}
 	defer s.Close()
-	opt := recall.AnswerOptions{Options: recall.Options{Limit: opts.Limit, Mode: opts.Mode, Paths: paths, Tests: opts.Tests},
+	opt := recall.AnswerOptions{Options: recall.Options{Limit: opts.Limit, PerFile: opts.PerFile, Mode: opts.Mode, Paths: paths, Tests: opts.Tests},
 		Files: opts.Files}
 	a, err := recall.Answer(ctx, s, task, opt)
 	if err != nil {

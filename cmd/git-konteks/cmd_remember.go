@@ -92,10 +92,7 @@ func save(g *GlobalOptions, command string, e durable.Entry) error {
 	if err != nil {
 		return err
 	}
-	durable.LinkMentions(repo, &e)
-	if e.Type == durable.TypeMemory {
-		durable.CiteMentions(repo, &e)
-	}
+	durable.Annotate(repo, &e)
 	it, isNew, err := durable.Save(repo, e)
 	if err != nil {
 		if errors.Is(err, durable.ErrRejected) {
