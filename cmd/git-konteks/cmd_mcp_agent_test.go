@@ -171,7 +171,7 @@ func TestMCPBadArguments(t *testing.T) {
 		{mcp.ToolRecall, map[string]any{"task": 42}, "task must be a string (the task or question, in your own words), not the number 42"},
 		{mcp.ToolRecall, map[string]any{}, "task is required: the task or question, in your own words"},
 		{mcp.ToolRecall, map[string]any{"task": "x", "mode": "fast"}, `mode must be one of hybrid, lexical, vector, not "fast"`},
-		{mcp.ToolRecall, map[string]any{"task": "x", "limt": 3}, `unknown argument "limt": recall takes task (required), files, limit, mode, path, tests`},
+		{mcp.ToolRecall, map[string]any{"task": "x", "limt": 3}, `unknown argument "limt": recall takes task (required), files, limit, mode, path, per_file, tests`},
 		{mcp.ToolMemories, map[string]any{"all": "yes"}, `all must be true or false, not the string "yes"`},
 		{mcp.ToolRemember, map[string]any{"text": "a fine sentence to remember", "tags": "release"}, `tags must be a list of strings, e.g. ["a", "b"], not the string "release"`},
 		{mcp.ToolRemember, map[string]any{"text": "a fine sentence to remember", "paths": []any{"a.go", 7}}, "paths must be a list of strings: item 2 is the number 7"},
