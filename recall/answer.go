@@ -78,12 +78,21 @@ func Answer(ctx context.Context, s *Searcher, task string, opt AnswerOptions) (*
 			r.Files = []FileHit{}
 		}
 	} else {
-		res, err := s.Search(ctx, task, opt.Options)
+		// The evidence reads the first evidenceDepth hits whatever the
+		// limit, so the label does not change with --limit.
+		o := opt.Options
+		limit := o.Limit
+		if limit <= 0 {
+			limit = 10
+		}
+		o.Limit = max(limit, evidenceDepth)
+		res, err := s.Search(ctx, task, o)
 		if err != nil {
 			return nil, err
 		}
 		r.Mode, r.Notes, r.Memory = res.Mode, res.Notes, res.Memory
 		r.Evidence = s.Judge(task, res.Hits, res.Confidence, opt.Ranking)
+		res.Hits = res.Hits[:min(len(res.Hits), limit)]
 		if !r.Evidence.NoMatch {
 			r.Hits = res.Hits
 		}

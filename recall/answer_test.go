@@ -121,3 +121,29 @@ func TestPackMemoriesMatchAsRecallDoes(t *testing.T) {
 		t.Errorf("pack memories %v, want m1 and m2 without the skill", got)
 	}
 }
+
+// TestEvidenceDoesNotDependOnTheLimit: the label judges the ranking, not
+// how many of its hits are shown.
+func TestEvidenceDoesNotDependOnTheLimit(t *testing.T) {
+	_, repo := repoWithMemory(t)
+	s := openS(t, repo, OpenOptions{})
+	for _, task := range []string{"how long to wait before retrying a failed attempt", "render helper chart things", "widgetizer dashboards usage"} {
+		var first Evidence
+		for i, limit := range []int{1, 3, 5, 10} {
+			a, err := Answer(context.Background(), s, task, AnswerOptions{Options: Options{Limit: limit}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(a.Hits) > limit {
+				t.Fatalf("%q: %d hits at --limit %d", task, len(a.Hits), limit)
+			}
+			if i == 0 {
+				first = a.Evidence
+				continue
+			}
+			if a.Evidence.Strength != first.Strength || a.Evidence.Reason != first.Reason {
+				t.Errorf("%q: --limit 1 says %s (%s), --limit %d %s (%s)", task, first.Strength, first.Reason, limit, a.Evidence.Strength, a.Evidence.Reason)
+			}
+		}
+	}
+}
