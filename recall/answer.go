@@ -61,13 +61,23 @@ const memoryParity = 0.5
 func Answer(ctx context.Context, s *Searcher, task string, opt AnswerOptions) (*Response, error) {
 	r := &Response{Task: task}
 	var paths []string
+	// The evidence reads the first evidenceDepth hits or files whatever
+	// the limit, so the label does not change with --limit; the answer is
+	// cut to the limit after.
+	limit := opt.Limit
+	if limit <= 0 {
+		limit = 10
+	}
+	wide := opt.Options
+	wide.Limit = max(limit, evidenceDepth)
 	if opt.Files {
-		res, err := s.SearchFiles(ctx, task, opt.Options)
+		res, err := s.SearchFiles(ctx, task, wide)
 		if err != nil {
 			return nil, err
 		}
 		r.Mode, r.Notes, r.Memory = res.Mode, res.Notes, res.Memory
 		r.Evidence = s.Judge(task, FileSections(res.Files), res.Confidence, opt.Ranking)
+		res.Files = res.Files[:min(len(res.Files), limit)]
 		if !r.Evidence.NoMatch {
 			r.Files = res.Files
 		}
@@ -78,15 +88,7 @@ func Answer(ctx context.Context, s *Searcher, task string, opt AnswerOptions) (*
 			r.Files = []FileHit{}
 		}
 	} else {
-		// The evidence reads the first evidenceDepth hits whatever the
-		// limit, so the label does not change with --limit.
-		o := opt.Options
-		limit := o.Limit
-		if limit <= 0 {
-			limit = 10
-		}
-		o.Limit = max(limit, evidenceDepth)
-		res, err := s.Search(ctx, task, o)
+		res, err := s.Search(ctx, task, wide)
 		if err != nil {
 			return nil, err
 		}

@@ -127,22 +127,24 @@ func TestPackMemoriesMatchAsRecallDoes(t *testing.T) {
 func TestEvidenceDoesNotDependOnTheLimit(t *testing.T) {
 	_, repo := repoWithMemory(t)
 	s := openS(t, repo, OpenOptions{})
-	for _, task := range []string{"how long to wait before retrying a failed attempt", "render helper chart things", "widgetizer dashboards usage"} {
-		var first Evidence
-		for i, limit := range []int{1, 3, 5, 10} {
-			a, err := Answer(context.Background(), s, task, AnswerOptions{Options: Options{Limit: limit}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(a.Hits) > limit {
-				t.Fatalf("%q: %d hits at --limit %d", task, len(a.Hits), limit)
-			}
-			if i == 0 {
-				first = a.Evidence
-				continue
-			}
-			if a.Evidence.Strength != first.Strength || a.Evidence.Reason != first.Reason {
-				t.Errorf("%q: --limit 1 says %s (%s), --limit %d %s (%s)", task, first.Strength, first.Reason, limit, a.Evidence.Strength, a.Evidence.Reason)
+	for _, files := range []bool{false, true} {
+		for _, task := range []string{"how long to wait before retrying a failed attempt", "render helper chart things", "widgetizer dashboards usage"} {
+			var first Evidence
+			for i, limit := range []int{1, 3, 5, 10} {
+				a, err := Answer(context.Background(), s, task, AnswerOptions{Options: Options{Limit: limit}, Files: files})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(a.Hits) > limit || len(a.Files) > limit {
+					t.Fatalf("%q (files %v): %d hits, %d files at --limit %d", task, files, len(a.Hits), len(a.Files), limit)
+				}
+				if i == 0 {
+					first = a.Evidence
+					continue
+				}
+				if a.Evidence.Strength != first.Strength || a.Evidence.Reason != first.Reason {
+					t.Errorf("%q (files %v): --limit 1 says %s (%s), --limit %d %s (%s)", task, files, first.Strength, first.Reason, limit, a.Evidence.Strength, a.Evidence.Reason)
+				}
 			}
 		}
 	}

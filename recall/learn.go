@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -285,31 +286,37 @@ func rerank(hs []index.Hit, feats []FileFeatures, lr *LearnedRanking, docPath fu
 			}
 		}
 	}
-	return append(head, tail...), confidence(fileScore, hi)
+	scores := make([]float64, 0, len(fileScore))
+	for _, v := range fileScore {
+		scores = append(scores, v)
+	}
+	return append(head, tail...), Confidence(scores)
 }
 
 // ConfidenceFiles is how many of the first files Result.Confidence speaks
 // of.
 const ConfidenceFiles = 3
 
-// confidence is the softmax probability mass of the ConfidenceFiles best
-// files among the re-ordered ones: the model is fitted as a softmax over
-// a query's candidate files, so this is its estimate that an answer is
-// among them.
-func confidence(fileScore map[string]float64, hi float64) float64 {
-	ps := make([]float64, 0, len(fileScore))
-	z := 0.0
-	for _, v := range fileScore {
-		e := math.Exp(v - hi)
-		ps = append(ps, e)
+// Confidence is the softmax probability mass of the ConfidenceFiles
+// best of the model's file scores: the model is fitted as a softmax over
+// a query's candidate files (scripts/ranker), so this is its estimate
+// that an answer is among them.
+func Confidence(scores []float64) float64 {
+	if len(scores) == 0 {
+		return 0
+	}
+	ps := slices.Clone(scores)
+	slices.Sort(ps)
+	slices.Reverse(ps)
+	z, c := 0.0, 0.0
+	for i, v := range ps {
+		e := math.Exp(v - ps[0])
 		z += e
+		if i < ConfidenceFiles {
+			c += e
+		}
 	}
-	sort.Sort(sort.Reverse(sort.Float64Slice(ps)))
-	c := 0.0
-	for _, p := range ps[:min(len(ps), ConfidenceFiles)] {
-		c += p / z
-	}
-	return c
+	return c / z
 }
 
 // Features returns the features of the files the pipeline ranks first

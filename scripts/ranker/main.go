@@ -33,6 +33,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/konteks/git-konteks/recall"
 )
 
 var (
@@ -295,30 +297,18 @@ type judgedQuery struct {
 	rank int
 }
 
-// confidenceFiles is recall.ConfidenceFiles.
-const confidenceFiles = 3
-
-// confidenceOf is the softmax mass of the query's confidenceFiles best
-// files under w.
+// confidenceOf is the learned ranker's confidence (recall.Confidence)
+// in the query's files under w.
 func confidenceOf(q query, w []float64) float64 {
 	sc := make([]float64, len(q.Files))
-	hi := math.Inf(-1)
 	for i, f := range q.Files {
 		sc[i] = dot(w, f.X)
-		hi = max(hi, sc[i])
 	}
-	z := 0.0
-	for i := range sc {
-		sc[i] = math.Exp(sc[i] - hi)
-		z += sc[i]
-	}
-	sort.Sort(sort.Reverse(sort.Float64Slice(sc)))
-	c := 0.0
-	for _, e := range sc[:min(len(sc), confidenceFiles)] {
-		c += e / z
-	}
-	return c
+	return recall.Confidence(sc)
 }
+
+// confidenceFiles is how many first files the confidence speaks of.
+const confidenceFiles = recall.ConfidenceFiles
 
 // Label targets: a strong answer holds an answer file among its first
 // confidenceFiles files at least strongPrecision of the time; a weak one
