@@ -18,8 +18,6 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/memref"
@@ -440,7 +438,7 @@ func Save(repo *gitstore.Repo, e Entry) (saved Item, isNew bool, err error) {
 		if err != nil {
 			return err
 		}
-		return ed.Set(treePath(e), filemode.Regular, h)
+		return ed.Set(treePath(e), gitstore.ModeRegular, h)
 	})
 	if err != nil {
 		return Item{}, false, err

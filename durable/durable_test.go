@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/internal/testgit"
 )
@@ -175,7 +173,7 @@ func TestDeclines(t *testing.T) {
 	for _, e := range []Entry{note, purge, byCarol} {
 		b, _ := json.Marshal(e)
 		h, _ := w.Blob(b)
-		if err := ed.Set(treePath(e), filemode.Regular, h); err != nil {
+		if err := ed.Set(treePath(e), gitstore.ModeRegular, h); err != nil {
 			t.Fatal(err)
 		}
 	}

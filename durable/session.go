@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/memref"
 )
@@ -180,7 +178,7 @@ func SaveBatch(repo *gitstore.Repo, entries []Entry, message string, fill func(b
 			if err != nil {
 				return err
 			}
-			if err := ed.Set(treePath(e), filemode.Regular, h); err != nil {
+			if err := ed.Set(treePath(e), gitstore.ModeRegular, h); err != nil {
 				return err
 			}
 			it := Item{Entry: e, Status: StatusLive, Path: treePath(e)}

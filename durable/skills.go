@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"gopkg.in/yaml.v3"
 
 	"github.com/konteks/git-konteks/gitstore"
@@ -358,7 +357,7 @@ func writeSkill(repo *gitstore.Repo, s Skill, decide func(cur *Skill) (bool, err
 		if err != nil {
 			return err
 		}
-		return ed.Set(skillsDir+"/"+s.Name+"/"+s.ID, filemode.Regular, h)
+		return ed.Set(skillsDir+"/"+s.Name+"/"+s.ID, gitstore.ModeRegular, h)
 	})
 	if err != nil {
 		return Skill{}, false, err

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/internal/testgit"
 	"github.com/konteks/git-konteks/memref"
@@ -106,7 +104,7 @@ func TestSkillsInMemoryTree(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if err := ed.Set("durable/skills/x/zz", filemode.Regular, h); err != nil {
+		if err := ed.Set("durable/skills/x/zz", gitstore.ModeRegular, h); err != nil {
 			return err
 		}
 		// A valid entry filed under another skill's name.
@@ -114,7 +112,7 @@ func TestSkillsInMemoryTree(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		return ed.Set("durable/skills/other/0123456789abcdef0123", filemode.Regular, h2)
+		return ed.Set("durable/skills/other/0123456789abcdef0123", gitstore.ModeRegular, h2)
 	})
 	if err != nil {
 		t.Fatal(err)

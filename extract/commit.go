@@ -11,8 +11,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/manifest"
 	"github.com/konteks/git-konteks/memory"
@@ -67,10 +65,10 @@ func (r *run) maybeCheckpoint() error {
 		return err
 	}
 	ed := r.repo.NewTreeEditor(root)
-	if err := ed.Set(memory.WIPDonePath, filemode.Regular, doneBlob); err != nil {
+	if err := ed.Set(memory.WIPDonePath, gitstore.ModeRegular, doneBlob); err != nil {
 		return err
 	}
-	if err := ed.Set(memory.ManifestPath, filemode.Regular, mh); err != nil {
+	if err := ed.Set(memory.ManifestPath, gitstore.ModeRegular, mh); err != nil {
 		return err
 	}
 	tree, err := ed.Write(r.writer)
@@ -197,7 +195,7 @@ func (r *run) commit() (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := r.editor.Set(memory.SkippedPath, filemode.Regular, h); err != nil {
+		if err := r.editor.Set(memory.SkippedPath, gitstore.ModeRegular, h); err != nil {
 			return nil, err
 		}
 	}
@@ -212,7 +210,7 @@ func (r *run) commit() (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.editor.Set(memory.ManifestPath, filemode.Regular, mh); err != nil {
+	if err := r.editor.Set(memory.ManifestPath, gitstore.ModeRegular, mh); err != nil {
 		return nil, err
 	}
 	tree, err := r.editor.Write(r.writer)
@@ -285,7 +283,7 @@ func (r *run) graftDurable(tree, tip gitstore.Hash) (gitstore.Hash, error) {
 		if h, isTree, ok, err := r.repo.Lookup(c.TreeHash, memory.DurableDir); err != nil {
 			return gitstore.ZeroHash, err
 		} else if ok && isTree {
-			if err := ed.Set(memory.DurableDir, filemode.Dir, h); err != nil {
+			if err := ed.Set(memory.DurableDir, gitstore.ModeDir, h); err != nil {
 				return gitstore.ZeroHash, err
 			}
 		}

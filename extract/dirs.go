@@ -9,8 +9,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/memref"
@@ -269,7 +267,7 @@ func (r *run) writeSummary(dir string, s *memory.DirSummary) error {
 	if err != nil {
 		return err
 	}
-	return r.editor.Set(memory.DirSummaryPath(dir), filemode.Regular, h)
+	return r.editor.Set(memory.DirSummaryPath(dir), gitstore.ModeRegular, h)
 }
 
 // childL0 is a child's one-sentence abstract: a file's record abstract, a

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-
 	"github.com/konteks/git-konteks/embed"
 	"github.com/konteks/git-konteks/extract/section"
 	"github.com/konteks/git-konteks/gitstore"
@@ -140,7 +138,7 @@ func (r *run) embedStage() error {
 		if err != nil {
 			return err
 		}
-		if err := r.editor.Set(mpath+"/"+embed.IncompleteName, filemode.Regular, h); err != nil {
+		if err := r.editor.Set(mpath+"/"+embed.IncompleteName, gitstore.ModeRegular, h); err != nil {
 			return err
 		}
 	} else if incomplete {
@@ -349,7 +347,7 @@ func (es *embedState) put(path string, b []byte) error {
 	if err != nil {
 		return err
 	}
-	return es.run.editor.Set(path, filemode.Regular, h)
+	return es.run.editor.Set(path, gitstore.ModeRegular, h)
 }
 
 // embedder is the run's configured embedder, read from git config once.

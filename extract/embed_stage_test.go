@@ -14,8 +14,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-
 	"github.com/konteks/git-konteks/embed"
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/index"
@@ -127,7 +125,7 @@ func TestBuiltinModelStoresNoVectors(t *testing.T) {
 		t.Fatal(err)
 	}
 	ed := repo.NewTreeEditor(mem.Tree)
-	if err := ed.Set(embed.ModelPath(embed.LocalModel)+"/000", filemode.Regular, h); err != nil {
+	if err := ed.Set(embed.ModelPath(embed.LocalModel)+"/000", gitstore.ModeRegular, h); err != nil {
 		t.Fatal(err)
 	}
 	commitMemory(t, repo, w, ed, mem.Commit, "konteks: old memory")
@@ -379,7 +377,7 @@ func TestProviderVectorsFlatLayoutRead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := ed.Set(embed.ModelPath(model)+"/"+n, filemode.Regular, h); err != nil {
+		if err := ed.Set(embed.ModelPath(model)+"/"+n, gitstore.ModeRegular, h); err != nil {
 			t.Fatal(err)
 		}
 	}

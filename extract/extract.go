@@ -16,7 +16,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/konteks/git-konteks/gitstore"
@@ -261,7 +260,7 @@ func (r *run) do(ctx context.Context) (*Result, error) {
 		r.editor = r.repo.NewTreeEditor(gitstore.ZeroHash)
 		if prev != nil {
 			if h, isTree, ok, _ := r.repo.Lookup(prev.Tree, memory.DurableDir); ok && isTree {
-				if err := r.editor.Set(memory.DurableDir, filemode.Dir, h); err != nil {
+				if err := r.editor.Set(memory.DurableDir, gitstore.ModeDir, h); err != nil {
 					return nil, err
 				}
 			}
@@ -744,7 +743,7 @@ func (r *run) apply(o outcome) error {
 		r.moduleAdd(p, f, 1)
 		r.changed[p] = true
 		r.abstracts[p] = f.Abstract
-		if err := r.editor.Set(recPath, filemode.Regular, o.record); err != nil {
+		if err := r.editor.Set(recPath, gitstore.ModeRegular, o.record); err != nil {
 			return err
 		}
 		r.markDone(p, o.it.blob)

@@ -6,8 +6,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/internal/testgit"
 	"github.com/konteks/git-konteks/memory"
@@ -41,7 +39,7 @@ func TestRefMovedDuringRunKeepsTheirDurable(t *testing.T) {
 			w := repo.NewWriter()
 			b, _ := w.Blob([]byte("a durable memory\n"))
 			ed := repo.NewTreeEditor(c.TreeHash)
-			ed.Set("durable/memories/aa/one", filemode.Regular, b)
+			ed.Set("durable/memories/aa/one", gitstore.ModeRegular, b)
 			tree, _ := ed.Write(w)
 			theirs, _ = w.Commit(gitstore.CommitSpec{Tree: tree, Parents: []gitstore.Hash{tip}, Author: gitstore.Signature{Name: "o", Email: "o@example.invalid"}, Message: "remember\n"})
 			w.Flush()

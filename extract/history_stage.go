@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/history"
 	"github.com/konteks/git-konteks/manifest"
@@ -100,7 +98,7 @@ func ContinueHistory(ctx context.Context, repo *gitstore.Repo, opt Options) (mor
 	if err != nil {
 		return true, err
 	}
-	if err := ed.Set(memory.ManifestPath, filemode.Regular, mh); err != nil {
+	if err := ed.Set(memory.ManifestPath, gitstore.ModeRegular, mh); err != nil {
 		return true, err
 	}
 	tree, err := ed.Write(w)

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-
 	"github.com/konteks/git-konteks/extract/section"
 	"github.com/konteks/git-konteks/extract/section/media"
 	"github.com/konteks/git-konteks/gitstore"
@@ -520,7 +518,7 @@ func (r *run) replaceRecord(p string, f, nf *memory.File) error {
 	r.moduleAdd(p, nf, 1)
 	r.changed[p] = true
 	r.abstracts[p] = nf.Abstract
-	return r.editor.Set(memory.FilePath(p), filemode.Regular, h)
+	return r.editor.Set(memory.FilePath(p), gitstore.ModeRegular, h)
 }
 
 // walkRecords calls fn for every record under files/<dir>, in path order.
@@ -614,5 +612,5 @@ func (r *run) writeMediaMap(m *mediaMap) error {
 	if err != nil {
 		return err
 	}
-	return r.editor.Set(MediaPath, filemode.Regular, h)
+	return r.editor.Set(MediaPath, gitstore.ModeRegular, h)
 }

@@ -6,8 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/memory"
 )
@@ -228,7 +226,7 @@ func (r *run) modules() error {
 		if err != nil {
 			return err
 		}
-		if err := r.editor.Set(mp, filemode.Regular, h); err != nil {
+		if err := r.editor.Set(mp, gitstore.ModeRegular, h); err != nil {
 			return err
 		}
 	}

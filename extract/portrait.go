@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	toml "github.com/pelletier/go-toml/v2"
 	"gopkg.in/yaml.v3"
@@ -110,7 +109,7 @@ func (r *run) portrait() error {
 	if err != nil {
 		return err
 	}
-	return r.editor.Set(memory.ProjectPath, filemode.Regular, h)
+	return r.editor.Set(memory.ProjectPath, gitstore.ModeRegular, h)
 }
 
 func (r *run) readProject() *Project {
@@ -579,11 +578,11 @@ func linkTarget(repo *gitstore.Repo, root *object.Tree, p string, h gitstore.Has
 		if err != nil {
 			return "", gitstore.ZeroHash, false
 		}
-		switch e.Mode {
-		case filemode.Symlink:
+		switch gitstore.FileMode(e.Mode) {
+		case gitstore.ModeSymlink:
 			p, h = next, e.Hash
 			continue
-		case filemode.Regular, filemode.Executable, filemode.Deprecated:
+		case gitstore.ModeRegular, gitstore.ModeExecutable, gitstore.ModeDeprecated:
 			return next, e.Hash, true
 		}
 		return "", gitstore.ZeroHash, false

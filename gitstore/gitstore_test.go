@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/internal/testgit"
 )
@@ -35,8 +33,8 @@ func TestTreeEditorMatchesGit(t *testing.T) {
 	w := repo.NewWriter()
 	ed := repo.NewTreeEditor(head.TreeHash)
 	blob, _ := w.Blob([]byte("new\n"))
-	must(t, ed.Set("a/b/new.txt", filemode.Regular, blob))
-	must(t, ed.Set("z/deep/file.txt", filemode.Regular, blob))
+	must(t, ed.Set("a/b/new.txt", gitstore.ModeRegular, blob))
+	must(t, ed.Set("z/deep/file.txt", gitstore.ModeRegular, blob))
 	must(t, ed.Delete("a/e.txt"))
 	must(t, ed.Delete("a/b/c.txt"))
 	must(t, ed.Delete("a/b/d.txt")) // a/b keeps new.txt
@@ -68,7 +66,7 @@ func TestTreeEditorMatchesGit(t *testing.T) {
 	if _, _, ok, _ := repo.Lookup(root2, "z"); ok {
 		t.Fatal("empty directory kept")
 	}
-	if err := ed2.Set("../escape", filemode.Regular, blob); err == nil {
+	if err := ed2.Set("../escape", gitstore.ModeRegular, blob); err == nil {
 		t.Fatal("a path with .. was accepted")
 	}
 }
@@ -88,7 +86,7 @@ func TestPackWriteIsValid(t *testing.T) {
 		}
 		h, err := w.Blob(data)
 		must(t, err)
-		must(t, ed.Set("d"+strconv.Itoa(i%7)+"/f"+strconv.Itoa(i), filemode.Regular, h))
+		must(t, ed.Set("d"+strconv.Itoa(i%7)+"/f"+strconv.Itoa(i), gitstore.ModeRegular, h))
 	}
 	root, err := ed.Write(w)
 	must(t, err)

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
 
 // TreeEditor edits a tree by path without loading more of it than the
@@ -25,7 +23,7 @@ type editNode struct {
 }
 
 type editEntry struct {
-	mode filemode.FileMode
+	mode FileMode
 	hash Hash
 	sub  *editNode // non-nil once a subtree is opened for editing
 }
@@ -49,7 +47,7 @@ func (t *TreeEditor) load(n *editNode) error {
 		return err
 	}
 	for _, e := range tr.Entries {
-		n.entries[e.Name] = &editEntry{mode: e.Mode, hash: e.Hash}
+		n.entries[e.Name] = &editEntry{mode: FileMode(e.Mode), hash: e.Hash}
 	}
 	return nil
 }
@@ -76,11 +74,11 @@ func (t *TreeEditor) dir(parts []string, create bool) (*editNode, error) {
 			return nil, err
 		}
 		e := n.entries[name]
-		if e == nil || e.mode != filemode.Dir {
+		if e == nil || e.mode != ModeDir {
 			if !create {
 				return nil, nil
 			}
-			e = &editEntry{mode: filemode.Dir, sub: &editNode{loaded: true, entries: map[string]*editEntry{}}}
+			e = &editEntry{mode: ModeDir, sub: &editNode{loaded: true, entries: map[string]*editEntry{}}}
 			n.entries[name] = e
 		}
 		if e.sub == nil {
@@ -107,8 +105,8 @@ func (t *TreeEditor) markDirty(parts []string) {
 	}
 }
 
-// Set puts a blob (or, with filemode.Dir, an existing tree) at path p.
-func (t *TreeEditor) Set(p string, mode filemode.FileMode, h Hash) error {
+// Set puts a blob (or, with ModeDir, an existing tree) at path p.
+func (t *TreeEditor) Set(p string, mode FileMode, h Hash) error {
 	parts, err := splitPath(p)
 	if err != nil {
 		return err
@@ -147,7 +145,7 @@ func (t *TreeEditor) Delete(p string) error {
 }
 
 // Get returns the entry at path p as the editor currently sees it.
-func (t *TreeEditor) Get(p string) (h Hash, mode filemode.FileMode, ok bool, err error) {
+func (t *TreeEditor) Get(p string) (h Hash, mode FileMode, ok bool, err error) {
 	parts, err := splitPath(p)
 	if err != nil {
 		return ZeroHash, 0, false, err
@@ -161,7 +159,7 @@ func (t *TreeEditor) Get(p string) (h Hash, mode filemode.FileMode, ok bool, err
 		return ZeroHash, 0, false, nil
 	}
 	if e.sub != nil && e.sub.dirty {
-		return ZeroHash, filemode.Dir, true, nil // not written yet
+		return ZeroHash, ModeDir, true, nil // not written yet
 	}
 	return e.hash, e.mode, true, nil
 }
@@ -245,7 +243,7 @@ func (t *TreeEditor) List(dir string) (entries []ListEntry, ok bool, err error) 
 		return nil, false, err
 	}
 	for name, e := range n.entries {
-		le := ListEntry{Name: name, IsDir: e.mode == filemode.Dir, Hash: e.hash}
+		le := ListEntry{Name: name, IsDir: e.mode == ModeDir, Hash: e.hash}
 		if e.sub != nil {
 			if empty(e.sub) {
 				continue

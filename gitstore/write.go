@@ -14,7 +14,6 @@ import (
 
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage"
 )
@@ -65,7 +64,7 @@ func (w *Writer) Blob(data []byte) (Hash, error) { return w.put(plumbing.BlobObj
 // TreeEntry is one entry of a tree being written.
 type TreeEntry struct {
 	Name string
-	Mode filemode.FileMode
+	Mode FileMode
 	Hash Hash
 }
 
@@ -86,7 +85,7 @@ func (w *Writer) Tree(entries []TreeEntry) (Hash, error) {
 // compared as if its name ended in "/".
 func sortTree(es []TreeEntry) {
 	key := func(e TreeEntry) string {
-		if e.Mode == filemode.Dir {
+		if e.Mode == ModeDir {
 			return e.Name + "/"
 		}
 		return e.Name

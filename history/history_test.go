@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/internal/testgit"
 	"github.com/konteks/git-konteks/manifest"
@@ -318,7 +316,7 @@ func TestCorruptHistory(t *testing.T) {
 		ed := repo.NewTreeEditor(root)
 		w := repo.NewWriter()
 		b, _ := w.Blob([]byte(tc.content))
-		if err := ed.Set(tc.path, filemode.Regular, b); err != nil {
+		if err := ed.Set(tc.path, gitstore.ModeRegular, b); err != nil {
 			t.Fatal(err)
 		}
 		bad, err := ed.Write(w)

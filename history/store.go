@@ -16,8 +16,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/memory"
 )
@@ -497,7 +495,7 @@ func setBlob(ed *gitstore.TreeEditor, w *gitstore.Writer, p string, b []byte) er
 	if err != nil {
 		return err
 	}
-	return ed.Set(p, filemode.Regular, h)
+	return ed.Set(p, gitstore.ModeRegular, h)
 }
 
 // encodePieces encodes each piece (encodeCommits), in parallel.

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-
 	"github.com/konteks/git-konteks/embed"
 	"github.com/konteks/git-konteks/extract"
 	"github.com/konteks/git-konteks/gitstore"
@@ -510,7 +508,7 @@ func TestGenerationServesMemoryWithTheSameRecords(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		return ed.Set("durable/memories/ab/note", filemode.Regular, h)
+		return ed.Set("durable/memories/ab/note", gitstore.ModeRegular, h)
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/konteks/git-konteks/embed"
@@ -111,7 +110,7 @@ func (vr *VectorReader) Leaf(k embed.Key) (path string, blob gitstore.Hash, err 
 		}
 		parts = append(parts, e.Name)
 		depth += len(e.Name)
-		if e.Mode != filemode.Dir {
+		if gitstore.FileMode(e.Mode) != gitstore.ModeDir {
 			return strings.Join(parts, "/"), e.Hash, nil
 		}
 		h = e.Hash
@@ -198,7 +197,7 @@ func (vr *VectorReader) allShards(h gitstore.Hash, depth int, out *[]gitstore.Ha
 		if !ok {
 			continue // the incomplete marker, or anything unknown
 		}
-		if e.Mode == filemode.Dir {
+		if gitstore.FileMode(e.Mode) == gitstore.ModeDir {
 			if err := vr.allShards(e.Hash, depth+len(name), out); err != nil {
 				return err
 			}

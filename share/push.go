@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/manifest"
 	"github.com/konteks/git-konteks/memory"
@@ -264,7 +262,7 @@ func signpostLegacy(repo *gitstore.Repo, remote string) {
 		return
 	}
 	ed := repo.NewTreeEditor(c.TreeHash)
-	if ed.Set(memory.ManifestPath, filemode.Regular, mh) != nil {
+	if ed.Set(memory.ManifestPath, gitstore.ModeRegular, mh) != nil {
 		return
 	}
 	tree, err := ed.Write(w)

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/konteks/git-konteks/durable"
@@ -236,7 +235,7 @@ func Merge(repo *gitstore.Repo, theirs gitstore.Hash, source string) (Outcome, e
 			return out, err
 		}
 		if !u.IsZero() {
-			if err := ed.Set(memory.DurableDir, filemode.Dir, u); err != nil {
+			if err := ed.Set(memory.DurableDir, gitstore.ModeDir, u); err != nil {
 				return out, err
 			}
 		}
@@ -412,7 +411,7 @@ func union(repo *gitstore.Repo, w *gitstore.Writer, a, b gitstore.Hash) (gitstor
 		delete(byName, e.Name)
 		switch {
 		case !ok || o.Hash == e.Hash:
-		case e.Mode == filemode.Dir && o.Mode == filemode.Dir:
+		case gitstore.FileMode(e.Mode) == gitstore.ModeDir && gitstore.FileMode(o.Mode) == gitstore.ModeDir:
 			h, c, err := union(repo, w, e.Hash, o.Hash)
 			if err != nil {
 				return gitstore.ZeroHash, 0, err
@@ -422,10 +421,10 @@ func union(repo *gitstore.Repo, w *gitstore.Writer, a, b gitstore.Hash) (gitstor
 		default:
 			conflicts++
 		}
-		out = append(out, gitstore.TreeEntry{Name: e.Name, Mode: e.Mode, Hash: e.Hash})
+		out = append(out, gitstore.TreeEntry{Name: e.Name, Mode: gitstore.FileMode(e.Mode), Hash: e.Hash})
 	}
 	for _, e := range byName {
-		out = append(out, gitstore.TreeEntry{Name: e.Name, Mode: e.Mode, Hash: e.Hash})
+		out = append(out, gitstore.TreeEntry{Name: e.Name, Mode: gitstore.FileMode(e.Mode), Hash: e.Hash})
 	}
 	h, err := w.Tree(out)
 	return h, conflicts, err

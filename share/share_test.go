@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-
 	"github.com/konteks/git-konteks/durable"
 	"github.com/konteks/git-konteks/extract"
 	"github.com/konteks/git-konteks/gitstore"
@@ -253,7 +251,7 @@ func TestHostileRemoteMemory(t *testing.T) {
 		w := peer.repo.NewWriter()
 		h, _ := w.Blob(blob)
 		ed := peer.repo.NewTreeEditor(c.TreeHash)
-		if err := ed.Set(path, filemode.Regular, h); err != nil {
+		if err := ed.Set(path, gitstore.ModeRegular, h); err != nil {
 			t.Fatal(err)
 		}
 		tree, _ := ed.Write(w)
@@ -295,10 +293,10 @@ func TestHostileRemoteMemory(t *testing.T) {
 		c, _ := peer.repo.Commit(tip)
 		w := peer.repo.NewWriter()
 		b, _ := w.Blob([]byte("x"))
-		inner, _ := w.Tree([]gitstore.TreeEntry{{Name: "passwd", Mode: filemode.Regular, Hash: b}})
-		evil, _ := w.Tree([]gitstore.TreeEntry{{Name: "..", Mode: filemode.Dir, Hash: inner}})
+		inner, _ := w.Tree([]gitstore.TreeEntry{{Name: "passwd", Mode: gitstore.ModeRegular, Hash: b}})
+		evil, _ := w.Tree([]gitstore.TreeEntry{{Name: "..", Mode: gitstore.ModeDir, Hash: inner}})
 		ed := peer.repo.NewTreeEditor(c.TreeHash)
-		ed.Set("files/x", filemode.Dir, evil)
+		ed.Set("files/x", gitstore.ModeDir, evil)
 		tree, _ := ed.Write(w)
 		nc, _ := w.Commit(gitstore.CommitSpec{Tree: tree, Parents: []gitstore.Hash{tip}, Author: gitstore.Signature{Name: "e", Email: "e@example.invalid"}, Message: "evil\n"})
 		w.Flush()

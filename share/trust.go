@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-
 	"github.com/konteks/git-konteks/durable"
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/memory"
@@ -157,7 +155,7 @@ func screenDurable(repo *gitstore.Repo, oursTree, theirsTree, td gitstore.Hash, 
 		if err != nil {
 			return td, s, err
 		}
-		if err := ed.Set(strings.TrimPrefix(d.Path, memory.DurableDir+"/"), filemode.Regular, h); err != nil {
+		if err := ed.Set(strings.TrimPrefix(d.Path, memory.DurableDir+"/"), gitstore.ModeRegular, h); err != nil {
 			return td, s, err
 		}
 	}

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-
 	"github.com/konteks/git-konteks/durable"
 	"github.com/konteks/git-konteks/extract"
 	"github.com/konteks/git-konteks/gitstore"
@@ -112,7 +110,7 @@ func publishBlob(t *testing.T, peer *clone, path string, blob []byte) gitstore.H
 	t.Helper()
 	return publishEdit(t, peer, func(w *gitstore.Writer, ed *gitstore.TreeEditor) {
 		h, _ := w.Blob(blob)
-		if err := ed.Set(path, filemode.Regular, h); err != nil {
+		if err := ed.Set(path, gitstore.ModeRegular, h); err != nil {
 			t.Fatal(err)
 		}
 	})

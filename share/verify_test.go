@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/konteks/git-konteks/gitstore"
@@ -24,8 +23,8 @@ import (
 // dotGitTree is a tree holding one file under a directory named name.
 func dotGitTree(t *testing.T, w *gitstore.Writer, name string) gitstore.Hash {
 	b, _ := w.Blob([]byte("[core]\n\tbare = false\n"))
-	inner, _ := w.Tree([]gitstore.TreeEntry{{Name: "config", Mode: filemode.Regular, Hash: b}})
-	h, err := w.Tree([]gitstore.TreeEntry{{Name: name, Mode: filemode.Dir, Hash: inner}})
+	inner, _ := w.Tree([]gitstore.TreeEntry{{Name: "config", Mode: gitstore.ModeRegular, Hash: b}})
+	h, err := w.Tree([]gitstore.TreeEntry{{Name: name, Mode: gitstore.ModeDir, Hash: inner}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +53,7 @@ func TestDotGitRefused(t *testing.T) {
 		for _, path := range []string{"konteks fetch", "git fetch"} {
 			t.Run(c.dir+"/"+c.name+" "+path, func(t *testing.T) {
 				tip := publishEdit(t, peer, func(w *gitstore.Writer, ed *gitstore.TreeEditor) {
-					if err := ed.Set(c.dir+"/evil", filemode.Dir, dotGitTree(t, w, c.name)); err != nil {
+					if err := ed.Set(c.dir+"/evil", gitstore.ModeDir, dotGitTree(t, w, c.name)); err != nil {
 						t.Fatal(err)
 					}
 				})
@@ -156,15 +155,15 @@ func TestSizeBombsBounded(t *testing.T) {
 		{"one blob behind 40 paths and a broken record", func(w *gitstore.Writer, ed *gitstore.TreeEditor) {
 			h, _ := w.Blob(one)
 			for i := 0; i < 40; i++ {
-				ed.Set(fmt.Sprintf("files/bomb/p%02d.go", i), filemode.Regular, h)
+				ed.Set(fmt.Sprintf("files/bomb/p%02d.go", i), gitstore.ModeRegular, h)
 			}
 			bad, _ := w.Blob([]byte("not a record"))
-			ed.Set("files/zz.go", filemode.Regular, bad)
+			ed.Set("files/zz.go", gitstore.ModeRegular, bad)
 		}, 30 * time.Second, "record of zz.go"},
 		{"eight distinct blobs", func(w *gitstore.Writer, ed *gitstore.TreeEditor) {
 			for i := 0; i < 8; i++ {
 				h, _ := w.Blob(big(i + 1))
-				ed.Set(fmt.Sprintf("files/bomb/q%02d.go", i), filemode.Regular, h)
+				ed.Set(fmt.Sprintf("files/bomb/q%02d.go", i), gitstore.ModeRegular, h)
 			}
 		}, 30 * time.Second, "over the read budget"},
 	}
@@ -207,7 +206,7 @@ func TestNamesAsGitFsck(t *testing.T) {
 		}
 		w := repo.NewWriter()
 		b, _ := w.Blob([]byte("x"))
-		tree, _ := w.Tree([]gitstore.TreeEntry{{Name: name, Mode: filemode.Regular, Hash: b}})
+		tree, _ := w.Tree([]gitstore.TreeEntry{{Name: name, Mode: gitstore.ModeRegular, Hash: b}})
 		c, _ := w.Commit(gitstore.CommitSpec{Tree: tree, Author: gitstore.Signature{Name: "t", Email: "t@example.invalid"}, Message: "m\n"})
 		if err := w.Flush(); err != nil {
 			t.Fatal(err)
@@ -303,7 +302,7 @@ func FuzzCheckTree(f *testing.F) {
 			if e.Name == "" || e.Name == ".." || strings.EqualFold(strings.TrimRight(e.Name, ". "), ".git") || strings.Contains(e.Name, "/") {
 				t.Fatalf("accepted entry %q", e.Name)
 			}
-			if e.Mode != filemode.Dir && e.Mode != filemode.Regular {
+			if gitstore.FileMode(e.Mode) != gitstore.ModeDir && gitstore.FileMode(e.Mode) != gitstore.ModeRegular {
 				t.Fatalf("accepted mode %v", e.Mode)
 			}
 		}
