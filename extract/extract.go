@@ -16,8 +16,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing/object"
-
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/manifest"
 	"github.com/konteks/git-konteks/memory"
@@ -124,7 +122,7 @@ type run struct {
 	mode      string  // mode that runs
 	requested string
 	reason    string
-	target    *object.Commit
+	target    *gitstore.Commit
 
 	gate    *Gate
 	editor  *gitstore.TreeEditor

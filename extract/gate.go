@@ -9,7 +9,6 @@ import (
 	"github.com/go-enry/go-enry/v2"
 	"github.com/go-git/go-git/v5/plumbing/format/gitattributes"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/memory"
@@ -83,8 +82,8 @@ type Gate struct {
 }
 
 type dirRules struct {
-	tree    *object.Tree // nil when the directory does not exist
-	ignored bool         // the directory itself is ignored
+	tree    *gitstore.Tree // nil when the directory does not exist
+	ignored bool           // the directory itself is ignored
 	ignore  []gitignore.Pattern
 	attrs   []gitattributes.MatchAttribute
 	im      gitignore.Matcher
@@ -113,7 +112,7 @@ func splitDir(p string) []string {
 }
 
 // load reads the rule files of directory dir (tree t) on top of parent's rules.
-func (g *Gate) load(parent *dirRules, dir string, t *object.Tree) *dirRules {
+func (g *Gate) load(parent *dirRules, dir string, t *gitstore.Tree) *dirRules {
 	d := &dirRules{tree: t}
 	if parent != nil {
 		d.ignore, d.attrs = parent.ignore, parent.attrs
@@ -209,7 +208,7 @@ func (g *Gate) rulesLocked(dir string) *dirRules {
 		parentDir, name = dir[:i], dir[i+1:]
 	}
 	parent := g.rulesLocked(parentDir)
-	var t *object.Tree
+	var t *gitstore.Tree
 	if parent.tree != nil {
 		if e, err := parent.tree.FindEntry(name); err == nil && !e.Mode.IsFile() {
 			t, _ = g.repo.Tree(e.Hash)

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/object"
 	toml "github.com/pelletier/go-toml/v2"
 	"gopkg.in/yaml.v3"
 
@@ -558,7 +557,7 @@ const maxLinkHops = 8
 // link itself, at most maxLinkHops times. ok is false for a target outside
 // the repository (absolute or above its root), a directory, a missing
 // path, or a loop.
-func linkTarget(repo *gitstore.Repo, root *object.Tree, p string, h gitstore.Hash) (string, gitstore.Hash, bool) {
+func linkTarget(repo *gitstore.Repo, root *gitstore.Tree, p string, h gitstore.Hash) (string, gitstore.Hash, bool) {
 	seen := map[string]bool{p: true}
 	for hop := 0; hop < maxLinkHops; hop++ {
 		b, err := repo.BlobBytes(h, 4096)
@@ -578,7 +577,7 @@ func linkTarget(repo *gitstore.Repo, root *object.Tree, p string, h gitstore.Has
 		if err != nil {
 			return "", gitstore.ZeroHash, false
 		}
-		switch gitstore.FileMode(e.Mode) {
+		switch e.Mode {
 		case gitstore.ModeSymlink:
 			p, h = next, e.Hash
 			continue

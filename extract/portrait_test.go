@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing/object"
-
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/internal/testgit"
 	"github.com/konteks/git-konteks/memory"
@@ -160,7 +158,7 @@ func TestPortraitFollowsSymlinksAndGroupsExamples(t *testing.T) {
 	}
 }
 
-func mustEntry(t *testing.T, root *object.Tree, p string) gitstore.Hash {
+func mustEntry(t *testing.T, root *gitstore.Tree, p string) gitstore.Hash {
 	t.Helper()
 	e, err := root.FindEntry(p)
 	if err != nil {

@@ -55,7 +55,7 @@ func (r *Repo) Distance(from, to Hash, max int) (Distance, error) {
 		}
 		c, ok := loaded[h]
 		if !ok {
-			cm, err := r.Commit(h)
+			cm, err := r.commit(h)
 			if err != nil {
 				return err
 			}

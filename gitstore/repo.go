@@ -461,7 +461,7 @@ func (r *Repo) HasCLI() bool { return r.gitCLI != "" }
 
 // Resolve turns a revision (HEAD, a branch, a tag, an abbreviated id,
 // HEAD~2, ...) into the commit it names.
-func (r *Repo) Resolve(rev string) (*object.Commit, error) {
+func (r *Repo) Resolve(rev string) (*Commit, error) {
 	if rev == "" {
 		rev = "HEAD"
 	}
@@ -481,15 +481,26 @@ func (r *Repo) Resolve(rev string) (*object.Commit, error) {
 	if err != nil {
 		// An annotated tag resolves to the tag object on some paths.
 		if t, terr := r.git.TagObject(*h); terr == nil {
-			return t.Commit()
+			if c, err = t.Commit(); err != nil {
+				return nil, err
+			}
+			return newCommit(c), nil
 		}
 		return nil, fmt.Errorf("read commit %s: %w", h, err)
 	}
-	return c, nil
+	return newCommit(c), nil
 }
 
 // Commit reads a commit object.
-func (r *Repo) Commit(h Hash) (*object.Commit, error) {
+func (r *Repo) Commit(h Hash) (*Commit, error) {
+	c, err := r.commit(h)
+	if err != nil {
+		return nil, err
+	}
+	return newCommit(c), nil
+}
+
+func (r *Repo) commit(h Hash) (*object.Commit, error) {
 	c, err := r.git.CommitObject(h)
 	if err != nil {
 		return nil, fmt.Errorf("read commit %s: %w", h, err)
@@ -498,7 +509,17 @@ func (r *Repo) Commit(h Hash) (*object.Commit, error) {
 }
 
 // Tree reads a tree object.
-func (r *Repo) Tree(h Hash) (*object.Tree, error) {
+func (r *Repo) Tree(h Hash) (*Tree, error) {
+	t, err := r.tree(h)
+	if err != nil {
+		return nil, err
+	}
+	return newTree(t), nil
+}
+
+// tree reads a tree as go-git decodes it: the walks and the editor read
+// its entries directly, without the copy Tree makes.
+func (r *Repo) tree(h Hash) (*object.Tree, error) {
 	t, err := r.git.TreeObject(h)
 	if err != nil {
 		return nil, fmt.Errorf("read tree %s: %w", h, err)
@@ -530,11 +551,11 @@ func (r *Repo) IsAncestor(a, b Hash) (bool, error) {
 		}
 		return false, err
 	}
-	ca, err := r.Commit(a)
+	ca, err := r.commit(a)
 	if err != nil {
 		return false, err
 	}
-	cb, err := r.Commit(b)
+	cb, err := r.commit(b)
 	if err != nil {
 		return false, err
 	}

@@ -40,7 +40,7 @@ func kindOf(m filemode.FileMode) (EntryKind, bool) {
 // tree order. skipDir, when non-nil, is asked before descending into a
 // directory (path without trailing slash) and prunes it when it returns true.
 func (r *Repo) WalkTree(tree Hash, skipDir func(dir string) bool, fn func(Entry) error) error {
-	t, err := r.Tree(tree)
+	t, err := r.tree(tree)
 	if err != nil {
 		return err
 	}
@@ -57,7 +57,7 @@ func (r *Repo) walk(t *object.Tree, prefix string, skipDir func(string) bool, fn
 			if skipDir != nil && skipDir(p) {
 				continue
 			}
-			sub, err := r.Tree(e.Hash)
+			sub, err := r.tree(e.Hash)
 			if err != nil {
 				return fmt.Errorf("walk %s: %w", p, err)
 			}
@@ -80,7 +80,7 @@ func (r *Repo) walk(t *object.Tree, prefix string, skipDir func(string) bool, fn
 // Lookup finds the entry at path p in tree (a file, or a tree when the path
 // names a directory). ok is false when nothing is there.
 func (r *Repo) Lookup(tree Hash, p string) (h Hash, isTree bool, ok bool, err error) {
-	t, err := r.Tree(tree)
+	t, err := r.tree(tree)
 	if err != nil {
 		return ZeroHash, false, false, err
 	}
@@ -114,12 +114,12 @@ func (r *Repo) DiffTrees(from, to Hash) ([]Change, error) {
 	var a, b *object.Tree
 	var err error
 	if !from.IsZero() {
-		if a, err = r.Tree(from); err != nil {
+		if a, err = r.tree(from); err != nil {
 			return nil, err
 		}
 	}
 	if !to.IsZero() {
-		if b, err = r.Tree(to); err != nil {
+		if b, err = r.tree(to); err != nil {
 			return nil, err
 		}
 	}
@@ -166,11 +166,11 @@ func (r *Repo) diff(a, b *object.Tree, prefix string, out *[]Change) error {
 		xd, yd := x.Mode == filemode.Dir, y.Mode == filemode.Dir
 		switch {
 		case xd && yd:
-			ta, err := r.Tree(x.Hash)
+			ta, err := r.tree(x.Hash)
 			if err != nil {
 				return err
 			}
-			tb, err := r.Tree(y.Hash)
+			tb, err := r.tree(y.Hash)
 			if err != nil {
 				return err
 			}
@@ -211,7 +211,7 @@ func (r *Repo) diff(a, b *object.Tree, prefix string, out *[]Change) error {
 // side reports every entry below e as deleted (del) or added.
 func (r *Repo) side(e object.TreeEntry, p string, del bool, out *[]Change) error {
 	if e.Mode == filemode.Dir {
-		t, err := r.Tree(e.Hash)
+		t, err := r.tree(e.Hash)
 		if err != nil {
 			return err
 		}

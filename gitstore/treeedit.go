@@ -42,7 +42,7 @@ func (t *TreeEditor) load(n *editNode) error {
 	if n.base.IsZero() {
 		return nil
 	}
-	tr, err := t.repo.Tree(n.base)
+	tr, err := t.repo.tree(n.base)
 	if err != nil {
 		return err
 	}

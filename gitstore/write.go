@@ -93,10 +93,13 @@ func sortTree(es []TreeEntry) {
 	sort.Slice(es, func(i, j int) bool { return key(es[i]) < key(es[j]) })
 }
 
-// Signature is a commit author or committer.
+// Signature is a commit author or committer: who, and when. Writer.Commit
+// reads Name and Email only; the time of a written commit is
+// CommitSpec.When.
 type Signature struct {
 	Name  string
 	Email string
+	When  time.Time
 }
 
 // CommitSpec describes a commit to write.

@@ -43,7 +43,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing/object"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/konteks/git-konteks/durable"
@@ -448,7 +447,7 @@ func sameDerived(repo *gitstore.Repo, a, b gitstore.Hash) bool {
 	if err1 != nil || err2 != nil {
 		return false
 	}
-	entries := func(es []object.TreeEntry) map[string]gitstore.Hash {
+	entries := func(es []gitstore.TreeEntry) map[string]gitstore.Hash {
 		m := map[string]gitstore.Hash{}
 		for _, e := range es {
 			if e.Name != memory.DurableDir {

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/object"
-
 	"github.com/konteks/git-konteks/embed"
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/memory"
@@ -23,13 +21,13 @@ const maxVectorDepth = 32
 type VectorReader struct {
 	repo  *gitstore.Repo
 	root  gitstore.Hash // the model's directory (zero: none)
-	trees map[gitstore.Hash]map[string]object.TreeEntry
+	trees map[gitstore.Hash]map[string]gitstore.TreeEntry
 }
 
 // NewVectorReader opens the vectors of model in the memory tree tree
 // (none, when the tree holds no directory for it).
 func NewVectorReader(repo *gitstore.Repo, tree gitstore.Hash, model string) (*VectorReader, error) {
-	vr := &VectorReader{repo: repo, trees: map[gitstore.Hash]map[string]object.TreeEntry{}}
+	vr := &VectorReader{repo: repo, trees: map[gitstore.Hash]map[string]gitstore.TreeEntry{}}
 	if tree.IsZero() || model == "" {
 		return vr, nil
 	}
@@ -47,7 +45,7 @@ func NewVectorReader(repo *gitstore.Repo, tree gitstore.Hash, model string) (*Ve
 func (vr *VectorReader) Root() gitstore.Hash { return vr.root }
 
 // entries returns a tree's entries by name.
-func (vr *VectorReader) entries(h gitstore.Hash) (map[string]object.TreeEntry, error) {
+func (vr *VectorReader) entries(h gitstore.Hash) (map[string]gitstore.TreeEntry, error) {
 	if es, ok := vr.trees[h]; ok {
 		return es, nil
 	}
@@ -55,7 +53,7 @@ func (vr *VectorReader) entries(h gitstore.Hash) (map[string]object.TreeEntry, e
 	if err != nil {
 		return nil, fmt.Errorf("%w: vectors: %v", ErrCorrupt, err)
 	}
-	es := make(map[string]object.TreeEntry, len(t.Entries))
+	es := make(map[string]gitstore.TreeEntry, len(t.Entries))
 	for _, e := range t.Entries {
 		es[e.Name] = e
 	}
@@ -95,7 +93,7 @@ func (vr *VectorReader) Leaf(k embed.Key) (path string, blob gitstore.Hash, err 
 		if err != nil {
 			return "", gitstore.ZeroHash, err
 		}
-		var e object.TreeEntry
+		var e gitstore.TreeEntry
 		found := false
 		// One digit in the trie layout; two or three at the top of the
 		// older flat one.
@@ -110,7 +108,7 @@ func (vr *VectorReader) Leaf(k embed.Key) (path string, blob gitstore.Hash, err 
 		}
 		parts = append(parts, e.Name)
 		depth += len(e.Name)
-		if gitstore.FileMode(e.Mode) != gitstore.ModeDir {
+		if e.Mode != gitstore.ModeDir {
 			return strings.Join(parts, "/"), e.Hash, nil
 		}
 		h = e.Hash
@@ -197,7 +195,7 @@ func (vr *VectorReader) allShards(h gitstore.Hash, depth int, out *[]gitstore.Ha
 		if !ok {
 			continue // the incomplete marker, or anything unknown
 		}
-		if gitstore.FileMode(e.Mode) == gitstore.ModeDir {
+		if e.Mode == gitstore.ModeDir {
 			if err := vr.allShards(e.Hash, depth+len(name), out); err != nil {
 				return err
 			}

@@ -10,8 +10,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/go-git/go-git/v5/plumbing/object"
-
 	"github.com/konteks/git-konteks/durable"
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/memory"
@@ -338,15 +336,13 @@ func chooseDerived(repo *gitstore.Repo, om, tm *memref.Memory) string {
 	}
 	head, _ := repo.Resolve("HEAD")
 	inLocal := func(h gitstore.Hash) bool {
-		c, err := repo.Commit(h)
-		if err != nil {
+		if _, err := repo.Commit(h); err != nil {
 			return false
 		}
 		if head == nil {
 			return true
 		}
-		ok, err := c.IsAncestor(head)
-		return (err == nil && ok) || head.Hash == h
+		return head.Hash == h || isAncestor(repo, h, head.Hash)
 	}
 	oi, ti := inLocal(os), inLocal(ts)
 	switch {
@@ -400,7 +396,7 @@ func union(repo *gitstore.Repo, w *gitstore.Writer, a, b gitstore.Hash) (gitstor
 	if err != nil {
 		return gitstore.ZeroHash, 0, err
 	}
-	byName := map[string]object.TreeEntry{}
+	byName := map[string]gitstore.TreeEntry{}
 	for _, e := range tb.Entries {
 		byName[e.Name] = e
 	}
@@ -411,7 +407,7 @@ func union(repo *gitstore.Repo, w *gitstore.Writer, a, b gitstore.Hash) (gitstor
 		delete(byName, e.Name)
 		switch {
 		case !ok || o.Hash == e.Hash:
-		case gitstore.FileMode(e.Mode) == gitstore.ModeDir && gitstore.FileMode(o.Mode) == gitstore.ModeDir:
+		case e.Mode == gitstore.ModeDir && o.Mode == gitstore.ModeDir:
 			h, c, err := union(repo, w, e.Hash, o.Hash)
 			if err != nil {
 				return gitstore.ZeroHash, 0, err
@@ -421,10 +417,10 @@ func union(repo *gitstore.Repo, w *gitstore.Writer, a, b gitstore.Hash) (gitstor
 		default:
 			conflicts++
 		}
-		out = append(out, gitstore.TreeEntry{Name: e.Name, Mode: gitstore.FileMode(e.Mode), Hash: e.Hash})
+		out = append(out, gitstore.TreeEntry{Name: e.Name, Mode: e.Mode, Hash: e.Hash})
 	}
 	for _, e := range byName {
-		out = append(out, gitstore.TreeEntry{Name: e.Name, Mode: gitstore.FileMode(e.Mode), Hash: e.Hash})
+		out = append(out, gitstore.TreeEntry{Name: e.Name, Mode: e.Mode, Hash: e.Hash})
 	}
 	h, err := w.Tree(out)
 	return h, conflicts, err
