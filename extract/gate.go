@@ -7,8 +7,6 @@ import (
 	"sync"
 
 	"github.com/go-enry/go-enry/v2"
-	"github.com/go-git/go-git/v5/plumbing/format/gitattributes"
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/memory"
@@ -84,10 +82,10 @@ type Gate struct {
 type dirRules struct {
 	tree    *gitstore.Tree // nil when the directory does not exist
 	ignored bool           // the directory itself is ignored
-	ignore  []gitignore.Pattern
-	attrs   []gitattributes.MatchAttribute
-	im      gitignore.Matcher
-	am      gitattributes.Matcher
+	ignore  []gitstore.IgnorePattern
+	attrs   []gitstore.AttributeRule
+	im      gitstore.IgnoreMatcher
+	am      gitstore.AttributeMatcher
 }
 
 // NewGate prepares a gate over the source tree root.
@@ -132,64 +130,20 @@ func (g *Gate) load(parent *dirRules, dir string, t *gitstore.Tree) *dirRules {
 		}
 		// Later patterns win, so a .konteksignore can re-include (with !)
 		// what the .gitignore of the same directory excludes.
-		var own []gitignore.Pattern
+		var own []gitstore.IgnorePattern
 		for _, name := range []string{gitignoreFile, konteksignoreFile} {
-			own = append(own, parseIgnore(read(name), domain)...)
+			own = append(own, gitstore.ParseIgnore(read(name), domain)...)
 		}
 		if len(own) > 0 {
-			d.ignore = append(append([]gitignore.Pattern(nil), d.ignore...), own...)
+			d.ignore = append(append([]gitstore.IgnorePattern(nil), d.ignore...), own...)
 		}
-		if as := parseAttributes(read(gitattributesFile), domain, dir == ""); len(as) > 0 {
-			d.attrs = append(append([]gitattributes.MatchAttribute(nil), d.attrs...), as...)
+		if as := gitstore.ParseAttributes(read(gitattributesFile), domain, dir == ""); len(as) > 0 {
+			d.attrs = append(append([]gitstore.AttributeRule(nil), d.attrs...), as...)
 		}
 	}
-	d.im = gitignore.NewMatcher(d.ignore)
-	d.am = gitattributes.NewMatcher(d.attrs)
+	d.im = gitstore.NewIgnoreMatcher(d.ignore)
+	d.am = gitstore.NewAttributeMatcher(d.attrs)
 	return d
-}
-
-// parseIgnore reads the patterns of a .gitignore or .konteksignore file.
-func parseIgnore(b []byte, domain []string) []gitignore.Pattern {
-	var out []gitignore.Pattern
-	for _, line := range strings.Split(string(b), "\n") {
-		line = strings.TrimRight(line, "\r")
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		out = append(out, gitignore.ParsePattern(line, domain))
-	}
-	return out
-}
-
-// parseAttributes reads a .gitattributes file line by line, as git does:
-// a line git would refuse (a bad attribute name, a macro outside the
-// root, a negative pattern) is skipped without losing the others, and a
-// pattern ending in "/" is dropped because in an attributes file it
-// matches no file (and go-git's matcher indexes past its end on it).
-func parseAttributes(b []byte, domain []string, root bool) []gitattributes.MatchAttribute {
-	var out []gitattributes.MatchAttribute
-	for _, line := range strings.Split(string(b), "\n") {
-		if m, ok := parseAttributeLine(line, domain, root); ok {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
-func parseAttributeLine(line string, domain []string, root bool) (m gitattributes.MatchAttribute, ok bool) {
-	defer func() {
-		if recover() != nil { // go-git indexes a quoted empty pattern
-			ok = false
-		}
-	}()
-	m, err := gitattributes.ParseAttributesLine(line, domain, root)
-	if err != nil || m.Name == "" || strings.HasPrefix(m.Name, "!") {
-		return m, false
-	}
-	if m.Pattern != nil && strings.HasSuffix(m.Name, "/") {
-		return m, false
-	}
-	return m, true
 }
 
 // rules returns the rules in force inside directory dir.
@@ -354,23 +308,18 @@ const (
 )
 
 // attrFlags reads linguist-vendored and linguist-generated for a path,
-// and whether it is stored in LFS (filter=lfs). A pattern go-git's
-// matcher cannot handle counts as no attribute rather than ending the
-// extraction.
+// and whether it is stored in LFS (filter=lfs). A pattern the matcher
+// cannot handle counts as no attribute (gitstore.AttributeMatcher.Match)
+// rather than ending the extraction.
 func attrFlags(d *dirRules, parts []string) (vendored, generated flag, lfs bool) {
 	if len(d.attrs) == 0 {
 		return flagUnknown, flagUnknown, false
 	}
-	defer func() {
-		if recover() != nil {
-			vendored, generated, lfs = flagUnknown, flagUnknown, false
-		}
-	}()
 	m, ok := d.am.Match(parts, []string{"linguist-vendored", "linguist-generated", "filter"})
 	if !ok {
 		return flagUnknown, flagUnknown, false
 	}
-	if a, ok := m["filter"]; ok && a.IsValueSet() && a.Value() == "lfs" {
+	if a, ok := m["filter"]; ok && a.State == gitstore.AttrValue && a.Value == "lfs" {
 		lfs = true
 	}
 	conv := func(name string) flag {
@@ -378,9 +327,9 @@ func attrFlags(d *dirRules, parts []string) (vendored, generated flag, lfs bool)
 		switch {
 		case !ok:
 			return flagUnknown
-		case a.IsSet() || (a.IsValueSet() && (a.Value() == "true" || a.Value() == "1")):
+		case a.State == gitstore.AttrSet || (a.State == gitstore.AttrValue && (a.Value == "true" || a.Value == "1")):
 			return flagSet
-		case a.IsUnset() || (a.IsValueSet() && (a.Value() == "false" || a.Value() == "0")):
+		case a.State == gitstore.AttrUnset || (a.State == gitstore.AttrValue && (a.Value == "false" || a.Value == "0")):
 			return flagUnset
 		}
 		return flagUnknown

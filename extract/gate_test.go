@@ -11,9 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing/format/gitattributes"
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
-
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/internal/testgit"
 	"github.com/konteks/git-konteks/memory"
@@ -139,7 +136,7 @@ func TestRedactRecordText(t *testing.T) {
 	}
 }
 
-// TestMalformedRuleFiles: lines git would refuse or that go-git's
+// TestMalformedRuleFiles: lines git would refuse or that the
 // matchers mishandle (a directory pattern in .gitattributes once made
 // every extraction panic) are skipped; the good lines around them still
 // apply.
@@ -186,11 +183,11 @@ func FuzzRuleFiles(f *testing.F) {
 		parts := strings.Split(p, "/")
 		for _, domain := range [][]string{nil, parts[:len(parts)-1]} {
 			d := &dirRules{
-				ignore: parseIgnore([]byte(ignore), domain),
-				attrs:  parseAttributes([]byte(attrs), domain, domain == nil),
+				ignore: gitstore.ParseIgnore([]byte(ignore), domain),
+				attrs:  gitstore.ParseAttributes([]byte(attrs), domain, domain == nil),
 			}
-			d.im = gitignore.NewMatcher(d.ignore)
-			d.am = gitattributes.NewMatcher(d.attrs)
+			d.im = gitstore.NewIgnoreMatcher(d.ignore)
+			d.am = gitstore.NewAttributeMatcher(d.attrs)
 			attrFlags(d, parts)
 			d.im.Match(parts, false)
 			d.im.Match(parts, true)
