@@ -1,3 +1,4 @@
-// Package archtest holds the test that keeps docs/architecture.md, the
-// package map, true to the packages the module has.
+// Package archtest holds the tests that keep docs/architecture.md true:
+// the package map matches the packages the module has, and go-git is
+// imported by gitstore alone.
 package archtest
