@@ -2,6 +2,11 @@
 // repository, resolving revisions, walking and diffing trees, streaming
 // blobs, writing memory trees and commits, and moving refs by
 // compare-and-swap. It knows nothing about sections or records.
+//
+// It is the only package that imports go-git (internal/archtest checks):
+// callers see gitstore's own types (Commit, Tree, TreeEntry, FileMode,
+// Signature, the rule-file matchers), so the library can be patched,
+// bypassed by the git command or replaced here alone.
 package gitstore
 
 import (
@@ -33,7 +38,13 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 )
 
-// Hash is a git object id.
+// Hash is a git object id (20 bytes; String gives its hex).
+//
+// It is an alias of go-git's, the one go-git type callers meet: every read
+// and write inside gitstore passes ids to go-git, parents and maps of ids
+// included, and a defined type would copy each such slice and map at the
+// boundary. Callers use only the array, String and IsZero, so they never
+// import go-git for it.
 type Hash = plumbing.Hash
 
 // ZeroHash is the all-zero object id, used for "no object".
@@ -73,9 +84,10 @@ func unhex(c byte) (byte, bool) {
 // ErrNotRepository is returned when no git repository is found.
 var ErrNotRepository = errors.New("not a git repository (or any parent up to the root)")
 
-// Repo is an open repository: go-git for objects and refs, plus the git CLI
-// where it is installed (for the fast blob reader and lock-respecting ref
-// updates).
+// Repo is an open repository: go-git for objects and refs (which no
+// caller sees: gitstore hands out its own Commit, Tree and FileMode), plus
+// the git CLI where it is installed (for the fast blob reader and
+// lock-respecting ref updates).
 type Repo struct {
 	GitDir    string // the repository's git dir (a worktree's own dir for linked worktrees)
 	CommonDir string // the shared git dir: objects, refs, and konteks state live here
