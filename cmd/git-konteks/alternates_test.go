@@ -25,6 +25,7 @@ func looseObjects(t *testing.T, gitDir string) int {
 // `--reference`, a hand-written relative objects/info/alternates) are read
 // through their alternates, and what memory writes goes to their own store.
 func TestAlternates(t *testing.T) {
+	t.Parallel()
 	src := recallRepo(t)
 	src.Git("gc", "-q") // the source's objects are packed: the clone has none of its own
 	srcLoose := looseObjects(t, filepath.Join(src.Dir, ".git"))
@@ -84,6 +85,7 @@ func TestAlternates(t *testing.T) {
 // A SHA-256 repository gets one plain sentence, not go-git's
 // "unknown extension: objectformat".
 func TestSHA256Repository(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := testgit.At(t, dir)
 	r.Git("init", "-q", "--object-format=sha256", "-b", "main")

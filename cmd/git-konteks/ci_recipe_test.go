@@ -47,6 +47,7 @@ func recipeSteps(t *testing.T, path string) []string {
 // memory on the remote), and then checks that a developer's clone fetches
 // the memory and recalls from it.
 func TestCIRecipes(t *testing.T) {
+	t.Parallel()
 	recipes, err := filepath.Glob("../../docs/ci/*.yml")
 	if err != nil || len(recipes) < 2 {
 		t.Fatalf("CI recipes: %v %v", recipes, err)

@@ -38,6 +38,7 @@ func exitCode(t *testing.T, err error) int {
 }
 
 func TestHelpCommand(t *testing.T) {
+	t.Parallel()
 	r := recallRepo(t)
 	top := run(t, r.Dir, "help")
 	if !strings.Contains(top, "recall ") || !strings.Contains(top, "COMMANDS:") {
@@ -59,6 +60,7 @@ func TestHelpCommand(t *testing.T) {
 
 // A mistyped command is answered as git answers one, with exit 2.
 func TestUnknownCommand(t *testing.T) {
+	t.Parallel()
 	r := recallRepo(t)
 	for _, tc := range []struct {
 		args []string
@@ -87,6 +89,7 @@ func TestUnknownCommand(t *testing.T) {
 // the page make install puts under share/man/man1 carries the same text
 // as -h.
 func TestManPage(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("man"); err != nil {
 		t.Skip("man is not installed")
 	}
@@ -146,6 +149,7 @@ func TestManPage(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	r := recallRepo(t)
 	out := run(t, r.Dir, "--version")
 	for _, want := range []string{
@@ -182,6 +186,7 @@ func bigRepo(t *testing.T, files int) *testgit.Repo {
 // included) or SIGTERM during an extraction stops it cleanly: one line,
 // exit 130, refs/konteks as it was, and a resume that finishes the job.
 func TestInterruptedExtraction(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("generates a large repository")
 	}
@@ -237,6 +242,7 @@ func TestInterruptedExtraction(t *testing.T) {
 
 // With --json a failure is one JSON object on stderr with a stable code.
 func TestJSONErrors(t *testing.T) {
+	t.Parallel()
 	r := recallRepo(t)
 	nowhere := t.TempDir()
 	for _, tc := range []struct {
@@ -295,6 +301,7 @@ func holdExtractLock(t *testing.T, dir string) *gitstore.Lock {
 }
 
 func TestInitJSON(t *testing.T) {
+	t.Parallel()
 	r := recallRepo(t)
 	var out struct {
 		Hooks []struct {
@@ -321,6 +328,7 @@ func TestInitJSON(t *testing.T) {
 // Limits below 1 are refused; saved memories have their own field and are
 // not counted by --limit; a task of "-" is read from stdin.
 func TestRecallLimitsMemoriesAndStdin(t *testing.T) {
+	t.Parallel()
 	r := recallRepo(t)
 	extractJSON(t, r.Dir)
 	for _, n := range []string{"0", "-5"} {
@@ -361,6 +369,7 @@ func TestRecallLimitsMemoriesAndStdin(t *testing.T) {
 // there name no path of this machine, a warning says why, and they still
 // keep memory current here and, from PATH, on a teammate's machine.
 func TestHooksInTrackedDirectory(t *testing.T) {
+	t.Parallel()
 	r := recallRepo(t)
 	// Hooks in .git/hooks keep naming this executable, without a warning.
 	if _, errOut, err := tryRun(r.Dir, nil, "hooks", "install"); err != nil || errOut != "" {
@@ -423,6 +432,7 @@ func TestHooksInTrackedDirectory(t *testing.T) {
 
 // The help texts say what the code does.
 func TestHelpAgreesWithCode(t *testing.T) {
+	t.Parallel()
 	r := recallRepo(t)
 	if out := run(t, r.Dir, "help", "recall"); recall.DefaultRanking.Fusion == recall.FuseScores && strings.Contains(out, "reciprocal rank") {
 		t.Errorf("recall help names reciprocal rank fusion; the ranking fuses scores:\n%s", out)
@@ -451,6 +461,7 @@ func TestHelpAgreesWithCode(t *testing.T) {
 
 // docs/cli.md lists every error code the command line can print.
 func TestErrorCodesDocumented(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "cli.md"))
 	if err != nil {
 		t.Fatal(err)

@@ -31,7 +31,7 @@ func contextCommand(g *GlobalOptions) *cli.Command {
 			&cli.IntFlag{Name: "budget", Value: recall.DefaultBudget, Destination: &opts.Budget, Usage: "token `BUDGET` of the pack"},
 			&cli.BoolFlag{Name: "refresh", Destination: &opts.Refresh, Usage: "run a changed extraction first, so memory describes HEAD"},
 			&cli.StringFlag{Name: "mode", Value: recall.Hybrid, Destination: &opts.Mode, Usage: "`MODE`: hybrid, lexical or vector"},
-			jsonFlag,
+			jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			return runContext(c.Context, opts, g, c.Args().Slice())

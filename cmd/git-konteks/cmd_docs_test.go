@@ -14,6 +14,7 @@ import (
 // `show PATH#ANCHOR` prints one section as `why` and the MCP show find
 // it, and that recall prints a heading hit's heading once.
 func TestDocFormatsThroughExtraction(t *testing.T) {
+	t.Parallel()
 	r := testgit.New(t)
 	r.Git("config", "konteks.embed.provider", "none")
 	for _, d := range []string{"rst", "asciidoc", "org"} {

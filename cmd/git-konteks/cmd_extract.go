@@ -39,7 +39,7 @@ func extractCommand() *cli.Command {
 			&cli.IntFlag{Name: "workers", Usage: "sectioning workers", DefaultText: "number of CPUs"},
 			&cli.BoolFlag{Name: "no-wait", Usage: "fail instead of waiting when another extraction is running"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors"},
-			jsonFlag,
+			jsonFlag(),
 		},
 		Action: runExtract,
 	}

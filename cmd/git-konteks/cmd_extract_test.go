@@ -63,6 +63,7 @@ func assertMatchesRebuild(t *testing.T, r *testgit.Repo) {
 }
 
 func TestExtractFullThenChanged(t *testing.T) {
+	t.Parallel()
 	r := mixedRepo(t)
 	head := r.Git("rev-parse", "HEAD")
 
@@ -124,6 +125,7 @@ func TestExtractFullThenChanged(t *testing.T) {
 }
 
 func TestExtractReadsObjectsNotWorkTree(t *testing.T) {
+	t.Parallel()
 	r := mixedRepo(t)
 	// Uncommitted edits and untracked files must not reach memory.
 	r.Write("README.md", "# dirty work tree\n")
@@ -152,6 +154,7 @@ func TestExtractReadsObjectsNotWorkTree(t *testing.T) {
 }
 
 func TestGateSkipsAndCounts(t *testing.T) {
+	t.Parallel()
 	r := testgit.New(t)
 	key := "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gunVTLw7onLRnrq0\n-----END RSA PRIVATE KEY-----\n"
 	r.WriteFiles(map[string]string{
@@ -228,6 +231,7 @@ func TestGateSkipsAndCounts(t *testing.T) {
 }
 
 func TestIgnoreRuleChangeRegates(t *testing.T) {
+	t.Parallel()
 	r := testgit.New(t)
 	r.WriteFiles(map[string]string{".konteksignore": "*.txt\n", "a.txt": "alpha\n", "b.md": "# b\n", "docs/c.txt": "gamma\n"})
 	r.Commit("ignore txt")
@@ -248,6 +252,7 @@ func TestIgnoreRuleChangeRegates(t *testing.T) {
 }
 
 func TestRenameAndRevertReuseRecords(t *testing.T) {
+	t.Parallel()
 	r := mixedRepo(t)
 	extractJSON(t, r.Dir)
 	r.Git("mv", "internal", "pkg")
@@ -265,6 +270,7 @@ func TestRenameAndRevertReuseRecords(t *testing.T) {
 }
 
 func TestRebuildKeepsDurable(t *testing.T) {
+	t.Parallel()
 	r := mixedRepo(t)
 	extractJSON(t, r.Dir)
 	// Add a durable memory to refs/konteks with plumbing, as `remember` will.
@@ -301,6 +307,7 @@ func TestRebuildKeepsDurable(t *testing.T) {
 }
 
 func TestResumeAfterKill(t *testing.T) {
+	t.Parallel()
 	r := testgit.New(t)
 	for i := 0; i < 60; i++ {
 		r.Write(filepath.Join("pkg", "f"+itoa(i)+".go"), "package pkg\n\nfunc F"+itoa(i)+"() int { return "+itoa(i)+" }\n")
@@ -334,6 +341,7 @@ func TestResumeAfterKill(t *testing.T) {
 }
 
 func TestConcurrentExtractions(t *testing.T) {
+	t.Parallel()
 	r := mixedRepo(t)
 	var wg sync.WaitGroup
 	errs := make([]error, 3)
@@ -366,6 +374,7 @@ func TestConcurrentExtractions(t *testing.T) {
 }
 
 func TestBareWorktreeAndGitDir(t *testing.T) {
+	t.Parallel()
 	r := mixedRepo(t)
 	head := r.Git("rev-parse", "HEAD")
 
@@ -402,6 +411,7 @@ func TestBareWorktreeAndGitDir(t *testing.T) {
 }
 
 func TestMissingBlobIsCountedNotFatal(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		env     []string
@@ -445,6 +455,7 @@ func TestMissingBlobIsCountedNotFatal(t *testing.T) {
 }
 
 func TestCorruptMemory(t *testing.T) {
+	t.Parallel()
 	r := mixedRepo(t)
 	extractJSON(t, r.Dir)
 	// Replace one record by garbage, as a hostile or broken peer might.
@@ -491,6 +502,7 @@ func TestCorruptMemory(t *testing.T) {
 }
 
 func TestShowAndStatusOutput(t *testing.T) {
+	t.Parallel()
 	r := mixedRepo(t)
 	if _, errOut, err := tryRun(r.Dir, nil, "show", "README.md"); err == nil || !strings.Contains(errOut, "git konteks extract") {
 		t.Fatalf("show before any extraction: %v %s", err, errOut)
@@ -538,6 +550,7 @@ func runGitEnv(dir string, env []string, args ...string) (string, string, error)
 // refs/konteks must always name complete memory (or none), and resume must
 // finish the work to exactly what a clean run makes.
 func TestKillAtRandomPoints(t *testing.T) {
+	t.Parallel()
 	r := testgit.New(t)
 	for i := 0; i < 400; i++ {
 		r.Write(filepath.Join("pkg"+itoa(i%9), "f"+itoa(i)+".go"), "package pkg\n\n// F"+itoa(i)+" returns its number.\nfunc F"+itoa(i)+"() int { return "+itoa(i)+" }\n")

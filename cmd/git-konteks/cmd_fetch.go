@@ -21,7 +21,7 @@ func fetchCommand() *cli.Command {
 			"only when its memory commit is signed by a signer in konteks.trust (see docs/trust.md).\n" +
 			"Memory that fails its checks is refused and skipped until the remote's memory changes;\n" +
 			"--forget-remote drops it.",
-		Flags: []cli.Flag{jsonFlag,
+		Flags: []cli.Flag{jsonFlag(),
 			&cli.BoolFlag{Name: "forget-remote", Usage: "drop the remote's fetched memory (refs/konteks-remotes/REMOTE/main) and its refusal, without fetching"}},
 		Action: runFetch,
 	}

@@ -38,6 +38,7 @@ func tinyPDF(text string) string {
 // and checks what extraction made of each: parser, anchors, the counts in
 // the manifest, and incremental memory equal to a rebuild.
 func TestFormatSectionsThroughExtraction(t *testing.T) {
+	t.Parallel()
 	r := testgit.New(t)
 	r.Git("config", "konteks.embed.provider", "none")
 	for _, d := range []string{"html", "pdf", "notebook", "media"} {
@@ -112,6 +113,7 @@ func TestFormatSectionsThroughExtraction(t *testing.T) {
 // hidden in a compressed PDF stream, and hostile inputs of the issue: an
 // HTML page over the size limit, a notebook with megabytes of outputs.
 func TestFormatGateRules(t *testing.T) {
+	t.Parallel()
 	r := testgit.New(t)
 	r.Git("config", "konteks.embed.provider", "none")
 	r.Write("doc.pdf", tinyPDF("Quarterly plan"))

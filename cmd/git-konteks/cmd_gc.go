@@ -20,7 +20,7 @@ func gcCommand() *cli.Command {
 			"or after konteks.history.keep was lowered.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "prune", Usage: "passed to git gc --prune (e.g. now)"},
-			jsonFlag,
+			jsonFlag(),
 		},
 		Action: runGC,
 	}

@@ -21,7 +21,7 @@ func historyCommand(g *GlobalOptions) *cli.Command {
 		Name:      "history",
 		Usage:     "recorded commits whose messages match a question, with the files they touched",
 		ArgsUsage: "QUESTION",
-		Flags: []cli.Flag{jsonFlag,
+		Flags: []cli.Flag{jsonFlag(),
 			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 10, Destination: &opts.Limit, Usage: "most commits to show"},
 			&cli.IntFlag{Name: "files", Value: 20, Destination: &opts.Files, Usage: "most files to list per commit"}},
 		Action: func(c *cli.Context) error {

@@ -43,6 +43,7 @@ func historyRepo(t *testing.T) *testgit.Repo {
 }
 
 func TestHistoryWhyAndQuestions(t *testing.T) {
+	t.Parallel()
 	r := historyRepo(t)
 	m := extractJSON(t, r.Dir).Manifest
 	n := strings.Count(r.Git("rev-list", "HEAD"), "\n") + 1
@@ -111,6 +112,7 @@ func TestHistoryWhyAndQuestions(t *testing.T) {
 }
 
 func TestCorruptHistoryRebuilds(t *testing.T) {
+	t.Parallel()
 	r := historyRepo(t)
 	extractJSON(t, r.Dir)
 	// A hostile peer's memory: the tail is not what it claims.

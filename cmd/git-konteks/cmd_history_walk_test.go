@@ -37,6 +37,7 @@ func waitRunner(t *testing.T, dir string, done func() bool) {
 // records recent history, says so with each stage's time, and the
 // background runner records the rest without being asked again.
 func TestFirstExtractionLeavesOldHistoryToTheRunner(t *testing.T) {
+	t.Parallel()
 	r := historyRepo(t)
 	for i := 0; i < 12; i++ {
 		r.Write(fmt.Sprintf("more%d.txt", i%3), fmt.Sprint(i))
@@ -89,6 +90,7 @@ func TestFirstExtractionLeavesOldHistoryToTheRunner(t *testing.T) {
 // say the lines of old changes are unknown instead of showing -1 or
 // "(binary)".
 func TestPartialCloneSaysLinesUnknown(t *testing.T) {
+	t.Parallel()
 	src := historyRepo(t)
 	src.Git("config", "uploadpack.allowFilter", "true")
 	clone := testgit.At(t, t.TempDir())
@@ -114,6 +116,7 @@ func TestPartialCloneSaysLinesUnknown(t *testing.T) {
 // TestDeepenedCloneExtendsHistory: a shallow clone deepened by `git fetch
 // --deepen` has the history it gained after the next ordinary extraction.
 func TestDeepenedCloneExtendsHistory(t *testing.T) {
+	t.Parallel()
 	src := historyRepo(t)
 	clone := testgit.At(t, t.TempDir())
 	clone.Git("clone", "-q", "--depth", "1", "file://"+src.Dir, ".")

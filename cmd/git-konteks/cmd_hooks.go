@@ -25,14 +25,14 @@ func hooksCommand() *cli.Command {
 			"The background runner logs to $GIT_COMMON_DIR/konteks/log.",
 		Subcommands: []*cli.Command{
 			{Name: "install", Usage: "install the hooks (core.hooksPath is respected); --agent NAME also wires a coding agent's hooks, as init --agent does",
-				Flags: append([]cli.Flag{jsonFlag}, agentFlags()...), Action: runHooksInstall},
-			{Name: "uninstall", Usage: "remove the hooks and restore the ones they chained to", Flags: []cli.Flag{jsonFlag}, Action: runHooksUninstall},
-			{Name: "status", Usage: "show which hooks are installed", Flags: []cli.Flag{jsonFlag}, Action: runHooksStatus},
+				Flags: append([]cli.Flag{jsonFlag()}, agentFlags()...), Action: runHooksInstall},
+			{Name: "uninstall", Usage: "remove the hooks and restore the ones they chained to", Flags: []cli.Flag{jsonFlag()}, Action: runHooksUninstall},
+			{Name: "status", Usage: "show which hooks are installed", Flags: []cli.Flag{jsonFlag()}, Action: runHooksStatus},
 			{Name: "session-start", Hidden: true, Usage: "what agents' session-start hooks run: says which commit memory describes",
 				Flags: []cli.Flag{&cli.StringFlag{Name: "agent", Usage: "the agent whose hook output format to use"}}, Action: runHooksSessionStart},
 			{Name: "run", Hidden: true, Usage: "what the hooks run (records the request, catches memory up)", Action: runHooksRun, SkipFlagParsing: true},
 		},
-		Flags:  []cli.Flag{jsonFlag},
+		Flags:  []cli.Flag{jsonFlag()},
 		Action: runHooksStatus,
 	}
 }

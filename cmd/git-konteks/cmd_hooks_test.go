@@ -27,6 +27,7 @@ func waitForMemory(t *testing.T, r *testgit.Repo, want string) {
 }
 
 func TestHooksKeepMemoryCurrent(t *testing.T) {
+	t.Parallel()
 	r := mixedRepo(t)
 	// A user hook in a core.hooksPath directory must be kept and restored.
 	hooksDir := filepath.Join(r.Dir, ".githooks")
@@ -116,6 +117,7 @@ func TestHooksKeepMemoryCurrent(t *testing.T) {
 }
 
 func TestHookNeverFailsCommit(t *testing.T) {
+	t.Parallel()
 	r := mixedRepo(t)
 	run(t, r.Dir, "hooks", "install")
 	// Corrupt memory: the background extraction fails, the commit must not.

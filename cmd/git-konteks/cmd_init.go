@@ -24,7 +24,7 @@ func initCommand() *cli.Command {
 		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "no-hooks", Usage: "do not install hooks"},
 			&cli.BoolFlag{Name: "no-fetch", Usage: "do not fetch remote memory"},
-			jsonFlag,
+			jsonFlag(),
 		}, agentFlags()...),
 		Action: runInit,
 	}

@@ -20,6 +20,7 @@ import (
 // session-start hook says which commit memory describes, and
 // `init --agent NAME --remove` restores every file byte for byte.
 func TestInitAgent(t *testing.T) {
+	t.Parallel()
 	for _, name := range agent.Names() {
 		t.Run(name, func(t *testing.T) {
 			r := testgit.New(t)

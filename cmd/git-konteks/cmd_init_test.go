@@ -11,6 +11,7 @@ import (
 )
 
 func TestInitSetsUpHooksSharingAndMemory(t *testing.T) {
+	t.Parallel()
 	seed := mixedRepo(t)
 	remote := filepath.Join(t.TempDir(), "remote.git")
 	seed.Git("clone", "-q", "--bare", seed.Dir, remote)

@@ -30,6 +30,7 @@ func monorepo(t *testing.T) *testgit.Repo {
 // name, and -C opens the repository from its directory without entering
 // it (so paths given to the command are read from there).
 func TestGlobalOptionsBeforeOrAfterCommand(t *testing.T) {
+	t.Parallel()
 	r := monorepo(t)
 	head := r.Git("rev-parse", "HEAD")
 	for _, args := range [][]string{
@@ -69,6 +70,7 @@ func TestGlobalOptionsBeforeOrAfterCommand(t *testing.T) {
 
 // A mistyped flag is answered with the nearest flags of the command.
 func TestUnknownFlagDidYouMean(t *testing.T) {
+	t.Parallel()
 	r := monorepo(t)
 	for _, tc := range []struct {
 		args []string
@@ -96,6 +98,7 @@ func TestUnknownFlagDidYouMean(t *testing.T) {
 // work") is passed after --, which ends the options; typed without it,
 // the error says so instead of only calling it an unknown flag.
 func TestTaskStartingWithDash(t *testing.T) {
+	t.Parallel()
 	r := monorepo(t)
 	task := "--hidden does not work"
 	_, errOut, err := runInProcess(r.Dir, "", "recall", task)
@@ -122,6 +125,7 @@ func TestTaskStartingWithDash(t *testing.T) {
 
 // `recall -` and `context -` read the task from standard input.
 func TestTaskFromStdin(t *testing.T) {
+	t.Parallel()
 	r := monorepo(t)
 	out, errOut, err := runInProcess(r.Dir, "retry a failed API request\n", "recall", "--json", "-")
 	var res recallJSONOut
@@ -139,6 +143,7 @@ func TestTaskFromStdin(t *testing.T) {
 // restricted to it, `show` and `skeleton` take a path from it; paths from
 // the top still work.
 func TestPathsRelativeToCurrentDirectory(t *testing.T) {
+	t.Parallel()
 	r := monorepo(t)
 	api := filepath.Join(r.Dir, "services", "api")
 

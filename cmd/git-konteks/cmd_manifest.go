@@ -17,7 +17,7 @@ func manifestCommand(g *GlobalOptions) *cli.Command {
 	return &cli.Command{
 		Name:   "manifest",
 		Usage:  "print the manifest of the current memory",
-		Flags:  []cli.Flag{jsonFlag},
+		Flags:  []cli.Flag{jsonFlag()},
 		Action: func(c *cli.Context) error { return runManifest(c.Context, g) },
 	}
 }

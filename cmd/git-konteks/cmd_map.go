@@ -39,7 +39,7 @@ func overviewCommand(g *GlobalOptions) *cli.Command {
 			"you are in), or from the top of the repository when no such directory is there.\n" +
 			"Without DIR: the repository's top directory.",
 		ArgsUsage: "[DIR]",
-		Flags:     []cli.Flag{jsonFlag},
+		Flags:     []cli.Flag{jsonFlag()},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 1 {
 				return cli.Exit("usage: git konteks overview [DIR]", 2)
@@ -97,7 +97,7 @@ func skeletonCommand(g *GlobalOptions) *cli.Command {
 		Name:      "skeleton",
 		Usage:     "show a code file at a glance: imports, then each symbol's signature and first doc sentence",
 		ArgsUsage: "PATH",
-		Flags:     []cli.Flag{jsonFlag},
+		Flags:     []cli.Flag{jsonFlag()},
 		Action: func(c *cli.Context) error {
 			return runSkeleton(c.Context, g, c.Args().Slice())
 		},
@@ -143,7 +143,7 @@ func graphCommand(g *GlobalOptions) *cli.Command {
 		Name:      "graph",
 		Usage:     "show an entity (file, symbol, directory) and its neighbours: what it defines, imports, and what imports it; a symbol's callees and callers",
 		ArgsUsage: "NAME",
-		Flags:     []cli.Flag{jsonFlag, &cli.IntFlag{Name: "limit", Value: 10, Destination: &opts.Limit, Usage: "at most `N` matching entities"}},
+		Flags:     []cli.Flag{jsonFlag(), &cli.IntFlag{Name: "limit", Value: 10, Destination: &opts.Limit, Usage: "at most `N` matching entities"}},
 		Action: func(c *cli.Context) error {
 			return runGraph(c.Context, opts, g, c.Args().Slice())
 		},

@@ -34,6 +34,7 @@ func changedSummaries(t *testing.T, r *testgit.Repo, rep extractReport) []string
 }
 
 func TestSkeletonAndOverview(t *testing.T) {
+	t.Parallel()
 	r := mixedRepo(t)
 	extractJSON(t, r.Dir)
 	want := `import sync
@@ -69,6 +70,7 @@ func New() *Store  // New returns an empty store.
 }
 
 func TestSummariesRefreshOnlyAlongTheChangedPath(t *testing.T) {
+	t.Parallel()
 	r := testgit.New(t)
 	r.WriteFiles(map[string]string{
 		"README.md":      "# Project\n\nThe project root.\n",
@@ -124,6 +126,7 @@ func TestSummariesRefreshOnlyAlongTheChangedPath(t *testing.T) {
 }
 
 func TestWideDirectoriesAreSampled(t *testing.T) {
+	t.Parallel()
 	r := testgit.New(t)
 	for i := 0; i < 40; i++ {
 		r.Write(fmt.Sprintf("wide/f%02d.md", i), fmt.Sprintf("# File %d\n\nFile number %d of the wide directory.\n", i, i))
@@ -173,6 +176,7 @@ func TestWideDirectoriesAreSampled(t *testing.T) {
 }
 
 func TestGraphImportsAndStaleRows(t *testing.T) {
+	t.Parallel()
 	r := mixedRepo(t)
 	r.WriteFiles(map[string]string{
 		"py/pkg/__init__.py": "",
@@ -212,6 +216,7 @@ func TestGraphImportsAndStaleRows(t *testing.T) {
 }
 
 func TestProjectPortraitAndModules(t *testing.T) {
+	t.Parallel()
 	r := mixedRepo(t)
 	r.WriteFiles(map[string]string{
 		"web/package.json":         `{"name":"mixed-web","version":"0.3.0","description":"The web client","scripts":{"build":"vite build","test":"vitest"},"dependencies":{"react":"^18"},"main":"app.js"}`,

@@ -51,7 +51,7 @@ func mcpCommand() *cli.Command {
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "client", Required: true, Usage: "`CLIENT`: " + strings.Join(agent.Names(), ", ")},
 				&cli.BoolFlag{Name: "write", Usage: "write it into the client's configuration file"},
-				jsonFlag,
+				jsonFlag(),
 			},
 			Action: runMCPConfig,
 		}},

@@ -66,6 +66,7 @@ func startMCP(t *testing.T, dir string, args []string, opts *sdk.ClientOptions, 
 // with --repo at a non-repository: it keeps serving, and every tool says
 // what is wrong and what to do.
 func TestMCPOutsideRepository(t *testing.T) {
+	t.Parallel()
 	plain := t.TempDir()
 	missing := filepath.Join(plain, "no", "such", "dir")
 	for _, args := range [][]string{{"mcp"}, {"-C", missing, "mcp"}, {"mcp", "--repo", plain}} {
@@ -99,6 +100,7 @@ func TestMCPOutsideRepository(t *testing.T) {
 // clients do; the client's roots name the repository, and the server
 // serves it.
 func TestMCPRoots(t *testing.T) {
+	t.Parallel()
 	r := mcpRepo(t)
 	run(t, r.Dir, "extract")
 	cs := startMCP(t, t.TempDir(), []string{"mcp"}, nil,
@@ -119,6 +121,7 @@ func TestMCPRoots(t *testing.T) {
 // TestMCPEmptyRepository: a repository without a commit, then one with a
 // commit but no memory yet: each tool says what to do next.
 func TestMCPEmptyRepository(t *testing.T) {
+	t.Parallel()
 	r := testgit.New(t)
 	cs := startMCP(t, r.Dir, []string{"mcp"}, nil)
 	for tool, a := range map[string]map[string]any{
@@ -156,6 +159,7 @@ func TestMCPEmptyRepository(t *testing.T) {
 // TestMCPBadArguments gives every kind of wrong argument; each is a tool
 // error in words, naming the argument and what it should be.
 func TestMCPBadArguments(t *testing.T) {
+	t.Parallel()
 	r := mcpRepo(t)
 	run(t, r.Dir, "extract")
 	cs := startMCP(t, r.Dir, []string{"mcp"}, nil)
@@ -225,6 +229,7 @@ func (p *progressLog) all() []string {
 // extraction from the command line), so the first recall builds the index
 // and the client, which gave a progress token, hears of it.
 func TestMCPColdIndexProgress(t *testing.T) {
+	t.Parallel()
 	r := mcpRepo(t)
 	pl := newProgressLog()
 	cs := startMCP(t, r.Dir, []string{"mcp"}, &sdk.ClientOptions{ProgressNotificationHandler: pl.handler})
@@ -258,6 +263,7 @@ func TestMCPColdIndexProgress(t *testing.T) {
 // reported progress: the call ends, memory is not written, and the server
 // serves on.
 func TestMCPCancel(t *testing.T) {
+	t.Parallel()
 	r := testgit.New(t)
 	for i := range 1500 {
 		r.Write(fmt.Sprintf("pkg%02d/file%04d.go", i%30, i), fmt.Sprintf("package pkg%02d\n\n// F%d does thing %d.\nfunc F%d(a, b int) int {\n\treturn a*%d + b\n}\n", i%30, i, i, i, i))
@@ -313,6 +319,7 @@ func TestMCPCancel(t *testing.T) {
 // TestMCPResources lists and reads every kind of resource, and hears of
 // changes when memory moves.
 func TestMCPResources(t *testing.T) {
+	t.Parallel()
 	r := mcpRepo(t)
 	run(t, r.Dir, "extract")
 	var mu sync.Mutex
@@ -442,6 +449,7 @@ func TestMCPResources(t *testing.T) {
 // without it a request is refused, with it the SDK client works; a
 // non-loopback address is refused unless asked for.
 func TestMCPHTTP(t *testing.T) {
+	t.Parallel()
 	r := mcpRepo(t)
 	run(t, r.Dir, "extract")
 	cmd := exec.Command(binary, "mcp", "--http", "127.0.0.1:0")

@@ -119,6 +119,7 @@ func mcpRepo(t *testing.T) *testgit.Repo {
 // finding memories, bad arguments, concurrent calls, and a refresh after a
 // commit.
 func TestMCPServer(t *testing.T) {
+	t.Parallel()
 	r := mcpRepo(t)
 	head := r.Git("rev-parse", "HEAD")
 	cs := mcpClient(t, r.Dir)
@@ -519,6 +520,7 @@ func getPrompt(t *testing.T, cs *sdk.ClientSession, name string, args map[string
 // TestMCPConfig prints and writes each client's configuration, keeping
 // what the files already hold.
 func TestMCPConfig(t *testing.T) {
+	t.Parallel()
 	r := mcpRepo(t)
 	codexHome := t.TempDir()
 	home := t.TempDir()

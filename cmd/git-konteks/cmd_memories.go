@@ -40,7 +40,7 @@ func memoriesCommand(g *GlobalOptions) *cli.Command {
 		&cli.StringFlag{Name: "kind", Destination: &listOpts.Kind, Usage: "only this `KIND`"},
 		&cli.BoolFlag{Name: "diary", Destination: &listOpts.Diary, Usage: "list diary entries instead"},
 		&cli.BoolFlag{Name: "all", Destination: &listOpts.All, Usage: "include forgotten and superseded entries"},
-		jsonFlag,
+		jsonFlag(),
 	}
 	list := func(c *cli.Context) error { return runMemoriesList(c.Context, listOpts, g, c.Args().Slice()) }
 	return &cli.Command{
@@ -55,7 +55,7 @@ func memoriesCommand(g *GlobalOptions) *cli.Command {
 			},
 			{
 				Name: "show", Usage: "show one entry", ArgsUsage: "ID",
-				Flags:  []cli.Flag{jsonFlag},
+				Flags:  []cli.Flag{jsonFlag()},
 				Action: func(c *cli.Context) error { return runMemoriesShow(c.Context, g, c.Args().Slice()) },
 			},
 			{
@@ -63,12 +63,12 @@ func memoriesCommand(g *GlobalOptions) *cli.Command {
 				Description: "Checks every live memory that cites code against the commit memory describes.\n" +
 					"With konteks.memories.expire set to N, uncited memories older than N days are listed\n" +
 					"as expired (recall no longer returns them; `memories confirm ID` renews one).",
-				Flags:  []cli.Flag{&cli.BoolFlag{Name: "all", Destination: &verifyOpts.All, Usage: "also list fresh and uncited memories"}, jsonFlag},
+				Flags:  []cli.Flag{&cli.BoolFlag{Name: "all", Destination: &verifyOpts.All, Usage: "also list fresh and uncited memories"}, jsonFlag()},
 				Action: func(c *cli.Context) error { return runMemoriesVerify(c.Context, verifyOpts, g, c.Args().Slice()) },
 			},
 			{
 				Name: "confirm", Usage: "re-cite a memory against the current code (it supersedes the old entry)", ArgsUsage: "ID",
-				Flags:  []cli.Flag{jsonFlag},
+				Flags:  []cli.Flag{jsonFlag()},
 				Action: func(c *cli.Context) error { return runMemoriesConfirm(c.Context, g, c.Args().Slice()) },
 			},
 			{
@@ -81,7 +81,7 @@ func memoriesCommand(g *GlobalOptions) *cli.Command {
 					"remote this clone shares memory with, so no commit reachable from a memory ref\n" +
 					"holds the text. Clones that fetched it earlier keep its objects until they gc.",
 				Flags: []cli.Flag{&cli.StringFlag{Name: "reason", Destination: &forgetOpts.Reason, Usage: "why it no longer holds", Required: true},
-					&cli.BoolFlag{Name: "purge", Destination: &forgetOpts.Purge, Usage: "delete the text from memory and its history, here and on the remotes"}, jsonFlag},
+					&cli.BoolFlag{Name: "purge", Destination: &forgetOpts.Purge, Usage: "delete the text from memory and its history, here and on the remotes"}, jsonFlag()},
 				Action: func(c *cli.Context) error { return runMemoriesForget(c.Context, forgetOpts, g, c.Args().Slice()) },
 			},
 		},

@@ -13,7 +13,7 @@ func projectCommand(g *GlobalOptions) *cli.Command {
 	return &cli.Command{
 		Name:   "project",
 		Usage:  "show the project portrait: what it is, languages, packages, entry points, scripts, modules",
-		Flags:  []cli.Flag{jsonFlag},
+		Flags:  []cli.Flag{jsonFlag()},
 		Action: func(c *cli.Context) error { return runProject(c.Context, g) },
 	}
 }

@@ -18,7 +18,7 @@ func pushCommand() *cli.Command {
 			"fresh clone fetches is about the size of the current memory. Says \"nothing to\n" +
 			"push\" when the remote already has this memory.",
 		ArgsUsage: "[REMOTE]",
-		Flags:     []cli.Flag{jsonFlag},
+		Flags:     []cli.Flag{jsonFlag()},
 		Action:    runPush,
 	}
 }

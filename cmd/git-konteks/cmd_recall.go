@@ -56,7 +56,7 @@ func recallCommand(g *GlobalOptions) *cli.Command {
 			&cli.BoolFlag{Name: "files", Destination: &opts.Files, Usage: "answer with files: one per line, ranked by their best section, with their best sections and why"},
 			&cli.StringSliceFlag{Name: "path", Destination: paths, Usage: "only paths matching `GLOB`, read from the current directory (*, **, ?; no slash: a name at any depth; /GLOB: from the top); !GLOB excludes; repeatable"},
 			&cli.StringFlag{Name: "tests", Value: recall.TestsInclude, Destination: &opts.Tests, Usage: "test code: include, exclude or `only`"},
-			jsonFlag,
+			jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			opts.Paths = paths.Value()

@@ -10,6 +10,7 @@ import (
 // and in --json, and a task nothing matches gets no hit, only "no good
 // match in memory".
 func TestRecallEvidence(t *testing.T) {
+	t.Parallel()
 	r := mcpRepo(t)
 	run(t, r.Dir, "extract")
 	out := run(t, r.Dir, "recall", "get the value stored for a key")

@@ -86,6 +86,7 @@ func recallJSON(t *testing.T, dir string, args ...string) []recallJSONHit {
 }
 
 func TestRecallCommand(t *testing.T) {
+	t.Parallel()
 	r := recallRepo(t)
 	head := r.Git("rev-parse", "HEAD")
 	if _, errOut, err := tryRun(r.Dir, nil, "recall", "backoff"); err == nil || !strings.Contains(errOut, "git konteks extract") {
@@ -137,6 +138,7 @@ func TestRecallCommand(t *testing.T) {
 // A provider that is down does not stop recall: it answers lexically and
 // says so on stderr.
 func TestRecallCommandProviderDown(t *testing.T) {
+	t.Parallel()
 	r := recallRepo(t)
 	r.Git("config", "konteks.embed.provider", "ollama")
 	r.Git("config", "konteks.embed.url", "http://127.0.0.1:9") // discard port: nothing listens
@@ -159,6 +161,7 @@ func TestRecallCommandProviderDown(t *testing.T) {
 }
 
 func TestContextCommand(t *testing.T) {
+	t.Parallel()
 	r := recallRepo(t)
 	extractJSON(t, r.Dir)
 	out := run(t, r.Dir, "context", "make retries wait longer after each failure")
@@ -196,6 +199,7 @@ func TestContextCommand(t *testing.T) {
 // matches the task (where exactly the learned ranker decides), and that
 // every output says why it is there.
 func TestRecallShowsCompanions(t *testing.T) {
+	t.Parallel()
 	r := recallRepo(t)
 	for i := 0; i < 3; i++ {
 		r.Write("fetch/fetch.go", recallFetchGo+fmt.Sprintf("\n// revision %d\n", i))
@@ -243,6 +247,7 @@ func TestRecallShowsCompanions(t *testing.T) {
 // its best sections and why; JSON objects with --json) and the --path and
 // --tests filters, and that a bad filter is a usage error.
 func TestRecallFilesAndFilters(t *testing.T) {
+	t.Parallel()
 	r := recallRepo(t)
 	r.Write("fetch/fetch_test.go", "package fetch\n\nimport \"testing\"\n\n// TestBackoff checks the wait before the next attempt.\nfunc TestBackoff(t *testing.T) {}\n")
 	r.Commit("test backoff")

@@ -34,7 +34,7 @@ func rememberCommand(g *GlobalOptions) *cli.Command {
 			&cli.StringSliceFlag{Name: "path", Usage: "a source `PATH` it is about (repeatable)"},
 			&cli.StringFlag{Name: "supersedes", Usage: "`ID` of a memory this one replaces"},
 			&cli.StringFlag{Name: "scope", Usage: "`SCOPE`: " + durable.ScopeRepository + " (a fact about the repository) or " + durable.ScopePersonal + " (your preference)"},
-			jsonFlag,
+			jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			opts.Kind, opts.Supersedes, opts.Scope = c.String("kind"), c.String("supersedes"), c.String("scope")
@@ -65,7 +65,7 @@ func diaryCommand(g *GlobalOptions) *cli.Command {
 		ArgsUsage: `"entry"`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "subject", Destination: &opts.Subject, Usage: "what the entry is about"},
-			jsonFlag,
+			jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			return runDiary(c.Context, opts, g, c.Args().Slice())

@@ -19,6 +19,7 @@ func listMemories(t *testing.T, dir string, args ...string) []durable.Item {
 }
 
 func TestRememberListShowForget(t *testing.T) {
+	t.Parallel()
 	r := mixedRepo(t)
 	// Memories can be saved before any extraction.
 	out := run(t, r.Dir, "remember", "--kind", "decision", "--tag", "store", "The store stays in memory: internal/store/store.go must not touch disk, see `Store.Put`")
@@ -94,6 +95,7 @@ func TestRememberListShowForget(t *testing.T) {
 }
 
 func TestRecallFindsDurableMemories(t *testing.T) {
+	t.Parallel()
 	r := mixedRepo(t)
 	extractJSON(t, r.Dir)
 	run(t, r.Dir, "remember", "--kind", "constraint", "Never persist the store to disk: the latency budget forbids fsync")

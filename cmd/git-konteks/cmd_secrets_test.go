@@ -49,6 +49,7 @@ func needles(t *testing.T, s secret.Sample) []string {
 // package.json scripts) and in commit messages, extracts, and scans every
 // object reachable from the memory refs, zstd frames decoded.
 func TestNoCredentialReachesMemory(t *testing.T) {
+	t.Parallel()
 	r := testgit.New(t)
 	samples := secret.Samples()
 	kinds := map[string]bool{}

@@ -39,7 +39,7 @@ func sessionCommand(g *GlobalOptions) *cli.Command {
 					&cli.StringFlag{Name: "agent", Destination: &ingest.Agent, Usage: "`NAME` of the agent that wrote the transcript: " + strings.Join(session.Agents, ", ") + " (default: detected)"},
 					&cli.BoolFlag{Name: "keep-raw", Destination: &ingest.KeepRaw, Usage: "also keep the conversation's text in the record (redacted, at most 8 KB)"},
 					&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Destination: &ingest.Quiet, Usage: "print nothing on success (for hooks)"},
-					jsonFlag,
+					jsonFlag(),
 				},
 				Action: func(c *cli.Context) error {
 					return runSessionIngest(c.Context, ingest, g, c.Args().Slice())
@@ -47,14 +47,14 @@ func sessionCommand(g *GlobalOptions) *cli.Command {
 			},
 			{
 				Name: "list", Usage: "list the session records (newest first)",
-				Flags: []cli.Flag{jsonFlag},
+				Flags: []cli.Flag{jsonFlag()},
 				Action: func(c *cli.Context) error {
 					return runSessionList(c.Context, g, c.Args().Slice())
 				},
 			},
 			{
 				Name: "show", Usage: "show one session record and the memories it produced", ArgsUsage: "ID",
-				Flags: []cli.Flag{jsonFlag},
+				Flags: []cli.Flag{jsonFlag()},
 				Action: func(c *cli.Context) error {
 					return runSessionShow(c.Context, g, c.Args().Slice())
 				},

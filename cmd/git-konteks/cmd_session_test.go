@@ -67,6 +67,7 @@ func runStdin(t *testing.T, dir, stdin string, args ...string) (string, string, 
 // met and the agent's words — ingests them (the raw conversation kept
 // too) and finds none in any object of memory.
 func TestSessionNoCredentialReachesMemory(t *testing.T) {
+	t.Parallel()
 	r := testgit.New(t)
 	r.Write("deploy/deploy.sh", "#!/bin/sh\nexit 0\n")
 	r.Commit("deploy script")
@@ -120,6 +121,7 @@ func TestSessionNoCredentialReachesMemory(t *testing.T) {
 // ingestion of the same transcript writes nothing; list and show; a
 // hostile input changes nothing; the setting that turns it off.
 func TestSessionIngestCLI(t *testing.T) {
+	t.Parallel()
 	r := testgit.New(t)
 	r.WriteFiles(map[string]string{"client/http.go": "package client\n\nfunc Do() error { return nil }\n", "client/retry.go": "package client\n"})
 	r.Commit("client")
@@ -214,6 +216,7 @@ func verify(t *testing.T, dir string) map[string]durable.Freshness {
 // function changes, fresh again once confirmed, and obsolete when the
 // function is gone; recall says so and ranks it lower.
 func TestMemoryCitesFunction(t *testing.T) {
+	t.Parallel()
 	r := testgit.New(t)
 	r.Git("config", "konteks.embed.provider", "none")
 	src := "package parser\n\n// Parse reads a document.\nfunc Parse(b []byte) int {\n\treturn len(b)\n}\n\n// Other does something else.\nfunc Other() int {\n\treturn 1\n}\n"
@@ -281,6 +284,7 @@ func TestMemoryCitesFunction(t *testing.T) {
 // constraint one person stated in an agent session is returned by a
 // teammate's recall for a related task after a plain git fetch.
 func TestTeamLearnsFromSession(t *testing.T) {
+	t.Parallel()
 	remote, _ := teamRemote(t)
 	clones := map[string]*testgit.Repo{}
 	for _, name := range []string{"ana", "ben", "cai"} {
@@ -342,6 +346,7 @@ func TestTeamLearnsFromSession(t *testing.T) {
 // TestWhySaysWhichSession: a commit an ingested session made points to
 // its record, so why and history name the task that produced the line.
 func TestWhySaysWhichSession(t *testing.T) {
+	t.Parallel()
 	r := testgit.New(t)
 	r.Git("config", "konteks.embed.provider", "none")
 	r.Write("lib/rate.go", "package lib\n\n// Limit says how many requests a client may send.\nfunc Limit() int { return 10 }\n")

@@ -44,6 +44,7 @@ func cloneOf(t *testing.T, remote, name string) *testgit.Repo {
 // memory must not break git fetch or git pull (the refspec has a wildcard
 // source), and a teammate's later push arrives with the next plain fetch.
 func TestPlainGitWorksBeforeAndAfterMemory(t *testing.T) {
+	t.Parallel()
 	remote, _ := teamRemote(t)
 	a := cloneOf(t, remote, "a")
 	run(t, a.Dir, "init", "--no-hooks")
@@ -79,6 +80,7 @@ func TestPlainGitWorksBeforeAndAfterMemory(t *testing.T) {
 // old refspec goes, the teammate's memory is merged, and git fetch works
 // against a remote without that ref.
 func TestFormatOneRemoteIsMigrated(t *testing.T) {
+	t.Parallel()
 	remote, _ := teamRemote(t)
 	old := cloneOf(t, remote, "old")
 	run(t, old.Dir, "remember", "--kind", "fact", "Memory saved with the old format")
@@ -126,6 +128,7 @@ func TestFormatOneRemoteIsMigrated(t *testing.T) {
 // turn; after the first round no run makes a merge commit, and the shared
 // memory stays the default branch's.
 func TestSyncOnDifferentHeadsSettles(t *testing.T) {
+	t.Parallel()
 	remote, _ := teamRemote(t)
 	a := cloneOf(t, remote, "a")
 	b := cloneOf(t, remote, "b")
@@ -161,6 +164,7 @@ func TestSyncOnDifferentHeadsSettles(t *testing.T) {
 // hook run for the fetched refs (a clone upgraded from a version that
 // installed a reference-transaction hook loses it).
 func TestPlainFetchMergesOnRead(t *testing.T) {
+	t.Parallel()
 	remote, _ := teamRemote(t)
 	a := cloneOf(t, remote, "a")
 	run(t, a.Dir, "init")
@@ -275,6 +279,7 @@ func sshKey(t *testing.T, principal string) (key, allowed string) {
 // purging author's signing key; the commit messages never held it; the
 // teammate cannot purge the author's memory themselves.
 func TestPurgeLeavesNoReachableCopy(t *testing.T) {
+	t.Parallel()
 	const needle = "aws_secret_hint purge-needle-7f3a9"
 	remote, _ := teamRemote(t)
 	a := cloneOf(t, remote, "a")
@@ -350,6 +355,7 @@ func TestPurgeLeavesNoReachableCopy(t *testing.T) {
 // format 1 did) is squashed to konteks.history.keep by gc, and status
 // --size reports it against the source.
 func TestGCBoundsOldHistory(t *testing.T) {
+	t.Parallel()
 	remote, _ := teamRemote(t)
 	a := cloneOf(t, remote, "a")
 	run(t, a.Dir, "extract")
@@ -402,6 +408,7 @@ func TestGCBoundsOldHistory(t *testing.T) {
 // (testdata/format1) is rebuilt once on the first extraction, keeps its
 // durable memories, tombstones and skills, and loses its long chain.
 func TestFormatOneMemoryIsCarriedOver(t *testing.T) {
+	t.Parallel()
 	r := testgit.New(t)
 	bundle, err := filepath.Abs("../../testdata/format1/memory.bundle")
 	if err != nil {
@@ -449,6 +456,7 @@ func TestFormatOneMemoryIsCarriedOver(t *testing.T) {
 // takes it, leaves both sides' memory readable and complete; the next
 // push finishes the work.
 func TestKillDuringSquashedPush(t *testing.T) {
+	t.Parallel()
 	remote, _ := teamRemote(t)
 	a := cloneOf(t, remote, "a")
 	run(t, a.Dir, "init", "--no-hooks")
@@ -486,6 +494,7 @@ func TestKillDuringSquashedPush(t *testing.T) {
 // runner leaves it), and recall in the linked worktree leaves out files
 // its HEAD does not have and says why.
 func TestLinkedWorktreeNeverAnswersFromAnotherBranch(t *testing.T) {
+	t.Parallel()
 	r := testgit.New(t)
 	r.Write("billing/invoice.go", "package billing\n\n// Invoice totals a customer's monthly charges.\nfunc Invoice() int { return 0 }\n")
 	r.Write("billing/refund.go", "package billing\n\n// Refund returns a customer's monthly charges.\nfunc Refund() int { return 0 }\n")
@@ -550,6 +559,7 @@ func waitUntil(t *testing.T, what string, cond func() bool, logs ...*testgit.Rep
 // one clone extracting and pushing, teammates' memory arriving with plain
 // git fetch and pull, recall hybrid throughout, and nothing lost.
 func TestTeamWalkthrough(t *testing.T) {
+	t.Parallel()
 	remote, _ := teamRemote(t)
 	ci, b, c := cloneOf(t, remote, "ci"), cloneOf(t, remote, "b"), cloneOf(t, remote, "c")
 	for _, r := range []*testgit.Repo{ci, b, c} {

@@ -25,7 +25,7 @@ func showCommand(g *GlobalOptions) *cli.Command {
 		Usage:     "show the memory record of one file (its sections with anchors and line ranges), or one section of it with PATH#ANCHOR",
 		ArgsUsage: "PATH[#ANCHOR]",
 		Flags: []cli.Flag{
-			jsonFlag,
+			jsonFlag(),
 			&cli.BoolFlag{Name: "content", Destination: &opts.Content, Usage: "print each section's content too"},
 		},
 		Action: func(c *cli.Context) error {

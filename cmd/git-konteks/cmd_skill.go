@@ -36,7 +36,7 @@ func skillCommand(g *GlobalOptions) *cli.Command {
 	var addOpts skillAddOptions
 	var listOpts skillListOptions
 	var removeOpts skillRemoveOptions
-	listFlags := []cli.Flag{&cli.BoolFlag{Name: "all", Destination: &listOpts.All, Usage: "include removed skills"}, jsonFlag}
+	listFlags := []cli.Flag{&cli.BoolFlag{Name: "all", Destination: &listOpts.All, Usage: "include removed skills"}, jsonFlag()}
 	list := func(c *cli.Context) error { return runSkillList(c.Context, listOpts, g, c.Args().Slice()) }
 	return &cli.Command{
 		Name:  "skill",
@@ -49,16 +49,16 @@ func skillCommand(g *GlobalOptions) *cli.Command {
 			{
 				Name: "add", Usage: "add or update a skill from a SKILL.md file, a directory holding one, or - for stdin",
 				ArgsUsage: "PATH|-",
-				Flags:     []cli.Flag{&cli.StringFlag{Name: "name", Destination: &addOpts.Name, Usage: "the skill's `NAME` when the front matter has none"}, jsonFlag},
+				Flags:     []cli.Flag{&cli.StringFlag{Name: "name", Destination: &addOpts.Name, Usage: "the skill's `NAME` when the front matter has none"}, jsonFlag()},
 				Action:    func(c *cli.Context) error { return runSkillAdd(c.Context, addOpts, g, c.Args().Slice()) },
 			},
 			{Name: "list", Usage: "list the skills in memory", Flags: listFlags, Action: list},
-			{Name: "show", Usage: "print a skill as its SKILL.md document", ArgsUsage: "NAME", Flags: []cli.Flag{jsonFlag},
+			{Name: "show", Usage: "print a skill as its SKILL.md document", ArgsUsage: "NAME", Flags: []cli.Flag{jsonFlag()},
 				Action: func(c *cli.Context) error { return runSkillShow(c.Context, g, c.Args().Slice()) }},
 			{
 				Name: "remove", Usage: "remove a skill (a tombstone that travels to other clones)", ArgsUsage: "NAME",
 				Flags: []cli.Flag{&cli.StringFlag{Name: "reason", Destination: &removeOpts.Reason, Usage: "why it is removed"},
-					&cli.BoolFlag{Name: "purge", Destination: &removeOpts.Purge, Usage: "delete every version's text from memory and its history, here and on the remotes"}, jsonFlag},
+					&cli.BoolFlag{Name: "purge", Destination: &removeOpts.Purge, Usage: "delete every version's text from memory and its history, here and on the remotes"}, jsonFlag()},
 				Action: func(c *cli.Context) error { return runSkillRemove(c.Context, removeOpts, g, c.Args().Slice()) },
 			},
 		},

@@ -42,6 +42,7 @@ func skillNames(ss []durable.Skill) string {
 }
 
 func TestSkillAddListShowRemove(t *testing.T) {
+	t.Parallel()
 	r := mixedRepo(t)
 	r.Write("skills/deploy/SKILL.md", deploySkill)
 	r.Write("review.md", "---\nname: code-review\ndescription: Review a change for tests and naming.\n---\nRead the diff twice.\n")
@@ -138,6 +139,7 @@ func TestSkillAddListShowRemove(t *testing.T) {
 // TestSkillMergeAcrossClones: two clones change the same skill; after
 // push and fetch both hold every version and agree on the newest.
 func TestSkillMergeAcrossClones(t *testing.T) {
+	t.Parallel()
 	seed := mixedRepo(t)
 	remote := filepath.Join(t.TempDir(), "remote.git")
 	seed.Git("clone", "-q", "--bare", seed.Dir, remote)

@@ -31,7 +31,7 @@ func statusCommand(g *GlobalOptions) *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "skipped", Destination: &opts.Skipped, Usage: "list every path the gate skipped, with its reason"},
 			&cli.BoolFlag{Name: "size", Destination: &opts.Size, Usage: "also measure memory's size on disk against the source repository's (walks history)"},
-			jsonFlag,
+			jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {

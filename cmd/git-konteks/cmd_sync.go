@@ -17,7 +17,7 @@ func syncCommand() *cli.Command {
 		ArgsUsage: "[REMOTE]",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "no-extract", Usage: "do not run a changed extraction before pushing"},
-			jsonFlag,
+			jsonFlag(),
 		},
 		Action: runSync,
 	}

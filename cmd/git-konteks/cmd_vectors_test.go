@@ -19,6 +19,7 @@ import (
 // every later question was lexical-only and told the user to run an
 // extraction that could not fix it.
 func TestHooksKeepVectorRecall(t *testing.T) {
+	t.Parallel()
 	r := recallRepo(t)
 	run(t, r.Dir, "hooks", "install")
 	r.Write("fetch/jitter.go", "package fetch\n\n// Jitter spreads the retries of many clients apart with randomness.\nfunc Jitter() {}\n")

@@ -23,7 +23,7 @@ func whyCommand(g *GlobalOptions) *cli.Command {
 		Name:      "why",
 		Usage:     "the commits that shaped a file, a symbol or lines, most relevant first (follows renames, skips formatting)",
 		ArgsUsage: "PATH[:LINE[-END]|#ANCHOR]",
-		Flags: []cli.Flag{jsonFlag,
+		Flags: []cli.Flag{jsonFlag(),
 			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Value: 10, Destination: &opts.Limit, Usage: "most commits to show"}},
 		Action: func(c *cli.Context) error {
 			return runWhy(c.Context, opts, g, c.Args().Slice())

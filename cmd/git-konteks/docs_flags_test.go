@@ -14,6 +14,7 @@ import (
 // it cannot drift from the code: this test fails when they differ, and
 // with KONTEKS_UPDATE_DOCS=1 rewrites the table.
 func TestDocsListEveryFlag(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join("..", "..", "docs", "cli.md")
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -45,6 +46,7 @@ func TestDocsListEveryFlag(t *testing.T) {
 // its name. The parser gives every command both; this checks that each
 // command the docs mark with --json declares it, and the reverse.
 func TestJSONAndDirClaims(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +62,7 @@ func TestJSONAndDirClaims(t *testing.T) {
 				continue
 			}
 			path := append(append([]string{}, parent...), c.Name)
-			hasJSON := slices.Contains(c.Flags, cli.Flag(jsonFlag))
+			hasJSON := slices.ContainsFunc(c.Flags, isJSONFlag)
 			if len(c.Subcommands) > 0 {
 				walk(c.Subcommands, path)
 				if len(c.Flags) == 0 {

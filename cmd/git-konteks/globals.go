@@ -236,7 +236,7 @@ func isCommand(argv []string, name string) bool {
 // shared --json.
 func definesFlag(flags []cli.Flag, name string) bool {
 	for _, f := range flags {
-		if f == jsonFlag {
+		if isJSONFlag(f) {
 			continue
 		}
 		for _, n := range f.Names() {

@@ -9,6 +9,7 @@ import (
 // TestGraphCommandFromCache: `graph NAME` answers the same whether it
 // builds the graph cache, reads it, or finds it missing or damaged.
 func TestGraphCommandFromCache(t *testing.T) {
+	t.Parallel()
 	r := mixedRepo(t)
 	r.Commit("mixed")
 	extractJSON(t, r.Dir)

@@ -149,7 +149,7 @@ func flagHint(where, typed string, flags []cli.Flag) string {
 	}
 	var names []string
 	for _, f := range flags {
-		if f == jsonFlag {
+		if isJSONFlag(f) {
 			continue
 		}
 		names = append(names, f.Names()...)

@@ -93,7 +93,7 @@ func newApp(g *GlobalOptions) *cli.App {
 		// the manual page.
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "C", Usage: "run as if started in `DIR` (paths given to the command are relative to it)"},
-			jsonFlag,
+			jsonFlag(),
 		},
 		Commands: []*cli.Command{
 			initCommand(),
@@ -128,7 +128,17 @@ func newApp(g *GlobalOptions) *cli.App {
 
 // jsonFlag is declared by every command that prints JSON, for its -h;
 // the value is read once, wherever it stands, into GlobalOptions.JSON.
-var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON"}
+// Each command tree gets its own: urfave/cli writes to a flag while it
+// parses, and two command trees may run at once in one process.
+func jsonFlag() *cli.BoolFlag {
+	return &cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON"}
+}
+
+// isJSONFlag reports whether f is the shared --json (jsonFlag).
+func isJSONFlag(f cli.Flag) bool {
+	b, ok := f.(*cli.BoolFlag)
+	return ok && b.Name == "json"
+}
 
 // printJSON writes v as indented JSON to stdout.
 func printJSON(c *cli.Context, v any) error {

@@ -77,6 +77,7 @@ func runnableBlocks(path string) ([]readmeBlock, error) {
 // walk-through's team part uses a bare repository beside the clone, and
 // nothing may be pushed to or configured on the checkout the test runs in.
 func TestReadme(t *testing.T) {
+	t.Parallel()
 	blocks, err := runnableBlocks("../../README.md")
 	if err != nil {
 		t.Fatal(err)
@@ -172,6 +173,7 @@ var docLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
 // manual pages names a file that exists, so pages cannot point at pages
 // that were renamed or never written. Anchors (#...) are not checked.
 func TestDocLinks(t *testing.T) {
+	t.Parallel()
 	pages, err := filepath.Glob("../../docs/*.md")
 	if err != nil {
 		t.Fatal(err)
@@ -203,6 +205,7 @@ var configKey = regexp.MustCompile(`\bkonteks\.[a-zA-Z]+(\.[a-zA-Z]+)?`)
 // new key cannot go undocumented. A two-part name that begins longer keys
 // (konteks.embed) is a section, not a key.
 func TestReadmeConfigKeys(t *testing.T) {
+	t.Parallel()
 	keys := map[string]bool{}
 	err := filepath.WalkDir("../..", func(p string, d os.DirEntry, err error) error {
 		if err != nil {

@@ -210,7 +210,10 @@ func TestHostile(t *testing.T) {
 	var bomb bytes.Buffer
 	w := zlib.NewWriter(&bomb)
 	zeros := make([]byte, 1<<20)
-	for i := 0; i < 256; i++ { // 256 MB of zeros
+	// 20 MB of zeros: past the per-stream cut (maxStreamOut); its ten
+	// uses pass the per-document cut (maxTotalOut). A larger bomb only
+	// spends the test's time on compressing it.
+	for i := 0; i < (maxStreamOut>>20)+4; i++ {
 		w.Write(zeros)
 	}
 	w.Close()
