@@ -231,7 +231,13 @@ func runnerActive(t testing.TB, dir string) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(state, "runner.lock"))
+	return lockHolderAlive(filepath.Join(state, "runner.lock"))
+}
+
+// lockHolderAlive reports whether the lock file at p names a live
+// process other than this one.
+func lockHolderAlive(p string) bool {
+	b, err := os.ReadFile(p)
 	if err != nil {
 		return false
 	}

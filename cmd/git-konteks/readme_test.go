@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -131,39 +130,28 @@ func TestReadme(t *testing.T) {
 }
 
 // waitRunners waits (up to 60 s) until no hooks runner holds its lock in
-// any repository under root and none has a request pending.
+// any repository under root and none has a request pending. A request
+// whose runner has not yet taken its lock (or made the lock file) counts
+// as busy: the runner is about to write there. The lock is read, never
+// taken (see runnerActive).
 func waitRunners(t *testing.T, root string) {
-	locks, _ := filepath.Glob(filepath.Join(root, "*", ".git", "konteks", "runner.lock"))
+	states, _ := filepath.Glob(filepath.Join(root, "*", ".git", "konteks"))
 	deadline := time.Now().Add(scaled(60 * time.Second))
-	for _, p := range locks {
-		pending := filepath.Join(filepath.Dir(p), "pending")
+	for _, dir := range states {
+		lock, pending := filepath.Join(dir, "runner.lock"), filepath.Join(dir, "pending")
 		for {
-			if idle(p) {
+			if !lockHolderAlive(lock) {
 				if _, err := os.Stat(pending); err != nil {
 					break
 				}
 			}
 			if time.Now().After(deadline) {
-				t.Logf("a hooks runner is still busy in %s", filepath.Dir(p))
+				t.Logf("a hooks runner is still busy in %s", dir)
 				return
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
-}
-
-// idle reports whether the flock at p is free.
-func idle(p string) bool {
-	f, err := os.Open(p)
-	if err != nil {
-		return true
-	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		return false
-	}
-	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-	return true
 }
 
 // docLink is a Markdown link's target: [text](target).
