@@ -5,6 +5,7 @@
 #   make eval     recall quality on real git histories, development set (eval-test: the frozen test set,
 #                 eval-swebench: SWE-bench Lite); repositories in $KONTEKS_REPOS (make fetch-repos)
 #   make fuzz     run every fuzz target for FUZZTIME (60s) each
+#   make soak     the randomised soak and kill tests for SOAKTIME (10m) each
 #   make model    train the built-in static model (docs/model.md); repositories in $KONTEKS_TRAIN_REPOS
 
 GO        ?= go
@@ -17,8 +18,9 @@ BINDIR    := $(PREFIX)/bin
 MANDIR    := $(PREFIX)/share/man
 BENCH_SRC ?= $(shell $(GO) env GOROOT)/src
 FUZZTIME  ?= 60s
+SOAKTIME  ?= 10m
 
-.PHONY: all build man install run test vet fmt-check bench bench-go bench-extract bench-recall bench-mcp bench-hooks bench-history bench-growth bench-report bench-peers eval eval-test eval-swebench fetch-repos model ranker fuzz clean
+.PHONY: all build man install run test vet fmt-check bench bench-go bench-extract bench-recall bench-mcp bench-hooks bench-history bench-growth bench-report bench-peers eval eval-test eval-swebench fetch-repos model ranker fuzz soak clean
 
 # The evaluation and benchmark repositories (scripts/eval/repos.tsv) live in
 # $KONTEKS_REPOS; `make fetch-repos` clones them at their pinned commits.
@@ -135,6 +137,12 @@ ranker:
 
 fuzz:
 	scripts/fuzz.sh $(FUZZTIME)
+
+# The tests that run random sequences (three clones syncing, extractions
+# killed at random moments) make a short run in `make test`; here each
+# runs for SOAKTIME. The seed each logs replays it (KONTEKS_TEST_SEED).
+soak:
+	KONTEKS_SOAK=$(SOAKTIME) $(GO) test -race -count=1 -timeout 0 -v -run 'TestThreeClonesNeverLoseMemories|TestKillAtRandomPoints' ./share ./cmd/git-konteks
 
 clean:
 	rm -rf bin

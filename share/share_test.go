@@ -348,13 +348,11 @@ func TestThreeClonesNeverLoseMemories(t *testing.T) {
 	ctx := context.Background()
 	saved := map[string]bool{}
 	forgotten := map[string]bool{}
-	budget := 45 * time.Second
-	if testing.Short() {
-		budget = 10 * time.Second
-	}
+	// A short run here; `make soak` runs it for minutes.
+	budget, soaking := testgit.Soak(t, 8*time.Second)
 	deadline := time.Now().Add(budget)
 	rounds := 0
-	for ; rounds < 300 && time.Now().Before(deadline); rounds++ {
+	for ; (soaking || rounds < 300) && time.Now().Before(deadline); rounds++ {
 		c := clones[rng.Intn(len(clones))]
 		switch op := rng.Intn(8); op {
 		case 0, 1:

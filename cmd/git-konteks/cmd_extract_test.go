@@ -562,7 +562,10 @@ func TestKillAtRandomPoints(t *testing.T) {
 	}
 	t.Logf("seed %d (KONTEKS_TEST_SEED=%d replays these kill points)", seed, seed)
 	rng := rand.New(rand.NewSource(seed))
-	for round := 0; round < 6; round++ {
+	// Six kills here; `make soak` goes on for minutes.
+	budget, soaking := testgit.Soak(t, 0)
+	deadline := time.Now().Add(budget)
+	for round := 0; round < 6 || soaking && time.Now().Before(deadline); round++ {
 		cmd := exec.Command(binary, "extract", "--mode", "rebuild", "--workers", "1")
 		cmd.Dir = r.Dir
 		cmd.Env = append(testgit.Env(), "KONTEKS_CHECKPOINT_EVERY=25")

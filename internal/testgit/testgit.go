@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The test process itself is hermetic too: code under test runs in it
@@ -180,4 +181,21 @@ func Files(t testing.TB, dir string) map[string]string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// Soak is how long a randomised soak test runs: d, a short run that every
+// `go test` makes, unless KONTEKS_SOAK (a Go duration, which `make soak`
+// sets) asks for a longer one. soaking is true then: the test should
+// lift any cap on its rounds too.
+func Soak(t testing.TB, d time.Duration) (budget time.Duration, soaking bool) {
+	t.Helper()
+	if s := os.Getenv("KONTEKS_SOAK"); s != "" {
+		v, err := time.ParseDuration(s)
+		if err != nil || v <= 0 {
+			t.Fatalf("KONTEKS_SOAK=%q: want a positive Go duration such as 10m", s)
+		}
+		t.Logf("soaking for %v (KONTEKS_SOAK)", v)
+		return v, true
+	}
+	return d, false
 }
