@@ -1,6 +1,7 @@
 # git konteks — build, install, test, benchmark.
 #   make run      build, install, and extract memory for this repository
-#   make test     every test (gofmt, go vet, go test -race)
+#   make test     every test (gofmt, go vet, go test -race), the MCP server's against the official
+#                 inspector too (make inspector installs it with npm; Node 20 or later)
 #   make bench    Go benchmarks + extraction, recall and the MCP server on a large real tree
 #   make eval     recall quality on real git histories, development set (eval-test: the frozen test set,
 #                 eval-swebench: SWE-bench Lite); repositories in $KONTEKS_REPOS (make fetch-repos)
@@ -19,8 +20,14 @@ MANDIR    := $(PREFIX)/share/man
 BENCH_SRC ?= $(shell $(GO) env GOROOT)/src
 FUZZTIME  ?= 60s
 SOAKTIME  ?= 10m
+# The official MCP inspector (npm @modelcontextprotocol/inspector) at the
+# version scripts/inspector pins, installed by `make inspector` outside the
+# repository; `make test` runs it against `git konteks mcp`.
+INSPECTOR_VERSION := $(shell sed -n 's|.*"@modelcontextprotocol/inspector": *"\([^"]*\)".*|\1|p' scripts/inspector/package.json)
+INSPECTOR_DIR     ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/konteks/inspector-$(INSPECTOR_VERSION)
+INSPECTOR         := $(INSPECTOR_DIR)/node_modules/.bin/mcp-inspector
 
-.PHONY: all build man install run test vet fmt-check bench bench-go bench-extract bench-recall bench-mcp bench-hooks bench-history bench-growth bench-report bench-peers eval eval-test eval-swebench fetch-repos model ranker fuzz soak clean
+.PHONY: all build man install run test inspector vet fmt-check bench bench-go bench-extract bench-recall bench-mcp bench-hooks bench-history bench-growth bench-report bench-peers eval eval-test eval-swebench fetch-repos model ranker fuzz soak clean
 
 # The evaluation and benchmark repositories (scripts/eval/repos.tsv) live in
 # $KONTEKS_REPOS; `make fetch-repos` clones them at their pinned commits.
@@ -54,8 +61,25 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 
-test: fmt-check vet
-	$(GO) test -race -count=1 -timeout 20m ./...
+test: fmt-check vet inspector
+	KONTEKS_INSPECTOR=$(INSPECTOR) $(GO) test -race -count=1 -timeout 20m ./...
+
+# `npm ci` of scripts/inspector's lock into INSPECTOR_DIR, skipped when
+# that lock is installed there already. It installs into a new directory
+# and renames it into place, so an interrupted install is never taken for
+# a finished one (and one that another make finished first is kept).
+inspector:
+	@command -v npm >/dev/null 2>&1 || { echo "make inspector: npm not found; make test runs the official MCP inspector, which needs Node.js 20 or later with npm (https://nodejs.org)" >&2; exit 1; }
+	@if [ -x "$(INSPECTOR)" ] && cmp -s scripts/inspector/package-lock.json "$(INSPECTOR_DIR)/package-lock.json"; then exit 0; fi; \
+	echo "installing the MCP inspector $(INSPECTOR_VERSION) into $(INSPECTOR_DIR)"; \
+	mkdir -p "$(dir $(INSPECTOR_DIR))" && tmp=$$(mktemp -d "$(INSPECTOR_DIR).XXXXXX") && \
+	chmod 755 "$$tmp" && cp scripts/inspector/package.json scripts/inspector/package-lock.json "$$tmp"/ && \
+	(cd "$$tmp" && npm ci --no-audit --no-fund) || { rm -rf "$$tmp"; exit 1; }; \
+	if [ -x "$(INSPECTOR)" ] && cmp -s scripts/inspector/package-lock.json "$(INSPECTOR_DIR)/package-lock.json"; then \
+		rm -rf "$$tmp"; \
+	else \
+		rm -rf "$(INSPECTOR_DIR)" && mv "$$tmp" "$(INSPECTOR_DIR)"; \
+	fi
 
 bench: bench-go bench-extract bench-recall bench-mcp bench-history bench-growth bench-hooks
 
@@ -68,8 +92,8 @@ bench-extract: build
 bench-recall: build
 	scripts/bench-recall.sh $(BENCH_SRC) $(CURDIR)/bin/git-konteks
 
-bench-mcp: build
-	scripts/bench-mcp.sh $(BENCH_SRC) $(CURDIR)/bin/git-konteks
+bench-mcp: build inspector
+	KONTEKS_INSPECTOR_DIR=$(INSPECTOR_DIR) scripts/bench-mcp.sh $(BENCH_SRC) $(CURDIR)/bin/git-konteks
 
 # `git fetch` of 10,000 updated refs with the hooks installed against without.
 bench-hooks: build
