@@ -2,12 +2,15 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/konteks/git-konteks/durable"
@@ -92,9 +95,25 @@ func (s *Server) readResource(ctx context.Context, req *sdk.ReadResourceRequest)
 	uri := req.Params.URI
 	text, mime, err := s.resourceText(ctx, uri)
 	if err != nil {
-		return nil, err
+		return nil, resourceError(uri, err)
 	}
 	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: mime, Text: text}}}, nil
+}
+
+// resourceError is the answer to a resources/read that has nothing to
+// give: the protocol's resource-not-found error (the SDK's
+// CodeResourceNotFound) with the URI in its data, as the specification
+// asks, and err's message, which says why (no such file in memory, no
+// memory yet) and what to do. A plain error would go out with code 0.
+func resourceError(uri string, err error) error {
+	var we *jsonrpc.Error
+	if errors.As(err, &we) {
+		return err
+	}
+	data, _ := json.Marshal(struct {
+		URI string `json:"uri"`
+	}{uri})
+	return &jsonrpc.Error{Code: sdk.CodeResourceNotFound, Message: err.Error(), Data: data}
 }
 
 // resourceText renders the resource named by uri.
