@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/internal/killpoint"
 	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/memref"
 )
@@ -107,6 +108,7 @@ func ForgetPurge(repo *gitstore.Repo, id, reason string) (Item, error) {
 	if err != nil {
 		return saved, err
 	}
+	killpoint.At("purge-tombstoned")
 	return saved, deletePurged(repo)
 }
 
@@ -140,6 +142,7 @@ func RemoveSkillPurge(repo *gitstore.Repo, name, reason string) (Skill, error) {
 	if err != nil {
 		return saved, err
 	}
+	killpoint.At("purge-tombstoned")
 	return saved, deletePurged(repo)
 }
 
@@ -159,5 +162,8 @@ func deletePurged(repo *gitstore.Repo) error {
 		}
 		return nil
 	})
+	if err == nil {
+		killpoint.At("purge-rewritten")
+	}
 	return err
 }

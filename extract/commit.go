@@ -4,14 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"sort"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/internal/killpoint"
 	"github.com/konteks/git-konteks/manifest"
 	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/memref"
@@ -98,18 +96,8 @@ func (r *run) maybeCheckpoint() error {
 	}
 	r.sinceCk, r.sinceCkSize = 0, 0
 	r.checkpoints++
-	killHook(r.checkpoints)
+	killpoint.AfterCheckpoint(r.checkpoints)
 	return nil
-}
-
-// killHook lets tests kill the process with SIGKILL right after its n-th
-// checkpoint (KONTEKS_TEST_KILL_AFTER_CHECKPOINT=n): a real crash at a
-// known point, to prove that memory survives and resume finishes the work.
-func killHook(n int) {
-	if v := os.Getenv("KONTEKS_TEST_KILL_AFTER_CHECKPOINT"); v != "" && v == strconv.Itoa(n) {
-		syscall.Kill(os.Getpid(), syscall.SIGKILL)
-		select {}
-	}
 }
 
 // manifest builds the manifest of the memory as it stands.
@@ -238,6 +226,7 @@ func (r *run) commit() (*Result, error) {
 		if err := r.writer.Flush(); err != nil {
 			return nil, err
 		}
+		killpoint.At("extract-written")
 		err = r.repo.UpdateRef(memory.Ref, newCommit, parent, "konteks: "+m.Mode+" extraction")
 		if err == nil {
 			break
@@ -257,6 +246,7 @@ func (r *run) commit() (*Result, error) {
 		}
 		parent = tip
 	}
+	killpoint.At("extract-moved")
 	if wip, _ := r.repo.ReadRef(memory.WIPRef); !wip.IsZero() {
 		_ = r.repo.UpdateRef(memory.WIPRef, gitstore.ZeroHash, wip, "konteks: run complete")
 	}

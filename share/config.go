@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/internal/killpoint"
 	"github.com/konteks/git-konteks/memory"
 )
 
@@ -63,6 +64,7 @@ func migrateRemote(repo *gitstore.Repo, remote string, specs []string) (legacy b
 		if _, err := Merge(repo, h, remote); err != nil {
 			return legacy, fmt.Errorf("carry over memory of %s from %s: %w", remote, old, err)
 		}
+		killpoint.At("migrate-merged")
 		if err := repo.UpdateRef(old, gitstore.ZeroHash, h, "konteks: memory format 2 tracks "+TrackingRef(remote)); err != nil {
 			return legacy, err
 		}
@@ -70,6 +72,7 @@ func migrateRemote(repo *gitstore.Repo, remote string, specs []string) (legacy b
 	if !legacy {
 		return false, nil
 	}
+	killpoint.At("migrate-dropped")
 	if err := repo.RemoveFetchSpec(remote, legacyFetchSpec(remote)); err != nil {
 		return true, fmt.Errorf("remove the old memory refspec of %s: %w", remote, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/internal/killpoint"
 	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/memref"
 )
@@ -29,9 +30,10 @@ func GC(repo *gitstore.Repo, prune string) (GCResult, error) {
 	if res.Before, err = memref.MeasureSize(repo); err != nil {
 		return res, err
 	}
-	if _, err := squashLocal(repo, keep, "konteks: gc"); err != nil {
+	if _, err := squashLocal(repo, keep, "konteks: gc", "gc-squashed"); err != nil {
 		return res, err
 	}
+	killpoint.At("gc-moved")
 	remotes, err := repo.Remotes()
 	if err != nil {
 		return res, err
@@ -53,6 +55,7 @@ func GC(repo *gitstore.Repo, prune string) (GCResult, error) {
 			res.DroppedRemotes = append(res.DroppedRemotes, rm)
 		}
 	}
+	killpoint.At("gc-dropped")
 	if err := repo.RunGC(prune); err != nil {
 		return res, err
 	}
@@ -63,7 +66,9 @@ func GC(repo *gitstore.Repo, prune string) (GCResult, error) {
 // squashLocal cuts refs/konteks to its newest keep commits by
 // compare-and-swap, trying again when another writer moved it meanwhile.
 // It returns the memory commit refs/konteks ends at (zero without memory).
-func squashLocal(repo *gitstore.Repo, keep int, reason string) (gitstore.Hash, error) {
+// point names the test kill point between writing the squashed chain and
+// moving the ref (internal/killpoint).
+func squashLocal(repo *gitstore.Repo, keep int, reason, point string) (gitstore.Hash, error) {
 	for attempt := 0; ; attempt++ {
 		local, err := repo.ReadRef(memory.Ref)
 		if err != nil || local.IsZero() {
@@ -77,6 +82,7 @@ func squashLocal(repo *gitstore.Repo, keep int, reason string) (gitstore.Hash, e
 		if err := w.Flush(); err != nil {
 			return local, err
 		}
+		killpoint.At(point)
 		err = repo.UpdateRef(memory.Ref, next, local, reason)
 		if err == nil || !errors.Is(err, gitstore.ErrRefMoved) || attempt >= 4 {
 			return next, err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/internal/killpoint"
 	"github.com/konteks/git-konteks/memory"
 )
 
@@ -40,10 +41,12 @@ func Purge(repo *gitstore.Repo) (PurgeResult, error) {
 		}
 		res.Pushed = append(res.Pushed, rm)
 	}
+	killpoint.At("purge-pushed")
 	// Squash what is local now (push squashed it already when it ran).
-	if res.Commit, err = squashLocal(repo, 1, "konteks: purge rewrote memory history"); err != nil || res.Commit.IsZero() {
+	if res.Commit, err = squashLocal(repo, 1, "konteks: purge rewrote memory history", "purge-squashed"); err != nil || res.Commit.IsZero() {
 		return res, err
 	}
+	killpoint.At("purge-moved")
 	// A checkpoint of an interrupted run may hold the old tree.
 	if wip, err := repo.ReadRef(memory.WIPRef); err == nil && !wip.IsZero() {
 		_ = repo.UpdateRef(memory.WIPRef, gitstore.ZeroHash, wip, "konteks: purge")

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/internal/killpoint"
 	"github.com/konteks/git-konteks/manifest"
 	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/memref"
@@ -96,7 +96,7 @@ func push(repo *gitstore.Repo, remote string, keep int) (PushResult, error) {
 		if err := w.Flush(); err != nil {
 			return res, err
 		}
-		killPoint("push-squashed")
+		killpoint.At("push-squashed")
 		err = repo.PushLease(remote, send, RemoteRef, expect)
 		if errors.Is(err, gitstore.ErrDenied) && squashed {
 			// receive.denyNonFastForwards: send the unsquashed chain,
@@ -117,7 +117,7 @@ func push(repo *gitstore.Repo, remote string, keep int) (PushResult, error) {
 			return res, err
 		}
 		res.Pushed, res.Squashed, res.Commit = true, squashed, send
-		killPoint("push-sent")
+		killpoint.At("push-sent")
 		// The remote now holds send: record it as git push records
 		// refs/remotes/*, so local writes know it is shared.
 		if err := setRef(repo, tracking, send); err != nil {
@@ -163,16 +163,6 @@ func keepTheirs(repo *gitstore.Repo, remote string, local, expect gitstore.Hash)
 		return !h.IsZero() && isAncestor(repo, h, head.Hash)
 	}
 	return onDefault(tm.Manifest.SourceCommit) && !onDefault(om.Manifest.SourceCommit)
-}
-
-// killPoint lets tests kill the process with SIGKILL at a named point of a
-// push (KONTEKS_TEST_KILL_AT=name): a real crash where it hurts most, to
-// prove memory stays intact.
-func killPoint(name string) {
-	if os.Getenv("KONTEKS_TEST_KILL_AT") == name {
-		syscall.Kill(os.Getpid(), syscall.SIGKILL)
-		select {}
-	}
 }
 
 // sameTree reports whether memory commits a and b hold the same memory.
