@@ -506,6 +506,14 @@ func forget(repo *gitstore.Repo, id, reason string, purge bool) (Item, error) {
 		return Item{}, err
 	}
 	it, err := Find(items, id)
+	if purge && (err != nil || it.Status == StatusForgotten) {
+		// A purge interrupted after its tombstone was saved (its file may
+		// be deleted already): running it again finishes that purge
+		// rather than failing on an entry forgotten or gone.
+		if t, ok := ownPurge(repo, items, id); ok {
+			return t, nil
+		}
+	}
 	if err != nil {
 		return Item{}, err
 	}
@@ -515,6 +523,30 @@ func forget(repo *gitstore.Repo, id, reason string, purge bool) (Item, error) {
 	t := Entry{Type: TypeTombstone, Kind: it.Type, Forgets: it.ID, Reason: reason, Purge: purge}
 	saved, _, err := Save(repo, t)
 	return saved, err
+}
+
+// ownPurge finds the local author's purge tombstone of the entry whose id
+// starts with prefix, when exactly one entry matches.
+func ownPurge(repo *gitstore.Repo, items []Item, prefix string) (Item, bool) {
+	prefix = strings.ToLower(strings.TrimSpace(prefix))
+	if len(prefix) < 4 {
+		return Item{}, false
+	}
+	me := LocalAuthor(repo)
+	var found *Item
+	for i, it := range items {
+		if it.Type != TypeTombstone || !it.Purge || !strings.HasPrefix(it.Forgets, prefix) || !SameAuthor(it.Author, me) {
+			continue
+		}
+		if found != nil && found.Forgets != it.Forgets {
+			return Item{}, false // ambiguous
+		}
+		found = &items[i]
+	}
+	if found == nil {
+		return Item{}, false
+	}
+	return *found, true
 }
 
 func check(e Entry) error {

@@ -121,12 +121,12 @@ func RemoveSkillPurge(repo *gitstore.Repo, name, reason string) (Skill, error) {
 	}
 	// Versions by someone else would survive (PurgePaths): say so rather
 	// than report a purge that leaves their text.
+	me := LocalAuthor(repo)
 	if mem, err := memref.Read(repo, memory.Ref); err == nil && mem != nil {
 		vs, _, err := loadSkillVersions(repo, mem.Tree)
 		if err != nil {
 			return Skill{}, err
 		}
-		me := LocalAuthor(repo)
 		for _, v := range vs {
 			if v.Name == s.Name && v.Type != TypeTombstone && !SameAuthor(v.Author, me) {
 				return Skill{}, fmt.Errorf("%w: skill %s has a version by %s, and only its author can purge it; ask them to run `git konteks skill remove %s --purge`", ErrRejected, s.Name, v.Author, s.Name)
@@ -137,7 +137,10 @@ func RemoveSkillPurge(repo *gitstore.Repo, name, reason string) (Skill, error) {
 		if cur == nil {
 			return false, fmt.Errorf("%w: %s", ErrNoSkill, name)
 		}
-		return true, nil
+		// Our purge is the newest version already: a purge interrupted
+		// after it was saved, which this run finishes without a second
+		// purge version.
+		return !(cur.Type == TypeTombstone && cur.Purge && SameAuthor(cur.Author, me)), nil
 	}, "purge skill "+s.Name)
 	if err != nil {
 		return saved, err
