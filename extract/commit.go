@@ -100,6 +100,24 @@ func (r *run) maybeCheckpoint() error {
 	return nil
 }
 
+// dropFinishedCheckpoint deletes refs/konteks-wip when it is a checkpoint
+// of the run that wrote the current memory (same start, same target): a
+// run killed after moving refs/konteks and before deleting its checkpoint
+// leaves one, which status and the MCP server would report as an
+// interrupted run for as long as no other extraction completes.
+func (r *run) dropFinishedCheckpoint() {
+	if r.prev == nil || r.prev.Manifest == nil {
+		return
+	}
+	wip, err := memref.Read(r.repo, memory.WIPRef)
+	if err != nil || wip == nil || wip.Manifest == nil || wip.Manifest.Partial == nil {
+		return
+	}
+	if wip.Manifest.Started.Equal(r.prev.Manifest.Started) && wip.Manifest.Partial.Target == r.prev.Manifest.SourceCommit {
+		_ = r.repo.UpdateRef(memory.WIPRef, gitstore.ZeroHash, wip.Commit, "konteks: run complete")
+	}
+}
+
 // manifest builds the manifest of the memory as it stands.
 func (r *run) manifest() *manifest.Manifest {
 	// A checkpoint's manifest is made while workers still count what

@@ -193,6 +193,7 @@ func (r *run) do(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	r.prev = prev
+	r.dropFinishedCheckpoint()
 	r.requested = r.opt.Mode
 	mode := r.opt.Mode
 	switch mode {
