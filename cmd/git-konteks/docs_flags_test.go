@@ -58,7 +58,7 @@ func TestJSONAndDirClaims(t *testing.T) {
 	var walk func(cmds []*cli.Command, parent []string)
 	walk = func(cmds []*cli.Command, parent []string) {
 		for _, c := range cmds {
-			if c.Hidden {
+			if !documented(c, strings.Join(parent, " ")) {
 				continue
 			}
 			path := append(append([]string{}, parent...), c.Name)

@@ -36,25 +36,73 @@ func wireCLI(app *cli.App) {
 	app.OnUsageError = usageError
 	app.HideHelpCommand = true // `help` is the command below, listed like the others
 	guardSubcommands(app.Commands, "")
+	// Before any command runs (and so before urfave/cli would add its
+	// shared one), every command gets its `help` (subcommandHelp).
+	app.Before = func(*cli.Context) error {
+		addSubcommandHelp(app.Commands)
+		return nil
+	}
+}
+
+// addSubcommandHelp gives each command, and each of their subcommands,
+// its own `help` subcommand, as urfave/cli gives each one (`extract help`,
+// `hooks help install`) when it runs the command: once, however often it
+// is called. A command without subcommands of its own keeps the help
+// page of one (urfave/cli picks the page by the number of subcommands,
+// and adds its `help` only to the command it runs).
+func addSubcommandHelp(cmds []*cli.Command) {
+	for _, c := range cmds {
+		if c.HideHelp || c.Command("help") != nil {
+			continue
+		}
+		if len(c.Subcommands) == 0 && c.CustomHelpTemplate == "" {
+			c.CustomHelpTemplate = cli.CommandHelpTemplate
+		}
+		addSubcommandHelp(c.Subcommands)
+		c.Subcommands = append(c.Subcommands, subcommandHelp())
+	}
 }
 
 // The version printer is urfave/cli's package variable: set once, not
 // per app, so apps built concurrently (commands run in-process) do not
-// race on it.
+// race on it. So are --help and --version, which urfave/cli adds to every
+// app and command: they are wrapped once here (sharedFlag).
 func init() {
 	cli.VersionPrinter = func(c *cli.Context) { printVersion(c.App.Writer) }
+	bare := &cli.App{HideHelp: true}
+	bare.Setup()
+	urfaveHelp = bare.Action
+	if f, ok := cli.HelpFlag.(*cli.BoolFlag); ok {
+		cli.HelpFlag = sharedFlag{f}
+	}
+	if f, ok := cli.VersionFlag.(*cli.BoolFlag); ok {
+		cli.VersionFlag = sharedFlag{f}
+	}
+}
+
+// sharedFlag is a flag urfave/cli keeps in a package variable and hands
+// to every app (--help, --version). BoolFlag.Apply writes to the flag it
+// is called on (its default value), so two command lines parsed at once
+// in one process would write to the one flag: Apply works on a copy.
+type sharedFlag struct{ *cli.BoolFlag }
+
+// Apply registers a copy of the flag with set.
+func (f sharedFlag) Apply(set *flag.FlagSet) error {
+	c := *f.BoolFlag
+	return c.Apply(set)
 }
 
 // helpCommand is `git konteks help [COMMAND [SUBCOMMAND]]`; `--man` prints
 // the manual page (`make man`), built from the same definitions as -h.
 func helpCommand() *cli.Command {
+	var man bool
 	return &cli.Command{
 		Name:      "help",
 		Usage:     "show help for git konteks or for one command",
 		ArgsUsage: "[COMMAND [SUBCOMMAND]]",
-		Flags:     []cli.Flag{&cli.BoolFlag{Name: "man", Usage: "print the manual page (roff), as installed by make install"}},
+		Flags:     []cli.Flag{&cli.BoolFlag{Name: "man", Destination: &man, Usage: "print the manual page (roff), as installed by make install"}},
 		Action: func(c *cli.Context) error {
-			if c.Bool("man") {
+			if man {
 				return writeMan(c.App.Writer, c.App)
 			}
 			args := c.Args().Slice()
@@ -86,7 +134,7 @@ func guardSubcommands(cmds []*cli.Command, parent string) {
 			continue
 		}
 		guardSubcommands(cmd.Subcommands, path)
-		action, subs := cmd.Action, cmd.Subcommands
+		action, subs := cmd.Action, cmd.Subcommands[:len(cmd.Subcommands):len(cmd.Subcommands)]
 		cmd.Action = func(c *cli.Context) error {
 			if c.Args().Present() {
 				return unknownCommand(c.Args().First(), subs, path)
@@ -97,6 +145,37 @@ func guardSubcommands(cmds []*cli.Command, parent string) {
 			return action(c)
 		}
 	}
+}
+
+// subcommandHelp is `COMMAND help [SUBCOMMAND]`, what urfave/cli gives
+// every command, made per command: urfave/cli's own is one package
+// variable it appends to each command it runs and then writes to (its
+// help name, its flags), so two command lines run at once in one process
+// would write to the one value. It is urfave/cli's in all else, its
+// action included (urfaveHelp).
+func subcommandHelp() *cli.Command {
+	return &cli.Command{
+		Name:      "help",
+		Aliases:   []string{"h"},
+		Usage:     "Shows a list of commands or help for one command",
+		ArgsUsage: "[command]",
+		// Not urfave/cli's shared `help` under it either.
+		HideHelpCommand: true,
+		Action:          urfaveHelp,
+	}
+}
+
+// urfaveHelp is the action of urfave/cli's help command, which it gives
+// an app without an action of its own (taken once, in init: Setup writes
+// to the app it sets up).
+var urfaveHelp cli.ActionFunc
+
+// documented reports whether the command (a subcommand of parent, "" at
+// the top) has a section in the manual page and rows in the flag table:
+// it is not hidden, nor a command's `help` (subcommandHelp, which -h
+// lists as urfave/cli always has).
+func documented(c *cli.Command, parent string) bool {
+	return !c.Hidden && (parent == "" || c.Name != "help")
 }
 
 // usageError reports a flag the command does not know, or a bad flag
@@ -292,7 +371,7 @@ func writeMan(w io.Writer, app *cli.App) error {
 	var walk func(cmds []*cli.Command, parent string)
 	walk = func(cmds []*cli.Command, parent string) {
 		for _, c := range cmds {
-			if c.Hidden {
+			if !documented(c, parent) {
 				continue
 			}
 			name := strings.TrimSpace(parent + " " + c.Name)
@@ -429,7 +508,7 @@ func flagTable(app *cli.App) string {
 	var walk func(cmds []*cli.Command, parent string)
 	walk = func(cmds []*cli.Command, parent string) {
 		for _, c := range cmds {
-			if c.Hidden {
+			if !documented(c, parent) {
 				continue
 			}
 			name := strings.TrimSpace(parent + " " + c.Name)
