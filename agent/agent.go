@@ -45,19 +45,44 @@ type Env struct {
 
 // DefaultEnv is the environment of this process for the repository.
 func DefaultEnv(repo, gitDir, binary string) (Env, error) {
-	home, err := os.UserHomeDir()
+	return EnvOf(os.Getenv, repo, gitDir, binary)
+}
+
+// EnvOf is the environment the variables getenv reads describe, for the
+// repository: a caller (a command run in-process) can wire agents for
+// another home without changing the process's environment.
+func EnvOf(getenv func(string) string, repo, gitDir, binary string) (Env, error) {
+	home, err := homeDir(getenv)
 	if err != nil {
 		return Env{}, fmt.Errorf("no home directory to find the agents' configuration in: %w", err)
 	}
-	cfg := os.Getenv("XDG_CONFIG_HOME")
+	cfg := getenv("XDG_CONFIG_HOME")
 	if cfg == "" {
 		cfg = filepath.Join(home, ".config")
 	}
-	codex := os.Getenv("CODEX_HOME")
+	codex := getenv("CODEX_HOME")
 	if codex == "" {
 		codex = filepath.Join(home, ".codex")
 	}
 	return Env{Repo: repo, GitDir: gitDir, Binary: binary, Home: home, ConfigDir: cfg, CodexHome: codex}, nil
+}
+
+// homeDir is os.UserHomeDir over getenv's variables.
+func homeDir(getenv func(string) string) (string, error) {
+	v := "HOME"
+	switch runtime.GOOS {
+	case "windows":
+		v = "USERPROFILE"
+	case "plan9":
+		v = "home"
+	}
+	if h := getenv(v); h != "" {
+		return h, nil
+	}
+	if runtime.GOOS == "android" || runtime.GOOS == "ios" {
+		return os.UserHomeDir() // it knows these systems' defaults
+	}
+	return "", fmt.Errorf("$%s is not defined", v)
 }
 
 // An Agent is one coding agent and what wiring it takes.
