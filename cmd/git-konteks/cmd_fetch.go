@@ -3,13 +3,20 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/konteks/git-konteks/share"
 )
 
-func fetchCommand() *cli.Command {
+// fetchOptions are fetch's flags.
+type fetchOptions struct {
+	ForgetRemote bool
+}
+
+func fetchCommand(g *GlobalOptions) *cli.Command {
+	var opts fetchOptions
 	return &cli.Command{
 		Name:      "fetch",
 		Usage:     "fetch a remote's memory and merge it into refs/konteks",
@@ -22,22 +29,21 @@ func fetchCommand() *cli.Command {
 			"Memory that fails its checks is refused and skipped until the remote's memory changes;\n" +
 			"--forget-remote drops it.",
 		Flags: []cli.Flag{jsonFlag(),
-			&cli.BoolFlag{Name: "forget-remote", Usage: "drop the remote's fetched memory (refs/konteks-remotes/REMOTE/main) and its refusal, without fetching"}},
-		Action: runFetch,
+			&cli.BoolFlag{Name: "forget-remote", Destination: &opts.ForgetRemote, Usage: "drop the remote's fetched memory (refs/konteks-remotes/REMOTE/main) and its refusal, without fetching"}},
+		Action: func(c *cli.Context) error { return runFetch(c.Context, opts, g, c.Args().Slice()) },
 	}
 }
 
-func runFetch(c *cli.Context) error {
-	g := globalsOf(c)
-	repo, remote, err := openRemote(c)
+func runFetch(ctx context.Context, opts fetchOptions, g *GlobalOptions, args []string) error {
+	repo, remote, err := openRemote(g, "fetch", args)
 	if err != nil {
 		return err
 	}
-	if c.Bool("forget-remote") {
+	if opts.ForgetRemote {
 		if err := share.ForgetRemote(repo, remote); err != nil {
 			return err
 		}
-		fmt.Fprintf(c.App.Writer, "dropped the memory fetched from %s; local memory is unchanged\n", remote)
+		fmt.Fprintf(g.Stdout, "dropped the memory fetched from %s; local memory is unchanged\n", remote)
 		return nil
 	}
 	out, err := share.Fetch(repo, remote)
@@ -47,20 +53,19 @@ func runFetch(c *cli.Context) error {
 	if out.Result != share.UpToDate && out.Result != share.NoRemote {
 		// Merged memory is searchable when the command returns: the index
 		// is updated from the memory diff (see indexMemory).
-		if _, err := indexMemory(context.Background(), repo, nil); err != nil {
+		if _, err := indexMemory(ctx, repo, nil); err != nil {
 			fmt.Fprintf(g.Stderr, "warning: search index not updated (recall will): %v\n", err)
 		}
 		g.warmInBackground(repo, "fetch")
 	}
 	if g.JSON {
-		return printJSON(c, out)
+		return g.printJSON(out)
 	}
-	printOutcome(c, out)
+	printOutcome(g.Stdout, out)
 	return nil
 }
 
-func printOutcome(c *cli.Context, out share.Outcome) {
-	w := c.App.Writer
+func printOutcome(w io.Writer, out share.Outcome) {
 	switch out.Result {
 	case share.NoRemote:
 		fmt.Fprintf(w, "%s has no memory yet\n", out.Remote)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -8,7 +9,13 @@ import (
 	"github.com/konteks/git-konteks/share"
 )
 
-func gcCommand() *cli.Command {
+// gcOptions are gc's flags.
+type gcOptions struct {
+	Prune string
+}
+
+func gcCommand(g *GlobalOptions) *cli.Command {
+	var opts gcOptions
 	return &cli.Command{
 		Name:  "gc",
 		Usage: "keep memory's history within konteks.history.keep and let git reclaim the rest",
@@ -19,27 +26,26 @@ func gcCommand() *cli.Command {
 			"extractions already keep history short; gc is for memory written before that,\n" +
 			"or after konteks.history.keep was lowered.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "prune", Usage: "passed to git gc --prune (e.g. now)"},
+			&cli.StringFlag{Name: "prune", Destination: &opts.Prune, Usage: "passed to git gc --prune (e.g. now)"},
 			jsonFlag(),
 		},
-		Action: runGC,
+		Action: func(c *cli.Context) error { return runGC(c.Context, opts, g, c.Args().Slice()) },
 	}
 }
 
-func runGC(c *cli.Context) error {
-	g := globalsOf(c)
+func runGC(_ context.Context, opts gcOptions, g *GlobalOptions, _ []string) error {
 	repo, err := g.openRepo()
 	if err != nil {
 		return err
 	}
-	res, err := share.GC(repo, c.String("prune"))
+	res, err := share.GC(repo, opts.Prune)
 	if err != nil {
 		return err
 	}
 	if g.JSON {
-		return printJSON(c, res)
+		return g.printJSON(res)
 	}
-	w := c.App.Writer
+	w := g.Stdout
 	fmt.Fprintf(w, "memory history: %d -> %d commits", res.Before.Chain, res.After.Chain)
 	if len(res.DroppedRemotes) > 0 {
 		fmt.Fprintf(w, "; dropped memory of removed remotes %v", res.DroppedRemotes)

@@ -1,14 +1,16 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/konteks/git-konteks/share"
 )
 
-func pushCommand() *cli.Command {
+func pushCommand(g *GlobalOptions) *cli.Command {
 	return &cli.Command{
 		Name:  "push",
 		Usage: "push refs/konteks to a remote (fetching and merging first when the remote moved on)",
@@ -19,13 +21,13 @@ func pushCommand() *cli.Command {
 			"push\" when the remote already has this memory.",
 		ArgsUsage: "[REMOTE]",
 		Flags:     []cli.Flag{jsonFlag()},
-		Action:    runPush,
+		Action:    func(c *cli.Context) error { return runPush(c.Context, g, c.Args().Slice()) },
 	}
 }
 
-func runPush(c *cli.Context) error {
-	g := globalsOf(c)
-	repo, remote, err := openRemote(c)
+// runPush has no options of its own: push takes only --json.
+func runPush(_ context.Context, g *GlobalOptions, args []string) error {
+	repo, remote, err := openRemote(g, "push", args)
 	if err != nil {
 		return err
 	}
@@ -34,14 +36,13 @@ func runPush(c *cli.Context) error {
 		return err
 	}
 	if g.JSON {
-		return printJSON(c, res)
+		return g.printJSON(res)
 	}
-	printPush(c, res)
+	printPush(g.Stdout, g.Stderr, res)
 	return nil
 }
 
-func printPush(c *cli.Context, res share.PushResult) {
-	w := c.App.Writer
+func printPush(w, errw io.Writer, res share.PushResult) {
 	if !res.Pushed {
 		if res.Note != "" {
 			fmt.Fprintf(w, "nothing to push: %s\n", res.Note)
@@ -59,6 +60,6 @@ func printPush(c *cli.Context, res share.PushResult) {
 	}
 	fmt.Fprintln(w)
 	if res.Note != "" {
-		fmt.Fprintf(c.App.ErrWriter, "note: %s\n", res.Note)
+		fmt.Fprintf(errw, "note: %s\n", res.Note)
 	}
 }

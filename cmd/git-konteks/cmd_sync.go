@@ -10,16 +10,22 @@ import (
 	"github.com/konteks/git-konteks/share"
 )
 
-func syncCommand() *cli.Command {
+// syncOptions are sync's flags.
+type syncOptions struct {
+	NoExtract bool
+}
+
+func syncCommand(g *GlobalOptions) *cli.Command {
+	var opts syncOptions
 	return &cli.Command{
 		Name:      "sync",
 		Usage:     "fetch and merge a remote's memory, bring it to HEAD, and push it back",
 		ArgsUsage: "[REMOTE]",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "no-extract", Usage: "do not run a changed extraction before pushing"},
+			&cli.BoolFlag{Name: "no-extract", Destination: &opts.NoExtract, Usage: "do not run a changed extraction before pushing"},
 			jsonFlag(),
 		},
-		Action: runSync,
+		Action: func(c *cli.Context) error { return runSync(c.Context, opts, g, c.Args().Slice()) },
 	}
 }
 
@@ -31,9 +37,8 @@ type syncJSON struct {
 	Merges    int              `json:"merges"`
 }
 
-func runSync(c *cli.Context) error {
-	g := globalsOf(c)
-	repo, remote, err := openRemote(c)
+func runSync(ctx context.Context, opts syncOptions, g *GlobalOptions, args []string) error {
+	repo, remote, err := openRemote(g, "sync", args)
 	if err != nil {
 		return err
 	}
@@ -41,9 +46,9 @@ func runSync(c *cli.Context) error {
 	if res.Fetch, err = share.Fetch(repo, remote); err != nil {
 		return err
 	}
-	if !c.Bool("no-extract") {
+	if !opts.NoExtract {
 		if _, herr := repo.Resolve("HEAD"); herr == nil {
-			r, err := extract.Run(context.Background(), repo, extract.Options{ToolVersion: version})
+			r, err := extract.Run(ctx, repo, extract.Options{ToolVersion: version})
 			if err != nil {
 				return err
 			}
@@ -57,18 +62,18 @@ func runSync(c *cli.Context) error {
 	res.Pushed, res.Merges = res.Push.Pushed, res.Push.Merges
 	if res.Extracted || res.Fetch.Result != share.UpToDate && res.Fetch.Result != share.NoRemote {
 		// Searchable when the command returns (see indexMemory).
-		if _, err := indexMemory(context.Background(), repo, nil); err != nil {
+		if _, err := indexMemory(ctx, repo, nil); err != nil {
 			fmt.Fprintf(g.Stderr, "warning: search index not updated (recall will): %v\n", err)
 		}
 		g.warmInBackground(repo, "sync")
 	}
 	if g.JSON {
-		return printJSON(c, res)
+		return g.printJSON(res)
 	}
-	printOutcome(c, res.Fetch)
+	printOutcome(g.Stdout, res.Fetch)
 	if res.Extracted {
-		fmt.Fprintln(c.App.Writer, "brought memory to HEAD with a changed extraction")
+		fmt.Fprintln(g.Stdout, "brought memory to HEAD with a changed extraction")
 	}
-	printPush(c, res.Push)
+	printPush(g.Stdout, g.Stderr, res.Push)
 	return nil
 }

@@ -108,9 +108,9 @@ func newApp(g *GlobalOptions) *cli.App {
 			memoriesCommand(g),
 			sessionCommand(g),
 			skillCommand(g),
-			fetchCommand(),
-			pushCommand(),
-			syncCommand(),
+			fetchCommand(g),
+			pushCommand(g),
+			syncCommand(g),
 			hooksCommand(),
 			projectCommand(g),
 			overviewCommand(g),
@@ -119,7 +119,7 @@ func newApp(g *GlobalOptions) *cli.App {
 			mcpCommand(),
 			whyCommand(g),
 			historyCommand(g),
-			gcCommand(),
+			gcCommand(g),
 		},
 	}
 	wireCLI(app)

@@ -9,26 +9,25 @@ import (
 	"github.com/konteks/git-konteks/gitstore"
 )
 
-// openRemote opens the repository and picks the remote a sharing command
-// works with.
-func openRemote(c *cli.Context) (*gitstore.Repo, string, error) {
-	g := globalsOf(c)
+// openRemote opens the repository and picks the remote the sharing
+// command name works with, from its arguments.
+func openRemote(g *GlobalOptions, name string, args []string) (*gitstore.Repo, string, error) {
 	repo, err := g.openRepo()
 	if err != nil {
 		return nil, "", err
 	}
-	remote, err := pickRemote(c, repo)
+	remote, err := pickRemote(name, repo, args)
 	return repo, remote, err
 }
 
 // pickRemote returns the remote named on the command line, else "origin",
 // else the only remote.
-func pickRemote(c *cli.Context, repo *gitstore.Repo) (string, error) {
-	if c.NArg() > 1 {
-		return "", cli.Exit(fmt.Sprintf("usage: git konteks %s [REMOTE]", c.Command.Name), 2)
+func pickRemote(name string, repo *gitstore.Repo, args []string) (string, error) {
+	if len(args) > 1 {
+		return "", cli.Exit(fmt.Sprintf("usage: git konteks %s [REMOTE]", name), 2)
 	}
-	if c.NArg() == 1 {
-		return c.Args().First(), nil
+	if len(args) == 1 {
+		return args[0], nil
 	}
 	remotes, err := repo.Remotes()
 	if err != nil {
