@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,13 +16,20 @@ import (
 	"github.com/konteks/git-konteks/memref"
 )
 
-// agentFlags are the flags of `init` and `hooks install` that wire coding
-// agents (the same code path for both).
-func agentFlags() []cli.Flag {
+// agentOptions are the flags of `init` and `hooks install` that wire
+// coding agents (the same code path for both).
+type agentOptions struct {
+	Agents []string // --agent, repeatable
+	Remove bool
+}
+
+// agentFlags declares --agent, bound to agents (the command copies its
+// value into agentOptions.Agents when it runs), and --remove.
+func agentFlags(agents *cli.StringSlice, remove *bool) []cli.Flag {
 	return []cli.Flag{
-		&cli.StringSliceFlag{Name: "agent", Usage: "wire the coding agent `NAME` (" + strings.Join(agent.Names(), ", ") +
+		&cli.StringSliceFlag{Name: "agent", Destination: agents, Usage: "wire the coding agent `NAME` (" + strings.Join(agent.Names(), ", ") +
 			", or all-detected): its MCP configuration, its session hooks and a block in AGENTS.md/CLAUDE.md/GEMINI.md saying when to call recall; repeatable"},
-		&cli.BoolFlag{Name: "remove", Usage: "with --agent: undo what --agent wrote (a file untouched since gets back its bytes)"},
+		&cli.BoolFlag{Name: "remove", Destination: remove, Usage: "with --agent: undo what --agent wrote (a file untouched since gets back its bytes)"},
 	}
 }
 
@@ -31,7 +39,7 @@ func agentEnv(g *GlobalOptions, repo *gitstore.Repo) (agent.Env, error) {
 	if dir == "" {
 		return agent.Env{}, fmt.Errorf("--agent needs a work tree: agents read their files from the repository's top directory")
 	}
-	return agent.DefaultEnv(dir, repo.CommonDir, g.executable())
+	return agent.EnvOf(g.Getenv, dir, repo.CommonDir, g.executable())
 }
 
 // selectAgents resolves the --agent names (all-detected: the agents whose
@@ -102,8 +110,7 @@ func wireAgents(g *GlobalOptions, w io.Writer, repo *gitstore.Repo, names []stri
 // commit memory describes, in the hook output the agent reads (Claude
 // Code, Codex and Gemini CLI add hookSpecificOutput.additionalContext to
 // the conversation; the others show plain text).
-func runHooksSessionStart(c *cli.Context) error {
-	g := globalsOf(c)
+func runHooksSessionStart(_ context.Context, opts sessionStartOptions, g *GlobalOptions, _ []string) error {
 	// The agent writes its payload on stdin; nothing in it is needed, but
 	// it is read so the agent's write does not fail. A terminal (someone
 	// trying the hook by hand) is not waited on.
@@ -113,8 +120,8 @@ func runHooksSessionStart(c *cli.Context) error {
 		io.Copy(io.Discard, f)
 	}
 	text := sessionStartText(g)
-	w := c.App.Writer
-	switch c.String("agent") {
+	w := g.Stdout
+	switch opts.Agent {
 	case "claude", "codex", "gemini":
 		return json.NewEncoder(w).Encode(map[string]any{"hookSpecificOutput": map[string]any{
 			"hookEventName": "SessionStart", "additionalContext": text}})

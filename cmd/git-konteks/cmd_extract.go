@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"runtime/debug"
 	"sort"
 	"strconv"
@@ -22,7 +21,15 @@ import (
 	"github.com/konteks/git-konteks/recall"
 )
 
-func extractCommand() *cli.Command {
+// extractOptions are extract's flags.
+type extractOptions struct {
+	Mode, Rev     string
+	Workers       int
+	NoWait, Quiet bool
+}
+
+func extractCommand(g *GlobalOptions) *cli.Command {
+	var opts extractOptions
 	return &cli.Command{
 		Name:  "extract",
 		Usage: "extract memory from a commit and commit it under refs/konteks",
@@ -34,14 +41,14 @@ func extractCommand() *cli.Command {
 			"  resume   finish an interrupted run from its last checkpoint (refs/konteks-wip)\n" +
 			"  rebuild  discard derived memory and extract everything again; durable memories are kept",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "mode", Usage: "`MODE`: full, changed, resume or rebuild (default: changed if memory exists, else full)"},
-			&cli.StringFlag{Name: "rev", Value: "HEAD", Usage: "source `REVISION` to extract"},
-			&cli.IntFlag{Name: "workers", Usage: "sectioning workers", DefaultText: "number of CPUs"},
-			&cli.BoolFlag{Name: "no-wait", Usage: "fail instead of waiting when another extraction is running"},
-			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors"},
+			&cli.StringFlag{Name: "mode", Destination: &opts.Mode, Usage: "`MODE`: full, changed, resume or rebuild (default: changed if memory exists, else full)"},
+			&cli.StringFlag{Name: "rev", Value: "HEAD", Destination: &opts.Rev, Usage: "source `REVISION` to extract"},
+			&cli.IntFlag{Name: "workers", Destination: &opts.Workers, Usage: "sectioning workers", DefaultText: "number of CPUs"},
+			&cli.BoolFlag{Name: "no-wait", Destination: &opts.NoWait, Usage: "fail instead of waiting when another extraction is running"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Destination: &opts.Quiet, Usage: "print nothing but errors"},
 			jsonFlag(),
 		},
-		Action: runExtract,
+		Action: func(c *cli.Context) error { return runExtract(c.Context, opts, g, c.Args().Slice()) },
 	}
 }
 
@@ -52,36 +59,41 @@ func extractCommand() *cli.Command {
 const extractMemoryLimit = 256 << 20
 
 // boundMemory sets the extraction's soft memory limit, for when the
-// collector turns on (tuneGC).
-func boundMemory() {
-	if os.Getenv("GOMEMLIMIT") != "" {
+// collector turns on (tuneGC). The limit is the whole process's, so only
+// the program itself sets it (GlobalOptions.ownsProcess, set by main): a
+// caller running commands in-process (the tests run many at once) keeps
+// its own settings, which one command must neither change for the others
+// nor leave changed after it returns.
+func (g *GlobalOptions) boundMemory() {
+	// The runtime reads GOMEMLIMIT and GOGC from the process's
+	// environment, which is g.Getenv's in the program.
+	if !g.ownsProcess || g.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
 	gcLimit.Store(extractMemoryLimit)
-	if os.Getenv("GOGC") != "" {
+	if g.Getenv("GOGC") != "" {
 		debug.SetMemoryLimit(extractMemoryLimit) // tuneGC stood aside
 	}
 }
 
-func runExtract(c *cli.Context) error {
-	g := globalsOf(c)
-	boundMemory()
+func runExtract(ctx context.Context, opts extractOptions, g *GlobalOptions, _ []string) error {
+	g.boundMemory()
 	repo, err := g.openRepo()
 	if err != nil {
 		return err
 	}
-	ctx, stop := interruptible(c.Context)
+	ctx, stop := interruptible(ctx)
 	defer stop()
-	quiet, asJSON := c.Bool("quiet"), g.JSON
+	quiet, asJSON := opts.Quiet, g.JSON
 	opt := extract.Options{
-		Mode:        c.String("mode"),
-		Rev:         c.String("rev"),
-		Workers:     c.Int("workers"),
-		NoWait:      c.Bool("no-wait"),
+		Mode:        opts.Mode,
+		Rev:         opts.Rev,
+		Workers:     opts.Workers,
+		NoWait:      opts.NoWait,
 		ToolVersion: version,
 	}
 	// Checkpoint spacing is tunable for tests and very large repositories.
-	if n, err := strconv.Atoi(os.Getenv("KONTEKS_CHECKPOINT_EVERY")); err == nil && n > 0 {
+	if n, err := strconv.Atoi(g.Getenv("KONTEKS_CHECKPOINT_EVERY")); err == nil && n > 0 {
 		opt.CheckpointEvery = n
 	}
 	if !quiet {
@@ -118,14 +130,14 @@ func runExtract(c *cli.Context) error {
 	}
 	switch {
 	case asJSON:
-		return printJSON(c, extractOutput{
+		return g.printJSON(extractOutput{
 			Commit: res.Commit.String(), Previous: hashOrEmpty(res.Previous.String()),
 			UpToDate: res.UpToDate, Manifest: res.Manifest, Index: ixr.how,
 		})
 	case quiet:
 		return nil
 	}
-	printExtractSummary(c, res, ixr)
+	printExtractSummary(g.Stdout, res, ixr)
 	return nil
 }
 
@@ -171,8 +183,7 @@ func hashOrEmpty(h string) string {
 	return h
 }
 
-func printExtractSummary(c *cli.Context, res *extract.Result, ixr indexRun) {
-	w := c.App.Writer
+func printExtractSummary(w io.Writer, res *extract.Result, ixr indexRun) {
 	m := res.Manifest
 	if res.UpToDate {
 		fmt.Fprintf(w, "memory %s is up to date with %s\n", shortHash(res.Commit.String()), shortHash(m.SourceCommit))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os/exec"
@@ -13,7 +14,21 @@ import (
 	"github.com/konteks/git-konteks/hooks"
 )
 
-func hooksCommand() *cli.Command {
+// hooksInstallOptions are the flags of `hooks install`.
+type hooksInstallOptions struct {
+	agentOptions
+}
+
+// sessionStartOptions are the flags of `hooks session-start`.
+type sessionStartOptions struct {
+	Agent string
+}
+
+func hooksCommand(g *GlobalOptions) *cli.Command {
+	var installOpts hooksInstallOptions
+	var startOpts sessionStartOptions
+	agents := cli.NewStringSlice()
+	status := func(c *cli.Context) error { return runHooksStatus(c.Context, g, c.Args().Slice()) }
 	return &cli.Command{
 		Name:  "hooks",
 		Usage: "install, remove or inspect the git hooks that keep memory current",
@@ -25,15 +40,22 @@ func hooksCommand() *cli.Command {
 			"The background runner logs to $GIT_COMMON_DIR/konteks/log.",
 		Subcommands: []*cli.Command{
 			{Name: "install", Usage: "install the hooks (core.hooksPath is respected); --agent NAME also wires a coding agent's hooks, as init --agent does",
-				Flags: append([]cli.Flag{jsonFlag()}, agentFlags()...), Action: runHooksInstall},
-			{Name: "uninstall", Usage: "remove the hooks and restore the ones they chained to", Flags: []cli.Flag{jsonFlag()}, Action: runHooksUninstall},
-			{Name: "status", Usage: "show which hooks are installed", Flags: []cli.Flag{jsonFlag()}, Action: runHooksStatus},
+				Flags: append([]cli.Flag{jsonFlag()}, agentFlags(agents, &installOpts.Remove)...),
+				Action: func(c *cli.Context) error {
+					installOpts.Agents = agents.Value()
+					return runHooksInstall(c.Context, installOpts, g, c.Args().Slice())
+				}},
+			{Name: "uninstall", Usage: "remove the hooks and restore the ones they chained to", Flags: []cli.Flag{jsonFlag()},
+				Action: func(c *cli.Context) error { return runHooksUninstall(c.Context, g, c.Args().Slice()) }},
+			{Name: "status", Usage: "show which hooks are installed", Flags: []cli.Flag{jsonFlag()}, Action: status},
 			{Name: "session-start", Hidden: true, Usage: "what agents' session-start hooks run: says which commit memory describes",
-				Flags: []cli.Flag{&cli.StringFlag{Name: "agent", Usage: "the agent whose hook output format to use"}}, Action: runHooksSessionStart},
-			{Name: "run", Hidden: true, Usage: "what the hooks run (records the request, catches memory up)", Action: runHooksRun, SkipFlagParsing: true},
+				Flags:  []cli.Flag{&cli.StringFlag{Name: "agent", Destination: &startOpts.Agent, Usage: "the agent whose hook output format to use"}},
+				Action: func(c *cli.Context) error { return runHooksSessionStart(c.Context, startOpts, g, c.Args().Slice()) }},
+			{Name: "run", Hidden: true, Usage: "what the hooks run (records the request, catches memory up)", SkipFlagParsing: true,
+				Action: func(c *cli.Context) error { return runHooksRun(c.Context, g, c.Args().Slice()) }},
 		},
 		Flags:  []cli.Flag{jsonFlag()},
-		Action: runHooksStatus,
+		Action: status,
 	}
 }
 
@@ -50,24 +72,23 @@ func (g *GlobalOptions) executable() string {
 	return p
 }
 
-func runHooksInstall(c *cli.Context) error {
-	g := globalsOf(c)
+func runHooksInstall(_ context.Context, opts hooksInstallOptions, g *GlobalOptions, _ []string) error {
 	repo, err := g.openRepo()
 	if err != nil {
 		return err
 	}
-	if c.Bool("remove") || len(c.StringSlice("agent")) > 0 {
-		if len(c.StringSlice("agent")) == 0 {
+	if opts.Remove || len(opts.Agents) > 0 {
+		if len(opts.Agents) == 0 {
 			return cli.Exit("git-konteks: --remove undoes --agent: name the agent (--agent NAME)", 2)
 		}
-		w := c.App.Writer
+		w := g.Stdout
 		if g.JSON {
 			w = io.Discard
 		}
-		reps, err := wireAgents(g, w, repo, c.StringSlice("agent"), c.Bool("remove"))
-		if err != nil || c.Bool("remove") {
+		reps, err := wireAgents(g, w, repo, opts.Agents, opts.Remove)
+		if err != nil || opts.Remove {
 			if err == nil && g.JSON {
-				err = printJSON(c, map[string]any{"agents": reps})
+				err = g.printJSON(map[string]any{"agents": reps})
 			}
 			return err
 		}
@@ -77,16 +98,16 @@ func runHooksInstall(c *cli.Context) error {
 		}
 		warnWorkTreeHooks(g, repo, st)
 		if g.JSON {
-			return printJSON(c, map[string]any{"hooks": st, "agents": reps})
+			return g.printJSON(map[string]any{"hooks": st, "agents": reps})
 		}
-		return printHooks(c, st)
+		return printHooks(g, st)
 	}
 	st, err := hooks.Install(repo, g.executable())
 	if err != nil {
 		return err
 	}
 	warnWorkTreeHooks(g, repo, st)
-	return printHooks(c, st)
+	return printHooks(g, st)
 }
 
 // warnWorkTreeHooks says so when the hooks were written inside the work
@@ -102,8 +123,7 @@ func warnWorkTreeHooks(g *GlobalOptions, repo *gitstore.Repo, st []hooks.State) 
 	}
 }
 
-func runHooksUninstall(c *cli.Context) error {
-	g := globalsOf(c)
+func runHooksUninstall(_ context.Context, g *GlobalOptions, _ []string) error {
 	repo, err := g.openRepo()
 	if err != nil {
 		return err
@@ -112,11 +132,10 @@ func runHooksUninstall(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	return printHooks(c, st)
+	return printHooks(g, st)
 }
 
-func runHooksStatus(c *cli.Context) error {
-	g := globalsOf(c)
+func runHooksStatus(_ context.Context, g *GlobalOptions, _ []string) error {
 	repo, err := g.openRepo()
 	if err != nil {
 		return err
@@ -125,13 +144,12 @@ func runHooksStatus(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	return printHooks(c, st)
+	return printHooks(g, st)
 }
 
-func printHooks(c *cli.Context, st []hooks.State) error {
-	g := globalsOf(c)
+func printHooks(g *GlobalOptions, st []hooks.State) error {
 	if g.JSON {
-		return printJSON(c, st)
+		return g.printJSON(st)
 	}
 	for _, s := range st {
 		state := "not installed"
@@ -143,7 +161,7 @@ func printHooks(c *cli.Context, st []hooks.State) error {
 		case s.Foreign:
 			state = "not installed (another hook is there)"
 		}
-		fmt.Fprintf(c.App.Writer, "%-14s %s  %s\n", s.Name, state, s.Path)
+		fmt.Fprintf(g.Stdout, "%-14s %s  %s\n", s.Name, state, s.Path)
 	}
 	return nil
 }
@@ -151,14 +169,16 @@ func printHooks(c *cli.Context, st []hooks.State) error {
 // runHooksRun is what a hook starts in the background. It detaches from
 // the terminal's session, records the request and serves it. It always
 // exits 0: memory must never fail a git command.
-func runHooksRun(c *cli.Context) error {
-	g := globalsOf(c)
-	args := c.Args().Slice()
+func runHooksRun(_ context.Context, g *GlobalOptions, args []string) error {
 	if len(args) == 0 || !hooks.Wanted(args[0], args[1:]) {
 		return nil
 	}
-	syscall.Setsid()
-	boundMemory()
+	if g.ownsProcess {
+		// The session is the process's: a caller running this
+		// in-process keeps its own.
+		syscall.Setsid()
+	}
+	g.boundMemory()
 	repo, err := g.openRepo()
 	if err != nil {
 		return nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"time"
@@ -13,7 +14,15 @@ import (
 	"github.com/konteks/git-konteks/share"
 )
 
-func initCommand() *cli.Command {
+// initOptions are init's flags.
+type initOptions struct {
+	NoHooks, NoFetch bool
+	agentOptions
+}
+
+func initCommand(g *GlobalOptions) *cli.Command {
+	var opts initOptions
+	agents := cli.NewStringSlice()
 	return &cli.Command{
 		Name:  "init",
 		Usage: "set up memory for this repository: hooks, sharing with remotes, first extraction",
@@ -22,11 +31,14 @@ func initCommand() *cli.Command {
 			"remote without memory matches nothing, so `git fetch` keeps working), merges any memory\n" +
 			"the remotes already have, and extracts HEAD. Safe to run again.",
 		Flags: append([]cli.Flag{
-			&cli.BoolFlag{Name: "no-hooks", Usage: "do not install hooks"},
-			&cli.BoolFlag{Name: "no-fetch", Usage: "do not fetch remote memory"},
+			&cli.BoolFlag{Name: "no-hooks", Destination: &opts.NoHooks, Usage: "do not install hooks"},
+			&cli.BoolFlag{Name: "no-fetch", Destination: &opts.NoFetch, Usage: "do not fetch remote memory"},
 			jsonFlag(),
-		}, agentFlags()...),
-		Action: runInit,
+		}, agentFlags(agents, &opts.Remove)...),
+		Action: func(c *cli.Context) error {
+			opts.Agents = agents.Value()
+			return runInit(c.Context, opts, g, c.Args().Slice())
+		},
 	}
 }
 
@@ -47,31 +59,30 @@ type initRemote struct {
 	Error      string `json:"error,omitempty"` // why sharing or the fetch failed
 }
 
-func runInit(c *cli.Context) (err error) {
-	g := globalsOf(c)
+func runInit(ctx context.Context, opts initOptions, g *GlobalOptions, _ []string) (err error) {
 	repo, err := g.openRepo()
 	if err != nil {
 		return err
 	}
-	w := c.App.Writer
+	w := g.Stdout
 	js := initOutput{Hooks: []hooks.State{}, Remotes: []initRemote{}}
 	if g.JSON {
 		w = io.Discard
 		defer func() {
 			if err == nil {
-				err = printJSON(c, js)
+				err = g.printJSON(js)
 			}
 		}()
 	}
-	if c.Bool("remove") || len(c.StringSlice("agent")) > 0 {
-		if js.Agents, err = wireAgents(g, w, repo, c.StringSlice("agent"), c.Bool("remove")); err != nil || c.Bool("remove") {
-			if err == nil && len(c.StringSlice("agent")) == 0 {
+	if opts.Remove || len(opts.Agents) > 0 {
+		if js.Agents, err = wireAgents(g, w, repo, opts.Agents, opts.Remove); err != nil || opts.Remove {
+			if err == nil && len(opts.Agents) == 0 {
 				err = cli.Exit("git-konteks: --remove undoes --agent: name the agent (--agent NAME)", 2)
 			}
 			return err
 		}
 	}
-	if !c.Bool("no-hooks") {
+	if !opts.NoHooks {
 		st, err := hooks.Install(repo, g.executable())
 		if err != nil {
 			return err
@@ -107,7 +118,7 @@ func runInit(c *cli.Context) (err error) {
 		if added {
 			fmt.Fprintf(w, "sharing: `git fetch %s` now brings its memory into %s\n", rm, share.TrackingRef(rm))
 		}
-		if c.Bool("no-fetch") {
+		if opts.NoFetch {
 			continue
 		}
 		out, err := share.Fetch(repo, rm)
@@ -134,7 +145,7 @@ func runInit(c *cli.Context) (err error) {
 		return refused
 	}
 	t0 := time.Now()
-	ctx, stop := interruptible(c.Context)
+	ctx, stop := interruptible(ctx)
 	defer stop()
 	res, err := extract.Run(ctx, repo, extract.Options{ToolVersion: version})
 	if err != nil {

@@ -46,16 +46,30 @@ type GlobalOptions struct {
 	Executable string
 
 	argv []string // the command line as given, for messages
+
+	// ownsProcess is set by main alone: the command line is the whole
+	// process, so a command may change what is the process's (the
+	// garbage collector's memory limit, the session, os.Stdout). Commands
+	// run in-process (Main, the tests) leave those alone: the caller's
+	// other goroutines, other commands among them, share them.
+	ownsProcess bool
 }
 
 // Main runs git konteks with args (without the program name) on the given
 // streams and returns its exit status: the whole command line, in-process.
+// It changes no setting of the process (see ownsProcess).
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return newGlobals(stdin, stdout, stderr).run(ctx, args)
+}
+
+// newGlobals are the global options of a command line run on the given
+// streams, in the process's environment, by this executable.
+func newGlobals(stdin io.Reader, stdout, stderr io.Writer) *GlobalOptions {
 	g := &GlobalOptions{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.Getenv}
 	if self, err := os.Executable(); err == nil {
 		g.Executable = self
 	}
-	return g.run(ctx, args)
+	return g
 }
 
 // run parses the command line into g and runs the command it names.

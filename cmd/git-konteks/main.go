@@ -37,7 +37,9 @@ func main() {
 			pprof.StartCPUProfile(f)
 		}
 	}
-	code := Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	g := newGlobals(os.Stdin, os.Stdout, os.Stderr)
+	g.ownsProcess = true
+	code := g.run(context.Background(), os.Args[1:])
 	pprof.StopCPUProfile()
 	os.Exit(code)
 }
@@ -96,8 +98,8 @@ func newApp(g *GlobalOptions) *cli.App {
 			jsonFlag(),
 		},
 		Commands: []*cli.Command{
-			initCommand(),
-			extractCommand(),
+			initCommand(g),
+			extractCommand(g),
 			statusCommand(g),
 			showCommand(g),
 			manifestCommand(g),
@@ -111,7 +113,7 @@ func newApp(g *GlobalOptions) *cli.App {
 			fetchCommand(g),
 			pushCommand(g),
 			syncCommand(g),
-			hooksCommand(),
+			hooksCommand(g),
 			projectCommand(g),
 			overviewCommand(g),
 			skeletonCommand(g),
