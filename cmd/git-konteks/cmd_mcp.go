@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -16,7 +17,21 @@ import (
 	"github.com/konteks/git-konteks/mcp"
 )
 
-func mcpCommand() *cli.Command {
+// mcpOptions are the flags of `mcp`.
+type mcpOptions struct {
+	Repo, HTTP  string
+	AllowRemote bool
+}
+
+// mcpConfigOptions are the flags of `mcp config`.
+type mcpConfigOptions struct {
+	Client string
+	Write  bool
+}
+
+func mcpCommand(g *GlobalOptions) *cli.Command {
+	var opts mcpOptions
+	var configOpts mcpConfigOptions
 	return &cli.Command{
 		Name:  "mcp",
 		Usage: "serve memory to coding agents over the Model Context Protocol (stdio or streamable HTTP)",
@@ -32,11 +47,11 @@ func mcpCommand() *cli.Command {
 			"required when $" + mcp.TokenEnv + " is set). `git konteks mcp config --client NAME` prints the\n" +
 			"client's configuration. See docs/mcp.md.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "repo", Usage: "serve the repository containing `DIR` (like -C; the client's roots are then not followed)"},
-			&cli.StringFlag{Name: "http", Usage: "serve streamable HTTP on `ADDR` (HOST:PORT, e.g. 127.0.0.1:8765) instead of stdio"},
-			&cli.BoolFlag{Name: "allow-remote", Usage: "allow a non-loopback --http address (needs a token in $" + mcp.TokenEnv + ")"},
+			&cli.StringFlag{Name: "repo", Destination: &opts.Repo, Usage: "serve the repository containing `DIR` (like -C; the client's roots are then not followed)"},
+			&cli.StringFlag{Name: "http", Destination: &opts.HTTP, Usage: "serve streamable HTTP on `ADDR` (HOST:PORT, e.g. 127.0.0.1:8765) instead of stdio"},
+			&cli.BoolFlag{Name: "allow-remote", Destination: &opts.AllowRemote, Usage: "allow a non-loopback --http address (needs a token in $" + mcp.TokenEnv + ")"},
 		},
-		Action: runMCP,
+		Action: func(c *cli.Context) error { return runMCP(c.Context, opts, g, c.Args().Slice()) },
 		Subcommands: []*cli.Command{{
 			Name:  "config",
 			Usage: "print (or --write) the configuration a client needs to start this server",
@@ -49,24 +64,23 @@ func mcpCommand() *cli.Command {
 				"else in it, comments included; `git konteks init --agent NAME` also wires hooks and\n" +
 				"instructions.",
 			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "client", Required: true, Usage: "`CLIENT`: " + strings.Join(agent.Names(), ", ")},
-				&cli.BoolFlag{Name: "write", Usage: "write it into the client's configuration file"},
+				&cli.StringFlag{Name: "client", Required: true, Destination: &configOpts.Client, Usage: "`CLIENT`: " + strings.Join(agent.Names(), ", ")},
+				&cli.BoolFlag{Name: "write", Destination: &configOpts.Write, Usage: "write it into the client's configuration file"},
 				jsonFlag(),
 			},
-			Action: runMCPConfig,
+			Action: func(c *cli.Context) error { return runMCPConfig(c.Context, configOpts, g, c.Args().Slice()) },
 		}},
 	}
 }
 
-func runMCP(c *cli.Context) error {
-	g := globalsOf(c)
-	if c.NArg() > 0 {
-		return cli.Exit(fmt.Sprintf("unknown argument %q: usage: git konteks mcp [--repo DIR] [--http ADDR] [config --client NAME]", c.Args().First()), 2)
+func runMCP(ctx context.Context, opts mcpOptions, g *GlobalOptions, args []string) error {
+	if len(args) > 0 {
+		return cli.Exit(fmt.Sprintf("unknown argument %q: usage: git konteks mcp [--repo DIR] [--http ADDR] [config --client NAME]", args[0]), 2)
 	}
 	opt := mcp.Options{ToolVersion: version}
 	switch {
-	case c.String("repo") != "":
-		opt.Dir = g.abs(c.String("repo"))
+	case opts.Repo != "":
+		opt.Dir = g.abs(opts.Repo)
 	case g.DirErr != nil:
 		opt.DirErr = fmt.Errorf("not a git repository: %v — -C names a directory that cannot be entered; open a repository or pass --repo DIR", g.DirErr)
 	case g.Dir != "":
@@ -78,21 +92,21 @@ func runMCP(c *cli.Context) error {
 		}
 	}
 	token := g.Getenv(mcp.TokenEnv)
-	if addr := c.String("http"); addr != "" {
+	if addr := opts.HTTP; addr != "" {
 		// Refuse a bad address before anything starts.
-		if err := mcp.CheckAddr(addr, c.Bool("allow-remote"), token); err != nil {
+		if err := mcp.CheckAddr(addr, opts.AllowRemote, token); err != nil {
 			return cli.Exit("git-konteks: "+err.Error(), 2)
 		}
 	}
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	s, err := mcp.New(ctx, opt)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	if addr := c.String("http"); addr != "" {
-		err := s.ServeHTTP(ctx, mcp.HTTPOptions{Addr: addr, AllowRemote: c.Bool("allow-remote"), Token: token, Ready: func(a string) {
+	if addr := opts.HTTP; addr != "" {
+		err := s.ServeHTTP(ctx, mcp.HTTPOptions{Addr: addr, AllowRemote: opts.AllowRemote, Token: token, Ready: func(a string) {
 			auth := "no token"
 			if token != "" {
 				auth = "bearer token from $" + mcp.TokenEnv
@@ -104,14 +118,9 @@ func runMCP(c *cli.Context) error {
 		}
 		return err
 	}
-	// stdout carries the protocol and nothing else: whatever else would
-	// print to it (a library's stray output) goes to stderr, where clients
-	// log it, instead of corrupting the stream. Only the process's own
-	// stdout is redirected: a caller in-process gave its own writers.
+	// stdout carries the protocol and nothing else (reserveStdout).
 	proto := g.Stdout
-	if f, ok := g.Stdout.(*os.File); ok && f == os.Stdout {
-		os.Stdout = os.Stderr
-	}
+	g.reserveStdout()
 	in, ok := g.Stdin.(io.ReadCloser)
 	if !ok {
 		in = io.NopCloser(g.Stdin)
@@ -143,8 +152,7 @@ type mcpConfigReport struct {
 	Changed bool     `json:"changed"` // the file was changed
 }
 
-func runMCPConfig(c *cli.Context) error {
-	g := globalsOf(c)
+func runMCPConfig(_ context.Context, opts mcpConfigOptions, g *GlobalOptions, _ []string) error {
 	repo, err := g.openRepo()
 	if err != nil {
 		return err
@@ -153,9 +161,9 @@ func runMCPConfig(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	a, ok := agent.Agents[c.String("client")]
+	a, ok := agent.Agents[opts.Client]
 	if !ok {
-		return cli.Exit(fmt.Sprintf("git-konteks: unknown client %q: one of %s", c.String("client"), strings.Join(agent.Names(), ", ")), 2)
+		return cli.Exit(fmt.Sprintf("git-konteks: unknown client %q: one of %s", opts.Client, strings.Join(agent.Names(), ", ")), 2)
 	}
 	snippet, err := a.Snippet(e)
 	if err != nil {
@@ -163,7 +171,7 @@ func runMCPConfig(c *cli.Context) error {
 	}
 	file, project := a.MCPFile(e)
 	rep := mcpConfigReport{Client: a.Name, Title: a.Title, File: file, Project: project, Snippet: snippet,
-		Command: e.Binary, Args: []string{"-C", e.Repo, "mcp"}, Written: c.Bool("write")}
+		Command: e.Binary, Args: []string{"-C", e.Repo, "mcp"}, Written: opts.Write}
 	if rep.Written {
 		r, err := agent.InstallMCP(e, a)
 		if err != nil {
@@ -173,18 +181,18 @@ func runMCPConfig(c *cli.Context) error {
 	}
 	switch {
 	case g.JSON:
-		return printJSON(c, rep)
+		return g.printJSON(rep)
 	case !rep.Written:
-		fmt.Fprint(c.App.Writer, snippet)
+		fmt.Fprint(g.Stdout, snippet)
 		if file == "" {
 			fmt.Fprintf(g.Stderr, "(%s reads it from its settings: Settings | Tools | AI Assistant | Model Context Protocol)\n", a.Title)
 		} else {
 			fmt.Fprintf(g.Stderr, "(%s reads it from %s; --write adds it there)\n", a.Title, file)
 		}
 	case rep.Changed:
-		fmt.Fprintf(c.App.Writer, "wrote %s: server %q runs %s -C %s mcp\n", file, mcp.Name, e.Binary, e.Repo)
+		fmt.Fprintf(g.Stdout, "wrote %s: server %q runs %s -C %s mcp\n", file, mcp.Name, e.Binary, e.Repo)
 	default:
-		fmt.Fprintf(c.App.Writer, "%s already configures server %q\n", file, mcp.Name)
+		fmt.Fprintf(g.Stdout, "%s already configures server %q\n", file, mcp.Name)
 	}
 	return nil
 }

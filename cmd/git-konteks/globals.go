@@ -89,11 +89,6 @@ func (g *GlobalOptions) run(ctx context.Context, args []string) int {
 	return 0
 }
 
-// globalsOf returns the global options of the app c runs in.
-func globalsOf(c *cli.Context) *GlobalOptions {
-	return c.App.Metadata["globals"].(*GlobalOptions)
-}
-
 // workDir is the directory the command runs in: -C's, or the process's.
 func (g *GlobalOptions) workDir() (string, error) {
 	if g.DirErr != nil {
@@ -138,6 +133,18 @@ func (g *GlobalOptions) openRepo() (*gitstore.Repo, error) {
 		}
 	}
 	return repo, err
+}
+
+// reserveStdout keeps the process's stdout for a protocol spoken on
+// g.Stdout (the MCP server): whatever else would print to os.Stdout (a
+// library's stray output) goes to stderr, where clients log it, instead
+// of corrupting the stream. os.Stdout is the process's, so only the
+// program changes it (ownsProcess); a caller in-process gave its own
+// writers.
+func (g *GlobalOptions) reserveStdout() {
+	if f, ok := g.Stdout.(*os.File); ok && f == os.Stdout && g.ownsProcess {
+		os.Stdout = os.Stderr
+	}
 }
 
 // printJSON writes v to stdout as indented JSON.

@@ -118,7 +118,7 @@ func newApp(g *GlobalOptions) *cli.App {
 			overviewCommand(g),
 			skeletonCommand(g),
 			graphCommand(g),
-			mcpCommand(),
+			mcpCommand(g),
 			whyCommand(g),
 			historyCommand(g),
 			gcCommand(g),
@@ -140,11 +140,6 @@ func jsonFlag() *cli.BoolFlag {
 func isJSONFlag(f cli.Flag) bool {
 	b, ok := f.(*cli.BoolFlag)
 	return ok && b.Name == "json"
-}
-
-// printJSON writes v as indented JSON to stdout.
-func printJSON(c *cli.Context, v any) error {
-	return printJSONTo(c.App.Writer, v)
 }
 
 // sourcePath turns a user-given path into candidate paths in the source
