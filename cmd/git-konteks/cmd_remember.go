@@ -19,6 +19,7 @@ type rememberOptions struct {
 
 func rememberCommand(g *GlobalOptions) *cli.Command {
 	var opts rememberOptions
+	tags, paths := cli.NewStringSlice(), cli.NewStringSlice()
 	return &cli.Command{
 		Name:      "remember",
 		Usage:     "save a durable memory (a decision, constraint, preference, insight, fact or note)",
@@ -29,16 +30,15 @@ func rememberCommand(g *GlobalOptions) *cli.Command {
 			"Near-empty text and credentials are refused (exit 1). An exact duplicate is not saved\n" +
 			"again: the command names the entry already saved and exits 0 (--json: \"duplicate\": true).",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "kind", Value: "note", Usage: "`KIND`: " + strings.Join(durable.Kinds, ", ")},
-			&cli.StringSliceFlag{Name: "tag", Usage: "a `TAG` (repeatable)"},
-			&cli.StringSliceFlag{Name: "path", Usage: "a source `PATH` it is about (repeatable)"},
-			&cli.StringFlag{Name: "supersedes", Usage: "`ID` of a memory this one replaces"},
-			&cli.StringFlag{Name: "scope", Usage: "`SCOPE`: " + durable.ScopeRepository + " (a fact about the repository) or " + durable.ScopePersonal + " (your preference)"},
+			&cli.StringFlag{Name: "kind", Value: "note", Destination: &opts.Kind, Usage: "`KIND`: " + strings.Join(durable.Kinds, ", ")},
+			&cli.StringSliceFlag{Name: "tag", Destination: tags, Usage: "a `TAG` (repeatable)"},
+			&cli.StringSliceFlag{Name: "path", Destination: paths, Usage: "a source `PATH` it is about (repeatable)"},
+			&cli.StringFlag{Name: "supersedes", Destination: &opts.Supersedes, Usage: "`ID` of a memory this one replaces"},
+			&cli.StringFlag{Name: "scope", Destination: &opts.Scope, Usage: "`SCOPE`: " + durable.ScopeRepository + " (a fact about the repository) or " + durable.ScopePersonal + " (your preference)"},
 			jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			opts.Kind, opts.Supersedes, opts.Scope = c.String("kind"), c.String("supersedes"), c.String("scope")
-			opts.Tags, opts.Paths = c.StringSlice("tag"), c.StringSlice("path")
+			opts.Tags, opts.Paths = tags.Value(), paths.Value()
 			return runRemember(c.Context, opts, g, c.Args().Slice())
 		},
 	}
