@@ -223,6 +223,11 @@ func (g *GlobalOptions) startRunner(repo *gitstore.Repo, why string) {
 		cmd.Dir = repo.GitDir
 	}
 	if cmd.Start() == nil {
-		cmd.Process.Release()
+		// Reaped when it ends, should this process still be running
+		// then: a caller that runs commands in-process and lives on
+		// (the tests) would otherwise keep a zombie per runner, which
+		// still answers kill(pid, 0) as if alive. The program exits
+		// first and leaves the runner to init, as before.
+		go cmd.Wait()
 	}
 }
