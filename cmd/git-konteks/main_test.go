@@ -20,8 +20,9 @@ import (
 // binary is the git-konteks built once for every test in this package.
 // Most tests run commands in-process (inProcess); the binary serves the
 // smoke tests of what only a process shows (exit statuses as a shell sees
-// them, signals, hooks that git runs, the background runner) and the
-// commands not yet run in-process.
+// them, signals, hooks that git runs, the background runner, the MCP
+// server over real stdio) and the runs whose environment reaches past
+// GlobalOptions (inProcessEnv).
 var binary string
 
 func TestMain(m *testing.M) {
@@ -68,21 +69,47 @@ func run(t testing.TB, dir string, args ...string) string {
 }
 
 // inProcess are the commands tests run in-process, through the same
-// entry point as the program (GlobalOptions.run), unless the test gives
-// extra environment: their options live in GlobalOptions, not in process
-// state.
+// entry point as the program (GlobalOptions.run): their options live in
+// GlobalOptions, not in process state. Every command is; `hooks run` is
+// the background runner, which git's hooks start as a process, and the
+// tests that serve MCP over stdio start the binary themselves.
 var inProcess = map[string]bool{
+	"init": true, "extract": true, "fetch": true, "push": true, "sync": true, "gc": true, "hooks": true, "mcp": true,
 	"recall": true, "context": true, "status": true, "show": true, "overview": true, "skeleton": true,
 	"remember": true, "diary": true, "memories": true, "session": true,
 	"why": true, "history": true, "graph": true, "skill": true, "manifest": true, "project": true,
+	"help": true,
+}
+
+// inProcessEnv are the variables a test may set for a command it runs
+// in-process: those the commands read through GlobalOptions.Getenv. Any
+// other (GIT_DIR, KONTEKS_NO_GIT_CLI, the KONTEKS_TEST_KILL_* hooks) is
+// read by packages from the process's environment, so such a run takes
+// the binary.
+var inProcessEnv = map[string]bool{
+	"HOME": true, "XDG_CONFIG_HOME": true, "CODEX_HOME": true, "KONTEKS_CHECKPOINT_EVERY": true,
+}
+
+// runsInProcess reports whether tryRun runs args with env in-process.
+func runsInProcess(env []string, args []string) bool {
+	cmd, sub := commandOf(args)
+	if !inProcess[cmd] || cmd == "hooks" && sub == "run" {
+		return false
+	}
+	for _, kv := range env {
+		if k, _, _ := strings.Cut(kv, "="); !inProcessEnv[k] {
+			return false
+		}
+	}
+	return true
 }
 
 // tryRun runs git-konteks in dir, with extra environment, and returns
 // stdout, stderr and the error (an exitError, or *exec.ExitError from the
 // binary, on a non-zero exit).
 func tryRun(dir string, env []string, args ...string) (string, string, error) {
-	if env == nil && inProcess[commandOf(args)] {
-		return runInProcess(dir, "", args...)
+	if runsInProcess(env, args) {
+		return runInProcessEnv(dir, env, "", args...)
 	}
 	cmd := exec.Command(binary, args...)
 	cmd.Dir = dir
@@ -96,8 +123,26 @@ func tryRun(dir string, env []string, args ...string) (string, string, error) {
 // runInProcess runs git konteks in-process as if started in dir, with
 // stdin, and returns stdout, stderr and an exitError for a non-zero exit.
 func runInProcess(dir, stdin string, args ...string) (string, string, error) {
+	return runInProcessEnv(dir, nil, stdin, args...)
+}
+
+// runInProcessEnv is runInProcess with env (KEY=VALUE, the last of a key
+// winning) over the process's environment, as the command reads it
+// (GlobalOptions.Getenv); the process's own is not changed.
+func runInProcessEnv(dir string, env []string, stdin string, args ...string) (string, string, error) {
 	var out, errb strings.Builder
-	g := &GlobalOptions{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb, Executable: binary}
+	vars := map[string]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
+	getenv := func(k string) string {
+		if v, ok := vars[k]; ok {
+			return v
+		}
+		return os.Getenv(k)
+	}
+	g := &GlobalOptions{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb, Getenv: getenv, Executable: binary}
 	code := g.run(context.Background(), append([]string{"-C", dir}, args...))
 	var err error
 	if code != 0 {
@@ -112,19 +157,22 @@ type exitError int
 func (e exitError) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 func (e exitError) ExitCode() int { return int(e) }
 
-// commandOf is the command args run: the first argument that is neither
-// a flag nor -C's directory.
-func commandOf(args []string) string {
+// commandOf is the command args run and the argument after it (its
+// subcommand, if it has one): the first two arguments that are neither
+// flags nor -C's directory.
+func commandOf(args []string) (cmd, sub string) {
 	for i := 0; i < len(args); i++ {
 		switch a := args[i]; {
 		case a == "-C":
 			i++
 		case strings.HasPrefix(a, "-"):
+		case cmd == "":
+			cmd = a
 		default:
-			return a
+			return cmd, a
 		}
 	}
-	return ""
+	return cmd, ""
 }
 
 // extractJSON runs an extraction and decodes its JSON report.
@@ -246,4 +294,41 @@ func lockHolderAlive(p string) bool {
 		return false
 	}
 	return syscall.Kill(pid, 0) == nil
+}
+
+// TestInProcessConcurrently runs command lines at once in one process,
+// as the parallel tests do, and checks each answers as it does alone:
+// under -race it fails when two command lines share a value they write
+// (urfave/cli's --help and --version flags, a flag's destination, the
+// process's settings).
+func TestInProcessConcurrently(t *testing.T) {
+	t.Parallel()
+	r := testgit.New(t)
+	r.Write("main.go", "package main\n\nfunc main() {}\n")
+	r.Commit("init")
+	lines := [][]string{
+		{"-h"}, {"--version"}, {"extract", "-h"}, {"hooks", "install", "-h"}, {"mcp", "config", "-h"},
+		{"extract", "--json", "--workers", "1"}, {"hooks", "status", "--json"}, {"fetch", "--json"}, {"gc", "-h"},
+	}
+	want := make([]string, len(lines))
+	for i, args := range lines {
+		out, errOut, _ := runInProcess(r.Dir, "", args...)
+		want[i] = out + errOut
+	}
+	done := make(chan error)
+	for i, args := range lines {
+		go func() {
+			out, errOut, _ := runInProcess(r.Dir, "", args...)
+			if got := out + errOut; got != want[i] && args[0] != "extract" {
+				done <- fmt.Errorf("%v at once with others:\n%s\nalone:\n%s", args, got, want[i])
+				return
+			}
+			done <- nil
+		}()
+	}
+	for range lines {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
 }
