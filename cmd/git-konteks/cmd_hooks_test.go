@@ -12,9 +12,11 @@ import (
 )
 
 // waitForMemory polls until memory describes want (the background runner
-// is asynchronous by design).
+// is asynchronous by design). The runner may go on (indexing) after
+// memory moved: the test's end waits for it before its directory goes.
 func waitForMemory(t *testing.T, r *testgit.Repo, want string) {
 	t.Helper()
+	t.Cleanup(func() { waitRunners(t, filepath.Dir(r.Dir)) })
 	deadline := time.Now().Add(scaled(30 * time.Second))
 	for time.Now().Before(deadline) {
 		if out, _, err := tryRun(r.Dir, nil, "status", "--json"); err == nil && strings.Contains(out, `"source_commit": "`+want+`"`) {
