@@ -344,12 +344,18 @@ func buildConfig() map[string]interface{} {
 }
 
 // buildBatch bounds the postings (distinct terms summed over documents)
-// that go into one segment of a cold build: about 8,000 sections, or
-// 2,500 whole files, whose documents hold three times the terms. Bounding
-// by documents made the files index's segments three times heavier and
-// left the largest of them to build, alone, after the last record was
-// read (on the Go tree, 0.4-0.5 s of a 6 s build at low load).
-const buildBatch = 420_000
+// that go into one segment of a cold build: about 1,500 sections, or 500
+// whole files, whose documents hold three times the terms. Bounding by
+// documents made the files index's segments three times heavier. The
+// batches in flight (one per worker and the one being filled) hold their
+// documents' analysed fields and the segments being built: they are most
+// of the build's live heap. On the Go tree (86,000 sections) a full
+// extraction, whose heap has a soft limit, took at 420,000 postings 73 s
+// CPU and 600 MB at its peak, mostly collecting garbage near the limit;
+// at 160,000: 59 s, 424 MB; at 80,000: 49 s, 398 MB; at 40,000: 57 s,
+// 374 MB (more segments to merge). A cold build in recall peaked at
+// 1,259 MB at 420,000 and 751 MB at 80,000 for the same CPU.
+const buildBatch = 80_000
 
 // The bleve indexes of a generation: sections, and whole files. They are
 // two indexes, not two fields of one, because bleve's BM25 takes document
