@@ -379,13 +379,7 @@ func testKillDuringPurge(t *testing.T, offline bool, points ...string) {
 // next extraction ends where an uninterrupted one does.
 func TestKillDuringFormatMigration(t *testing.T) {
 	t.Parallel()
-	r := testgit.New(t)
-	bundle, err := filepath.Abs("../../testdata/format1/memory.bundle")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.Git("fetch", "-q", bundle, "main:refs/heads/old", "refs/konteks:refs/konteks")
-	r.Git("checkout", "-q", "old")
+	r := formatOneRepo(t)
 	before := r.Git("rev-parse", "refs/konteks")
 
 	want := testgit.At(t, twin(t, r.Dir))

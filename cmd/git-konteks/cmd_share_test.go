@@ -404,11 +404,10 @@ func TestGCBoundsOldHistory(t *testing.T) {
 	}
 }
 
-// TestFormatOneMemoryIsCarriedOver: memory written by the previous format
-// (testdata/format1) is rebuilt once on the first extraction, keeps its
-// durable memories, tombstones and skills, and loses its long chain.
-func TestFormatOneMemoryIsCarriedOver(t *testing.T) {
-	t.Parallel()
+// formatOneRepo is a repository whose memory the previous format wrote
+// (testdata/format1), checked out at the commit that memory describes.
+func formatOneRepo(t *testing.T) *testgit.Repo {
+	t.Helper()
 	r := testgit.New(t)
 	bundle, err := filepath.Abs("../../testdata/format1/memory.bundle")
 	if err != nil {
@@ -416,6 +415,15 @@ func TestFormatOneMemoryIsCarriedOver(t *testing.T) {
 	}
 	r.Git("fetch", "-q", bundle, "main:refs/heads/old", "refs/konteks:refs/konteks")
 	r.Git("checkout", "-q", "old")
+	return r
+}
+
+// TestFormatOneMemoryIsCarriedOver: memory written by the previous format
+// (testdata/format1) is rebuilt once on the first extraction, keeps its
+// durable memories, tombstones and skills, and loses its long chain.
+func TestFormatOneMemoryIsCarriedOver(t *testing.T) {
+	t.Parallel()
+	r := formatOneRepo(t)
 	if n := r.Git("rev-list", "--count", "refs/konteks"); n == "1" {
 		t.Fatal("setup: the fixture should hold a chain of memory commits")
 	}
