@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"math"
 	"path"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/konteks/git-konteks/gitstore"
@@ -59,65 +57,17 @@ func buildEntries(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory) 
 	}
 	res := NewResolver(repo, sourceTree(mem))
 	out := make([]entry, len(refs))
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	type job struct {
-		i    int
-		data []byte
-	}
-	jobs := make(chan job, 64)
-	var once sync.Once
-	var firstErr error
-	fail := func(err error) {
-		once.Do(func() { firstErr = err })
-		cancel()
-	}
-	reader := repo.NewBlobReader(len(refs))
-	defer reader.Close()
-	go func() {
-		defer close(jobs)
-		ids := make([]gitstore.Hash, len(refs))
-		for i, r := range refs {
-			ids[i] = r.Blob
+	err = memref.ReadParallel(ctx, repo, refs, func() func(int, []byte) error {
+		return func(i int, data []byte) error {
+			f, err := memory.DecodeFile(data)
+			if err != nil {
+				return fmt.Errorf("%w: record of %s: %v", memref.ErrCorrupt, refs[i].Path, err)
+			}
+			out[i] = entryOf(refs[i].Path, f, res)
+			return nil
 		}
-		i := 0
-		err := reader.ReadBlobs(ctx, ids, memory.MaxCompressedSize, func(b gitstore.Blob) error {
-			k := i
-			i++
-			if b.Missing || b.TooLarge {
-				return fmt.Errorf("%w: record of %s is missing or too large", memref.ErrCorrupt, refs[k].Path)
-			}
-			select {
-			case jobs <- job{k, b.Data}:
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		})
-		if err != nil {
-			fail(err)
-		}
-	}()
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				f, err := memory.DecodeFile(j.data)
-				if err != nil {
-					fail(fmt.Errorf("%w: record of %s: %v", memref.ErrCorrupt, refs[j.i].Path, err))
-					continue
-				}
-				out[j.i] = entryOf(refs[j.i].Path, f, res)
-			}
-		}()
-	}
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	if err := ctx.Err(); err != nil {
+	})
+	if err != nil {
 		return nil, err
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })

@@ -228,94 +228,53 @@ func capText(s string, n int) string {
 func readRecords(ctx context.Context, repo *gitstore.Repo, refs []memref.RecordRef, withBleve bool, lv *localVectors, progress func(done, total int), fn func(recordDocs) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	type job struct {
-		path string
-		data []byte
-	}
-	jobs := make(chan job, 64)
 	results := make(chan recordDocs, 64)
 	errc := make(chan error, 1)
-	fail := func(err error) {
-		select {
-		case errc <- err:
-		default:
-		}
-		cancel()
-	}
-	reader := repo.NewBlobReader(len(refs))
-	defer reader.Close()
 	go func() {
-		defer close(jobs)
-		ids := make([]gitstore.Hash, len(refs))
-		for i, r := range refs {
-			ids[i] = r.Blob
-		}
-		i := 0
-		err := reader.ReadBlobs(ctx, ids, memory.MaxCompressedSize, func(b gitstore.Blob) error {
-			p := refs[i].Path
-			i++
-			if b.Missing || b.TooLarge {
-				return fmt.Errorf("%w: record of %s is missing or too large", memref.ErrCorrupt, p)
-			}
-			select {
-			case jobs <- job{p, b.Data}:
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		})
-		if err != nil {
-			fail(err)
-		}
-	}()
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		errc <- memref.ReadParallel(ctx, repo, refs, func() func(int, []byte) error {
 			a := newAnalyzer()
 			var vz embed.Vectorizer
 			var buf []byte
 			if lv != nil {
 				vz = lv.emb.NewVectorizer()
 			}
-			for j := range jobs {
-				f, err := decodeRecord(j.data)
+			return func(i int, data []byte) error {
+				f, err := decodeRecord(data)
 				if err != nil {
-					fail(fmt.Errorf("%w: record of %s: %v", memref.ErrCorrupt, j.path, err))
-					return
+					return fmt.Errorf("%w: record of %s: %v", memref.ErrCorrupt, refs[i].Path, err)
 				}
-				rd := makeDocs(a, j.path, f, withBleve)
+				rd := makeDocs(a, refs[i].Path, f, withBleve)
 				if lv != nil {
 					buf = lv.fill(vz, buf, f, &rd)
 				}
 				select {
 				case results <- rd:
+					return nil
 				case <-ctx.Done():
-					return
+					return ctx.Err()
 				}
 			}
-		}()
-	}
-	go func() { wg.Wait(); close(results) }()
+		})
+		close(results)
+	}()
+	var ferr error
 	done := 0
 	for ds := range results {
-		if ctx.Err() != nil {
+		if ferr != nil {
 			continue
 		}
 		if err := fn(ds); err != nil {
-			fail(err)
+			ferr = err
+			cancel()
 		}
 		if done++; progress != nil && (done%64 == 0 || done == len(refs)) {
 			progress(done, len(refs))
 		}
 	}
-	select {
-	case err := <-errc:
+	if err := <-errc; ferr == nil {
 		return err
-	default:
 	}
-	return ctx.Err()
+	return ferr
 }
 
 // loadVectors reads the stored vectors of a model for the given keys (all
