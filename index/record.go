@@ -131,21 +131,7 @@ func (p *jparser) literal(lit string) {
 // object calls fn with each key of an object (fn must consume the value).
 // A null object is no keys.
 func (p *jparser) object(fn func(key string)) {
-	if p.err != nil || p.null() {
-		return
-	}
-	p.depth++
-	if p.depth > maxDepth {
-		p.fail("too deep")
-		return
-	}
-	p.expect('{')
-	if p.err == nil && p.peek() == '}' {
-		p.i++
-		p.depth--
-		return
-	}
-	for p.err == nil {
+	p.container('{', '}', func() {
 		if p.peek() != '"' {
 			p.fail("want key")
 			return
@@ -156,25 +142,17 @@ func (p *jparser) object(fn func(key string)) {
 			return
 		}
 		fn(k)
-		if p.err != nil {
-			return
-		}
-		switch p.peek() {
-		case ',':
-			p.i++
-		case '}':
-			p.i++
-			p.depth--
-			return
-		default:
-			p.fail("want , or }")
-		}
-	}
+	})
 }
 
 // array calls fn for each element (fn must consume it). A null array is
-// no elements; reset is called first either way (JSON's last value wins).
-func (p *jparser) array(fn func()) {
+// no elements.
+func (p *jparser) array(fn func()) { p.container('[', ']', fn) }
+
+// container reads an object or an array, from open to close, calling elem
+// for each member or element; a null one has none. Nesting is bounded by
+// maxDepth.
+func (p *jparser) container(open, close byte, elem func()) {
 	if p.err != nil || p.null() {
 		return
 	}
@@ -183,26 +161,26 @@ func (p *jparser) array(fn func()) {
 		p.fail("too deep")
 		return
 	}
-	p.expect('[')
-	if p.err == nil && p.peek() == ']' {
+	p.expect(open)
+	if p.err == nil && p.peek() == close {
 		p.i++
 		p.depth--
 		return
 	}
 	for p.err == nil {
-		fn()
+		elem()
 		if p.err != nil {
 			return
 		}
 		switch p.peek() {
 		case ',':
 			p.i++
-		case ']':
+		case close:
 			p.i++
 			p.depth--
 			return
 		default:
-			p.fail("want , or ]")
+			p.fail("want , or " + string(close))
 		}
 	}
 }
