@@ -577,38 +577,24 @@ func (d *dec) u64() uint64 {
 	return 0
 }
 func (d *dec) i32s() []int32 {
-	n := uint64(d.u32())
-	b := d.take(4 * n)
-	if b == nil {
-		return nil
-	}
-	v := make([]int32, n)
-	for i := range v {
-		v[i] = int32(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v
+	return fixedSlice(d, 4, func(b []byte) int32 { return int32(binary.LittleEndian.Uint32(b)) })
 }
-func (d *dec) u16s() []uint16 {
-	n := uint64(d.u32())
-	b := d.take(2 * n)
-	if b == nil {
-		return nil
-	}
-	v := make([]uint16, n)
-	for i := range v {
-		v[i] = binary.LittleEndian.Uint16(b[2*i:])
-	}
-	return v
-}
+func (d *dec) u16s() []uint16 { return fixedSlice(d, 2, binary.LittleEndian.Uint16) }
 func (d *dec) f32s() []float32 {
+	return fixedSlice(d, 4, func(b []byte) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b)) })
+}
+
+// fixedSlice reads a count, then that many values of size bytes each,
+// each decoded by at; a short input leaves d.err set and returns nil.
+func fixedSlice[T any](d *dec, size uint64, at func([]byte) T) []T {
 	n := uint64(d.u32())
-	b := d.take(4 * n)
+	b := d.take(size * n)
 	if b == nil {
 		return nil
 	}
-	v := make([]float32, n)
+	v := make([]T, n)
 	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+		v[i] = at(b[size*uint64(i):])
 	}
 	return v
 }
