@@ -11,6 +11,7 @@ import (
 	"github.com/konteks/git-konteks/graph"
 	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/memref"
+	"github.com/konteks/git-konteks/recall"
 )
 
 // Tools that browse memory: a directory's overview, a file's signatures
@@ -241,7 +242,7 @@ func (s *Server) show(_ context.Context, _ *sdk.CallToolRequest, in ShowInput) (
 		}
 		fmt.Fprintf(&b, "%s  %s  %s  parser=%s  %d lines\n", p, f.Kind, lang, f.Parser, f.Lines)
 		if f.Abstract != "" {
-			fmt.Fprintf(&b, "%s\n", oneLine(f.Abstract, 300))
+			fmt.Fprintf(&b, "%s\n", recall.OneLine(f.Abstract, 300))
 		}
 		for _, sec := range out.Sections {
 			fmt.Fprintf(&b, "  %5d-%-5d %-10s %s  [%s]\n", sec.StartLine, sec.EndLine, sec.Symbol, sec.Name, sec.Anchor)

@@ -105,7 +105,7 @@ func (s *Server) warmUp(ctx context.Context, args map[string]string) (string, st
 			if err == nil && len(a.Hits) > 0 {
 				b.WriteString("## Where the task probably lives\n\n")
 				for _, h := range a.Hits {
-					fmt.Fprintf(&b, "- %s:%d-%d %s — %s\n", h.Path, h.StartLine, h.EndLine, h.Name, oneLine(h.Summary, 160))
+					fmt.Fprintf(&b, "- %s:%d-%d %s — %s\n", h.Path, h.StartLine, h.EndLine, h.Name, recall.OneLine(h.Summary, 160))
 				}
 				b.WriteString("\n")
 			}
@@ -121,7 +121,7 @@ func (s *Server) warmUp(ctx context.Context, args map[string]string) (string, st
 	if list, err := durable.ListSkills(snap.repo); err == nil && len(list) > 0 && snap.mem != nil {
 		b.WriteString("## Skills\n\n")
 		for _, k := range list {
-			fmt.Fprintf(&b, "- %s: %s\n", k.Name, oneLine(k.Description, 200))
+			fmt.Fprintf(&b, "- %s: %s\n", k.Name, recall.OneLine(k.Description, 200))
 		}
 		b.WriteString("\n")
 	}
@@ -143,7 +143,7 @@ func writeProject(b *strings.Builder, snap *snapshot) {
 	if pr, err := memref.Project(snap.repo, snap.mem.Tree); err == nil {
 		fmt.Fprintf(b, "## Project: %s\n\n", pr.Name)
 		if pr.Description != "" {
-			fmt.Fprintf(b, "%s\n\n", oneLine(pr.Description, 400))
+			fmt.Fprintf(b, "%s\n\n", recall.OneLine(pr.Description, 400))
 		}
 		var langs []string
 		for i, l := range pr.Languages {
@@ -182,7 +182,7 @@ func writeProject(b *strings.Builder, snap *snapshot) {
 			if name == "" {
 				name = "(root files)"
 			}
-			fmt.Fprintf(b, "- %s (%d files): %s\n", name, m.Files, oneLine(m.Abstract, 200))
+			fmt.Fprintf(b, "- %s (%d files): %s\n", name, m.Files, recall.OneLine(m.Abstract, 200))
 		}
 		b.WriteString("\n")
 	}
@@ -214,7 +214,7 @@ func writeRules(b *strings.Builder, items []durable.Item, n int) {
 			fmt.Fprintf(b, "- … %d more (memories lists them)\n", len(rules)-n)
 			break
 		}
-		fmt.Fprintf(b, "- [%s %s] %s\n", it.Kind, shortID(it.ID), oneLine(it.Text, 400))
+		fmt.Fprintf(b, "- [%s %s] %s\n", it.Kind, shortID(it.ID), recall.OneLine(it.Text, 400))
 	}
 	b.WriteString("\n")
 }
@@ -240,7 +240,7 @@ func writeDiary(b *strings.Builder, items []durable.Item, n int) {
 		if it.Subject != "" {
 			subj = " (" + it.Subject + ")"
 		}
-		fmt.Fprintf(b, "- %s%s: %s\n", it.Created.UTC().Format("2006-01-02"), subj, oneLine(it.Text, 400))
+		fmt.Fprintf(b, "- %s%s: %s\n", it.Created.UTC().Format("2006-01-02"), subj, recall.OneLine(it.Text, 400))
 	}
 	b.WriteString("\n")
 }
@@ -281,7 +281,7 @@ func (s *Server) recallBeforeChange(ctx context.Context, args map[string]string)
 	default:
 		b.WriteString("## Places memory points to\n\n")
 		for _, h := range hits {
-			fmt.Fprintf(&b, "- %s:%d-%d %s [%s] — %s\n", h.Path, h.StartLine, h.EndLine, h.Name, h.Anchor, oneLine(h.Summary, 160))
+			fmt.Fprintf(&b, "- %s:%d-%d %s [%s] — %s\n", h.Path, h.StartLine, h.EndLine, h.Name, h.Anchor, recall.OneLine(h.Summary, 160))
 		}
 		b.WriteString("\n")
 	}
@@ -292,7 +292,7 @@ func (s *Server) recallBeforeChange(ctx context.Context, args map[string]string)
 			if m.Type == durable.TypeDiary {
 				label = "diary"
 			}
-			fmt.Fprintf(&b, "- [%s %s] %s\n", label, shortID(m.ID), oneLine(m.Text, 500))
+			fmt.Fprintf(&b, "- [%s %s] %s\n", label, shortID(m.ID), recall.OneLine(m.Text, 500))
 		}
 		b.WriteString("\n")
 	}
@@ -343,7 +343,7 @@ func (s *Server) saveAfterWork(_ context.Context, args map[string]string) (strin
 				fmt.Fprintf(&b, "- … %d more (memories lists them)\n", len(live)-i)
 				break
 			}
-			fmt.Fprintf(&b, "- [%s %s] %s\n", it.Kind, shortID(it.ID), oneLine(it.Text, 200))
+			fmt.Fprintf(&b, "- [%s %s] %s\n", it.Kind, shortID(it.ID), recall.OneLine(it.Text, 200))
 		}
 		b.WriteString("\n")
 	}

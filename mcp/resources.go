@@ -16,6 +16,7 @@ import (
 	"github.com/konteks/git-konteks/durable"
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/memory"
+	"github.com/konteks/git-konteks/recall"
 )
 
 // Memory as MCP resources, for clients that let people (or agents) browse
@@ -262,7 +263,7 @@ func (s *Server) syncResources(ctx context.Context) {
 		if list, _, err := durable.LoadSkills(snap.repo, snap.mem.Tree, false); err == nil {
 			for _, k := range list {
 				want[SkillURI(k.Name)] = &sdk.Resource{URI: SkillURI(k.Name), Name: k.Name, Title: "Skill " + k.Name,
-					Description: oneLine(k.Description, 300), MIMEType: "text/markdown"}
+					Description: recall.OneLine(k.Description, 300), MIMEType: "text/markdown"}
 			}
 		}
 	}

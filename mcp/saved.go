@@ -209,7 +209,7 @@ func (s *Server) memories(_ context.Context, _ *sdk.CallToolRequest, in Memories
 		if it.Status != durable.StatusLive {
 			status = " [" + it.Status + "]"
 		}
-		fmt.Fprintf(&b, "%s  %s  %s%s: %s\n", shortID(it.ID), it.Created.UTC().Format("2006-01-02"), label, status, oneLine(it.Text, 500))
+		fmt.Fprintf(&b, "%s  %s  %s%s: %s\n", shortID(it.ID), it.Created.UTC().Format("2006-01-02"), label, status, recall.OneLine(it.Text, 500))
 		if len(it.Paths) > 0 {
 			fmt.Fprintf(&b, "    paths: %s\n", strings.Join(it.Paths, ", "))
 		}
@@ -278,7 +278,7 @@ func (s *Server) skills(_ context.Context, _ *sdk.CallToolRequest, in SkillsInpu
 	var b strings.Builder
 	for _, k := range list {
 		out.Skills = append(out.Skills, info(k))
-		fmt.Fprintf(&b, "%s: %s\n", k.Name, oneLine(k.Description, 300))
+		fmt.Fprintf(&b, "%s: %s\n", k.Name, recall.OneLine(k.Description, 300))
 	}
 	if len(list) == 0 {
 		b.WriteString("No skills saved for this repository (people add them with `git konteks skill add`).\n")

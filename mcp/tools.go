@@ -316,7 +316,7 @@ func renderRecall(out RecallOutput) string {
 		fmt.Fprintf(&b, "%s  (%s)\n", f.Path, f.Why)
 		for _, h := range f.Sections {
 			fmt.Fprintf(&b, "    %d-%d  %s", h.StartLine, h.EndLine, h.Name)
-			if sum := oneLine(h.Summary, 160); sum != "" && sum != h.Name {
+			if sum := recall.OneLine(h.Summary, 160); sum != "" && sum != h.Name {
 				fmt.Fprintf(&b, ": %s", sum)
 			}
 			b.WriteString("\n")
@@ -332,7 +332,7 @@ func renderRecall(out RecallOutput) string {
 			fmt.Fprintf(&b, " (%s)", h.Symbol)
 		}
 		b.WriteString("\n")
-		if sum := oneLine(h.Summary, 200); sum != "" {
+		if sum := recall.OneLine(h.Summary, 200); sum != "" {
 			fmt.Fprintf(&b, "    %s\n", sum)
 		}
 		if h.Via != "" {
@@ -358,14 +358,14 @@ func writeMemoryHits(b *strings.Builder, hits []MemoryHit) {
 	b.WriteString("\nSaved memories that match:\n")
 	for _, m := range hits {
 		if m.Type == durable.TypeSkill {
-			fmt.Fprintf(b, "- [skill %s] %s (call skills with name %q to read it)\n", m.Subject, oneLine(m.Text, 400), m.Subject)
+			fmt.Fprintf(b, "- [skill %s] %s (call skills with name %q to read it)\n", m.Subject, recall.OneLine(m.Text, 400), m.Subject)
 			continue
 		}
 		label := m.Kind
 		if m.Type == durable.TypeDiary {
 			label = "diary"
 		}
-		fmt.Fprintf(b, "- [%s %s] %s", label, shortID(m.ID), oneLine(m.Text, 400))
+		fmt.Fprintf(b, "- [%s %s] %s", label, shortID(m.ID), recall.OneLine(m.Text, 400))
 		if n := m.Note(); n != "" {
 			b.WriteString(" " + n)
 		}
@@ -438,14 +438,14 @@ func (s *Server) context(ctx context.Context, req *sdk.CallToolRequest, in Conte
 		b.WriteString("\n## Saved memories\n\n")
 		for _, m := range out.Memories {
 			if m.Type == durable.TypeSkill {
-				fmt.Fprintf(&b, "- **skill %s**: %s (call skills with name %q to read it)\n", m.Subject, oneLine(m.Text, 600), m.Subject)
+				fmt.Fprintf(&b, "- **skill %s**: %s (call skills with name %q to read it)\n", m.Subject, recall.OneLine(m.Text, 600), m.Subject)
 				continue
 			}
 			label := m.Kind
 			if m.Type == durable.TypeDiary {
 				label = "diary"
 			}
-			fmt.Fprintf(&b, "- **%s** (%s): %s\n", label, shortID(m.ID), oneLine(m.Text, 600))
+			fmt.Fprintf(&b, "- **%s** (%s): %s\n", label, shortID(m.ID), recall.OneLine(m.Text, 600))
 		}
 	}
 	b.WriteString("\n")
@@ -458,18 +458,6 @@ func (s *Server) context(ctx context.Context, req *sdk.CallToolRequest, in Conte
 }
 
 // ---- helpers
-
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > max {
-		cut := max
-		for cut > 0 && s[cut]&0xC0 == 0x80 {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return s
-}
 
 func shortID(id string) string {
 	if len(id) > 10 {

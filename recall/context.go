@@ -68,7 +68,7 @@ func (s *Searcher) Context(ctx context.Context, task string, opt PackOptions) (*
 		res.Hits = nil // the least bad hits would only mislead
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Context: %s\n\n", oneLine(task, 200))
+	fmt.Fprintf(&b, "# Context: %s\n\n", OneLine(task, 200))
 	fmt.Fprintf(&b, "Evidence: %s.\n\n", p.Evidence.Label())
 	st := res.Memory
 	fmt.Fprintf(&b, "Memory describes commit %.12s", st.SourceCommit)
@@ -159,7 +159,7 @@ func displayName(h Hit) string {
 func summaryBlock(h Hit) string {
 	var b strings.Builder
 	if h.Summary != "" {
-		b.WriteString(oneLine(h.Summary, 300))
+		b.WriteString(OneLine(h.Summary, 300))
 		b.WriteString("\n")
 	}
 	if sn := snippet(h.Content, 3, 240); sn != "" && !strings.Contains(h.Summary, strings.TrimSpace(sn)) {
@@ -178,7 +178,10 @@ func fence(lang, text string) string {
 	return ticks + strings.ToLower(strings.ReplaceAll(lang, " ", "")) + "\n" + strings.TrimRight(text, "\n") + "\n" + ticks + "\n"
 }
 
-func oneLine(s string, max int) string {
+// OneLine is s on one line (runs of white space made one space), cut to
+// at most max bytes at a character boundary with "…" after a cut: how
+// recall's answers quote a text in a list, in the CLI and the MCP server.
+func OneLine(s string, max int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > max {
 		cut := max
@@ -250,7 +253,7 @@ func (s *Searcher) project() string {
 		}
 		for _, sec := range f.Sections {
 			if t := readmeLine(sec.Content); t != "" {
-				lines = append(lines, oneLine(t, 300))
+				lines = append(lines, OneLine(t, 300))
 				break
 			}
 		}

@@ -143,10 +143,10 @@ func runRecall(ctx context.Context, opts recallOptions, g *GlobalOptions, args [
 func writeAnswer(w io.Writer, a *recall.Response) {
 	for _, m := range a.Memories {
 		if m.Type == "skill" {
-			fmt.Fprintf(w, "skill:%s  %s  %s\n", m.Subject, memoryLabel(m), flatLine(m.Text, 120))
+			fmt.Fprintf(w, "skill:%s  %s  %s\n", m.Subject, memoryLabel(m), recall.OneLine(m.Text, 120))
 			continue
 		}
-		fmt.Fprintf(w, "memory:%s  %s  %s\n", m.ID[:10], memoryLabel(m), flatLine(m.Text, 120))
+		fmt.Fprintf(w, "memory:%s  %s  %s\n", m.ID[:10], memoryLabel(m), recall.OneLine(m.Text, 120))
 		if n := m.Note(); n != "" {
 			fmt.Fprintf(w, "  %s\n", n)
 		}
@@ -167,10 +167,10 @@ func writeAnswer(w io.Writer, a *recall.Response) {
 		if name == "" {
 			name = h.Anchor
 		}
-		line := fmt.Sprintf("%s:%d-%d  %s  %s", h.Path, h.StartLine, h.EndLine, name, flatLine(h.Summary, 120))
+		line := fmt.Sprintf("%s:%d-%d  %s  %s", h.Path, h.StartLine, h.EndLine, name, recall.OneLine(h.Summary, 120))
 		if h.Summary == name || strings.HasSuffix(h.Summary, " > "+name) {
 			// A heading's summary is its heading path: say it once.
-			line = fmt.Sprintf("%s:%d-%d  %s", h.Path, h.StartLine, h.EndLine, flatLine(h.Summary, 120))
+			line = fmt.Sprintf("%s:%d-%d  %s", h.Path, h.StartLine, h.EndLine, recall.OneLine(h.Summary, 120))
 		}
 		if h.Via != "" {
 			line += "  (" + h.Via + ")"
@@ -298,18 +298,6 @@ func printNotes(w io.Writer, notes []string, st recall.MemoryState, withMemory b
 	for _, n := range notes {
 		fmt.Fprintln(w, "note: "+n)
 	}
-}
-
-func flatLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > max {
-		cut := max
-		for cut > 0 && s[cut]&0xC0 == 0x80 {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return s
 }
 
 // fusionText names how recall combines its rankings, from the ranking it
