@@ -825,7 +825,7 @@ func recordDelta(t *manifest.Totals, f *memory.File, d int) {
 		}
 	}
 	t.Sections += d * len(f.Sections)
-	if hasWarning(f, redactedPrefix) {
+	if hasWarning(f, RedactedPrefix) {
 		t.Redacted += d
 	}
 	if hasWarning(f, trimmedPrefix) {

@@ -519,11 +519,12 @@ func isMinified(p string, data []byte) bool {
 	return len(data)/lines > 500
 }
 
-// redactedPrefix starts the record warning that says which credential
-// kinds were redacted; the manifest counts records that carry it.
-const redactedPrefix = "redacted credentials: "
+// RedactedPrefix starts the record warning that says which credential
+// kinds were redacted; the manifest counts records that carry it, and
+// `status --redacted` lists them.
+const RedactedPrefix = "redacted credentials: "
 
-func redactedWarning(kinds []string) string { return redactedPrefix + strings.Join(kinds, ", ") }
+func redactedWarning(kinds []string) string { return RedactedPrefix + strings.Join(kinds, ", ") }
 
 // hasWarning reports whether f carries a warning starting with prefix.
 func hasWarning(f *memory.File, prefix string) bool {

@@ -159,6 +159,25 @@ func TestNoCredentialReachesMemory(t *testing.T) {
 	if txt := run(t, r.Dir, "status", "--skipped"); !strings.Contains(txt, `"odd\tname.txt"`) || !strings.Contains(txt, "secret-file  app.env") {
 		t.Errorf("status --skipped:\n%s", txt)
 	}
+	// status --redacted lists the records with markers, by line.
+	if err := json.Unmarshal([]byte(run(t, r.Dir, "status", "--redacted", "--json")), &st); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.RedactedPaths) != rep.Manifest.Totals.Redacted {
+		t.Errorf("status --redacted lists %d records, the manifest counts %d", len(st.RedactedPaths), rep.Manifest.Totals.Redacted)
+	}
+	var secrets *redactedPath
+	for i, p := range st.RedactedPaths {
+		if p.Path == "secrets.yaml" {
+			secrets = &st.RedactedPaths[i]
+		}
+	}
+	if secrets == nil || len(secrets.Markers) != 1 || secrets.Markers[0] != (redactedMarker{Anchor: secrets.Markers[0].Anchor, Line: 3, Kind: "password"}) {
+		t.Errorf("status --redacted: secrets.yaml is %+v", secrets)
+	}
+	if txt := run(t, r.Dir, "status", "--redacted"); !strings.Contains(txt, "secrets.yaml: password") || !strings.Contains(txt, "line 3 (") {
+		t.Errorf("status --redacted:\n%s", txt)
+	}
 
 	// remember refuses every kind, in text, tags and reasons.
 	for _, s := range samples {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/konteks/git-konteks/extract"
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/memref"
@@ -20,7 +21,7 @@ import (
 
 // statusOptions are status's flags.
 type statusOptions struct {
-	Skipped, Size bool
+	Skipped, Redacted, Size bool
 }
 
 func statusCommand(g *GlobalOptions) *cli.Command {
@@ -30,12 +31,13 @@ func statusCommand(g *GlobalOptions) *cli.Command {
 		Usage: "show which commit memory describes and whether HEAD has moved past it",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "skipped", Destination: &opts.Skipped, Usage: "list every path the gate skipped, with its reason"},
+			&cli.BoolFlag{Name: "redacted", Destination: &opts.Redacted, Usage: "list every file whose record had credentials replaced by markers, with each marker's line and kind"},
 			&cli.BoolFlag{Name: "size", Destination: &opts.Size, Usage: "also measure memory's size on disk against the source repository's (walks history)"},
 			jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return cli.Exit(fmt.Sprintf("unknown argument %q: usage: git konteks status [--skipped] [--size]", c.Args().First()), 2)
+				return cli.Exit(fmt.Sprintf("unknown argument %q: usage: git konteks status [--skipped] [--redacted] [--size]", c.Args().First()), 2)
 			}
 			return runStatus(c.Context, opts, g)
 		},
@@ -62,12 +64,15 @@ type statusJSON struct {
 	Trimmed       int            `json:"trimmed,omitempty"`  // records cut to the record size budget
 	// SkippedPaths lists the gated paths with their reasons (--skipped).
 	SkippedPaths []skippedPath `json:"skipped_paths,omitempty"`
-	Interrupted  string        `json:"interrupted,omitempty"` // target of an unfinished run
-	Size         *memref.Size  `json:"size,omitempty"`
-	Hint         string        `json:"hint,omitempty"`
+	// RedactedPaths lists the records with credentials redacted
+	// (--redacted).
+	RedactedPaths []redactedPath `json:"redacted_paths,omitempty"`
+	Interrupted   string         `json:"interrupted,omitempty"` // target of an unfinished run
+	Size          *memref.Size   `json:"size,omitempty"`
+	Hint          string         `json:"hint,omitempty"`
 }
 
-func runStatus(_ context.Context, opts statusOptions, g *GlobalOptions) error {
+func runStatus(ctx context.Context, opts statusOptions, g *GlobalOptions) error {
 	repo, err := g.openRepo()
 	if err != nil {
 		return err
@@ -102,6 +107,11 @@ func runStatus(_ context.Context, opts statusOptions, g *GlobalOptions) error {
 		st.Redacted, st.Trimmed = m.Totals.Redacted, m.Totals.Trimmed
 		if opts.Skipped {
 			if st.SkippedPaths, err = skippedPaths(repo, mem.Tree); err != nil {
+				return err
+			}
+		}
+		if opts.Redacted {
+			if st.RedactedPaths, err = redactedPaths(ctx, repo, mem.Tree); err != nil {
 				return err
 			}
 		}
@@ -162,6 +172,19 @@ func runStatus(_ context.Context, opts statusOptions, g *GlobalOptions) error {
 			fmt.Fprintf(w, "  %-12s %s\n", s.Reason, displayPath(s.Path))
 		}
 	}
+	if opts.Redacted {
+		fmt.Fprintf(w, "redacted files (%d):\n", len(st.RedactedPaths))
+		for _, r := range st.RedactedPaths {
+			fmt.Fprintf(w, "  %s: %s\n", displayPath(r.Path), strings.Join(r.Kinds, ", "))
+			for _, m := range r.Markers {
+				where := m.Anchor
+				if m.Line > 0 {
+					where = fmt.Sprintf("line %d (%s)", m.Line, m.Anchor)
+				}
+				fmt.Fprintf(w, "    %s: %s\n", where, m.Kind)
+			}
+		}
+	}
 	if st.Interrupted != "" {
 		fmt.Fprintf(w, "interrupted: extraction of %s\n", shortHash(st.Interrupted))
 	}
@@ -211,6 +234,99 @@ func skippedPaths(repo *gitstore.Repo, tree gitstore.Hash) ([]skippedPath, error
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
+}
+
+type redactedPath struct {
+	Path  string   `json:"path"`
+	Kinds []string `json:"kinds"` // from the record's warning
+	// Markers are the redaction markers in the record's sections, by line.
+	Markers []redactedMarker `json:"markers,omitempty"`
+}
+
+type redactedMarker struct {
+	Anchor string `json:"anchor"`         // the section holding it
+	Line   int    `json:"line,omitempty"` // 0 when the section gathers lines from across the file
+	Kind   string `json:"kind"`
+}
+
+// redactedPaths reads every record of a memory tree and lists those that
+// carry the warning of redacted credentials, with the markers their
+// sections hold (a line shared by two sections counts once).
+func redactedPaths(ctx context.Context, repo *gitstore.Repo, tree gitstore.Hash) ([]redactedPath, error) {
+	refs, err := memref.Records(repo, tree)
+	if err != nil {
+		return nil, err
+	}
+	found := make([]*redactedPath, len(refs))
+	err = memref.ReadParallel(ctx, repo, refs, func() func(int, []byte) error {
+		return func(i int, data []byte) error {
+			f, err := memory.DecodeFile(data)
+			if err != nil {
+				return fmt.Errorf("%s: %w", refs[i].Path, err)
+			}
+			var kinds []string
+			for _, w := range f.Warnings {
+				if k, ok := strings.CutPrefix(w, extract.RedactedPrefix); ok {
+					kinds = strings.Split(k, ", ")
+				}
+			}
+			if kinds == nil {
+				return nil
+			}
+			found[i] = &redactedPath{Path: refs[i].Path, Kinds: kinds, Markers: markers(f)}
+			return nil
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []redactedPath
+	for _, r := range found {
+		if r != nil {
+			out = append(out, *r)
+		}
+	}
+	return out, nil
+}
+
+// markers finds the redaction markers in a record's sections. A section
+// whose content is its line range gives each marker's line, and a line
+// that two nested sections share counts once; a section that gathers
+// lines from across the file (a Go preamble with the file's declarations)
+// gives its anchor only.
+func markers(f *memory.File) []redactedMarker {
+	type key struct{ line, nth int }
+	seen := map[key]bool{}
+	var out []redactedMarker
+	const open, end = "«redacted:", "»"
+	for _, s := range f.Sections {
+		lines := strings.Split(s.Content, "\n")
+		contiguous := len(lines) == s.EndLine-s.StartLine+1
+		for i, l := range lines {
+			for nth := 0; ; nth++ {
+				at := strings.Index(l, open)
+				if at < 0 {
+					break
+				}
+				kind, rest, ok := strings.Cut(l[at+len(open):], end)
+				if !ok {
+					break
+				}
+				l = rest
+				m := redactedMarker{Anchor: s.Anchor, Kind: kind}
+				if contiguous {
+					k := key{s.StartLine + i, nth}
+					if seen[k] {
+						continue
+					}
+					seen[k], m.Line = true, k.line
+				}
+				out = append(out, m)
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Line < out[j].Line })
+	return out
 }
 
 // displayPath quotes a path that holds control characters or spaces at
