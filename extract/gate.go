@@ -21,7 +21,10 @@ import (
 //	   rules replace linguist's vendor list; unsafe paths are skipped
 //	4: a path holding a credential is skipped (secret-path), listed by
 //	   its hash
-const GateVersion = 4
+//	5: the detector no longer takes for credentials values that name
+//	   their label (variables, header names), code expressions, masked
+//	   passwords (xxxxx), $PWD and AWS signature scopes
+const GateVersion = 5
 
 // DefaultMaxFileSize is the largest file that is remembered.
 const DefaultMaxFileSize = 10 << 20

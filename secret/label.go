@@ -1,6 +1,9 @@
 package secret
 
-import "bytes"
+import (
+	"bytes"
+	"strings"
+)
 
 // Labelled secrets: a value assigned to a name that says it is one
 // (password=, DB_PASSWORD: "…", "client_secret": "…", token := "…",
@@ -50,6 +53,9 @@ func init() {
 			`Set staging db password to Lk{a:10}7 for now`,
 			`the prod postgres password is {L:4}9{a:8}! until Friday`,
 			`The API token is now Qz{a:20}3.`,
+			`secret: "SuperSecret123"`,
+			`pwd = "Tr0ub4dor&3"`,
+			`Credential={a:32}`,
 		},
 		False: []string{
 			`password = os.Getenv("DB_PASSWORD")`,
@@ -81,6 +87,12 @@ func init() {
 			`the token is sha256-based and rotates daily`,
 			`Reset the password to the default from the wiki.`,
 			`the secret is stored in Vault under kv2/app`,
+			`nextSequenceToken = "nextSequenceToken"`,
+			`xhr.withCredentials=withCredentials;xhr.send(data);`,
+			`secret_key_base = Rails.application.secret_key_base`,
+			`const fakeConnectionToken = "X-Fake-Connection-Token"`,
+			`RUN sh -c "[ "$PWD" = "C:/foo/bar" ]"`,
+			`Authorization: AWS4-HMAC-SHA256 Credential=test-access-key-id/20220915/us-west-2/logs/aws4_request, SignedHeaders=host`,
 		},
 	})
 }
@@ -100,6 +112,9 @@ func scanLabel(data []byte, at int, kw string, code bool) (int, int, string, boo
 	for start > 0 && at-start < 64 && isLabelByte(data[start-1]) {
 		start--
 	}
+	if kw == "pwd" && string(data[start:end]) == "PWD" {
+		return 0, 0, "", false // the shell's working directory ($PWD), not a password
+	}
 	if kw == "pwd" || kw == "auth" {
 		// Short keywords count only as the whole label or its last part
 		// (DB_PWD, http_auth), never inside a word (cwd, author).
@@ -115,7 +130,7 @@ func scanLabel(data []byte, at int, kw string, code bool) (int, int, string, boo
 		for ve < len(data) && ve-vs < 256 && data[ve] != '<' && data[ve] != '\n' {
 			ve++
 		}
-		return judgeValue(data, vs, ve, kind, true, code)
+		return judgeLabelled(data, data[start:end], kw, vs, ve, kind, true, code)
 	}
 	// Closing quote of a quoted label ("password": …, 'token' => …, \"token\": …).
 	if i < len(data) && data[i] == '\\' && i+1 < len(data) && (data[i+1] == '"' || data[i+1] == '\'') {
@@ -159,7 +174,7 @@ func scanLabel(data []byte, at int, kw string, code bool) (int, int, string, boo
 		vs := i
 		for i < len(data) && i-vs < 512 && data[i] != '\n' {
 			if data[i] == '\\' && i+1 < len(data) && data[i+1] == q {
-				return judgeValue(data, vs, i, kind, true, code)
+				return judgeLabelled(data, data[start:end], kw, vs, i, kind, true, code)
 			}
 			i++
 		}
@@ -179,7 +194,7 @@ func scanLabel(data []byte, at int, kw string, code bool) (int, int, string, boo
 				continue
 			}
 			if data[i] == q {
-				return judgeValue(data, vs, i, kind, true, code)
+				return judgeLabelled(data, data[start:end], kw, vs, i, kind, true, code)
 			}
 			i++
 		}
@@ -189,7 +204,139 @@ func scanLabel(data []byte, at int, kw string, code bool) (int, int, string, boo
 	for i < len(data) && i-vs < 512 && !endsUnquoted(data[i]) {
 		i++
 	}
-	return judgeValue(data, vs, i, kind, false, code)
+	return judgeLabelled(data, data[start:end], kw, vs, i, kind, false, code)
+}
+
+// judgeLabelled judges the value data[vs:ve] of the label lab (keyword
+// kw): judgeValue's rules, and then the value must not name the thing the
+// label holds rather than be it.
+func judgeLabelled(data, lab []byte, kw string, vs, ve int, kind string, quoted, code bool) (int, int, string, bool) {
+	s, e, k, ok := judgeValue(data, vs, ve, kind, quoted, code)
+	if ok && namesLabel(lab, kw, data[vs:ve], quoted, code) {
+		return 0, 0, "", false
+	}
+	return s, e, k, ok
+}
+
+// namesLabel reports a value that names what its label holds instead of
+// being it:
+//   - the label itself, or a path ending in it: nextToken = "nextToken",
+//     withCredentials=withCredentials, secret_key_base =
+//     Rails.application.secret_key_base;
+//   - in code, an unquoted identifier with the keyword among its words: a
+//     variable (PrivateKey: testRSA2048PrivateKey);
+//   - words only, three or more, the keyword among them: a constant's or
+//     a header's name (token = "X-Fake-Connection-Token").
+//
+// A credential is made up, so it does not spell its own label; a password
+// with one word of the label and digits ("Password123") is still judged a
+// value.
+func namesLabel(lab []byte, kw string, v []byte, quoted, code bool) bool {
+	if sameName(lastSegment(lab), lastSegment(v)) {
+		return true
+	}
+	words := identWords(v)
+	if !hasWords(words, kw) {
+		return false
+	}
+	ident, letters := true, true
+	for _, c := range v {
+		switch {
+		case isAlnum(c) && !('0' <= c && c <= '9'):
+		case '0' <= c && c <= '9':
+			letters = false
+		case c == '_' || c == '.':
+		case c == '-':
+			ident = false
+		default:
+			return false
+		}
+	}
+	return !quoted && code && ident || letters && len(words) >= 3
+}
+
+// lastSegment is what follows the last . or : of a name (a field of a
+// path, a member of a namespace).
+func lastSegment(b []byte) []byte {
+	if i := bytes.LastIndexAny(b, ".:"); i >= 0 {
+		return b[i+1:]
+	}
+	return b
+}
+
+// sameName compares two names ignoring case and the separators - and _.
+func sameName(a, b []byte) bool {
+	norm := func(b []byte) []byte {
+		out := make([]byte, 0, len(b))
+		for _, c := range b {
+			if c != '-' && c != '_' {
+				out = append(out, lower(c))
+			}
+		}
+		return out
+	}
+	return len(a) > 0 && bytes.Equal(norm(a), norm(b))
+}
+
+// identWords splits a name into its words, lower-cased: at separators, at
+// a change of case (testRSA2048PrivateKey: test rsa 2048 private key) and
+// between letters and digits.
+func identWords(v []byte) []string {
+	var out []string
+	w := 0
+	class := func(c byte) int {
+		switch {
+		case 'a' <= c && c <= 'z':
+			return 1
+		case 'A' <= c && c <= 'Z':
+			return 2
+		case '0' <= c && c <= '9':
+			return 3
+		}
+		return 0
+	}
+	flush := func(i int) {
+		if i > w {
+			out = append(out, string(bytes.ToLower(v[w:i])))
+		}
+		w = i
+	}
+	for i := 0; i < len(v); i++ {
+		c := class(v[i])
+		if c == 0 {
+			flush(i)
+			w = i + 1
+			continue
+		}
+		if i == w {
+			continue
+		}
+		p := class(v[i-1])
+		switch {
+		case c == 2 && p == 1, c == 3 && p != 3, c != 3 && p == 3:
+			flush(i) // fooBar, rsa2048, 2048Private
+		case c == 1 && p == 2 && i-1 > w:
+			flush(i - 1) // RSAPrivate: RSA Private
+		}
+	}
+	flush(len(v))
+	return out
+}
+
+// hasWords reports whether consecutive words spell the keyword kw
+// (private_key: private key; apikey: api key).
+func hasWords(words []string, kw string) bool {
+	k := strings.NewReplacer("_", "", "-", "").Replace(kw)
+	for i := range words {
+		s := ""
+		for j := i; j < len(words) && len(s) < len(k); j++ {
+			s += words[j]
+			if s == k {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // proseLink returns the length of the word (with its trailing blank)
@@ -341,6 +488,12 @@ func judgeValue(data []byte, vs, ve int, kind string, quoted, code bool) (int, i
 			return 0, 0, "", false
 		}
 	}
+	if bytes.HasSuffix(bytes.ToLower(v), []byte("/aws4_request")) {
+		// Credential=KEYID/date/region/service/aws4_request of an AWS
+		// signature names the key, it does not hold it (a real key id in
+		// it is still found, by aws-access-token).
+		return 0, 0, "", false
+	}
 	if bytes.ContainsAny(v, "([]") || bytes.Contains(v, []byte("://")) {
 		return 0, 0, "", false // a call, an index, a URL (credential URLs have their own rule)
 	}
@@ -355,8 +508,11 @@ func judgeValue(data []byte, vs, ve int, kind string, quoted, code bool) (int, i
 			return 0, 0, "", false
 		}
 	}
-	if !quoted && code && !randomLooking(v) {
-		return 0, 0, "", false // an expression in code: a variable, a field
+	if !quoted && code && (!randomLooking(v) || bytes.ContainsAny(v, "*{")) {
+		// An expression in code: a variable, a field, a product or a
+		// composite literal (2*maxConcurrency, Bug4Secret{1}); a token
+		// left unquoted in a comment is random and holds neither.
+		return 0, 0, "", false
 	}
 	if kind != "password" && !randomLooking(v) && entropy(v) < 3.0 {
 		return 0, 0, "", false

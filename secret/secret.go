@@ -302,6 +302,10 @@ func placeholder(v []byte) bool {
 			return true
 		}
 	}
+	// A mask: only x or * (xxxxx, the password a redacted URL shows).
+	if len(v) >= 3 && len(bytes.Trim(v, "xX*")) == 0 {
+		return true
+	}
 	// A run of one repeated character (xxxxxxxx, 00000000, ********).
 	run := 1
 	for i := 1; i < len(v); i++ {

@@ -97,6 +97,28 @@ func TestCodeContext(t *testing.T) {
 	if ms := FindFile("main.go", []byte(`password := "hunter2hunter"`)); len(ms) != 1 {
 		t.Errorf("code literal: %v", ms)
 	}
+	// Expressions whose words say what they hold: a variable named for
+	// the key, a product, a composite literal.
+	for _, src := range []string{
+		"PrivateKey:  testRSA2048PrivateKey,\n",
+		"config.Certificates[0].PrivateKey = testEd25519PrivateKey\n",
+		"tokens = 2*maxCompilerConcurrency + minTokens*cfg.BuildP\n",
+		"Secret: Bug4Secret{1},\n",
+	} {
+		if ms := FindFile("main.go", []byte(src)); len(ms) != 0 {
+			t.Errorf("code expression %q: %v", src, ms)
+		}
+	}
+	// A random token left unquoted in a comment is still a value, and a
+	// literal with the label's word and digits is a (weak) password.
+	for _, src := range []string{
+		Expand("// token = {a:8}7Xq{a:12}\n", 6),
+		`password := "Password2024"` + "\n",
+	} {
+		if ms := FindFile("main.go", []byte(src)); len(ms) != 1 {
+			t.Errorf("code value %q: %v", src, ms)
+		}
+	}
 }
 
 // BenchmarkFind measures the detector on ordinary Go source.

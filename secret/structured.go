@@ -50,6 +50,7 @@ func init() {
 				"https://deploy:{a:20}@git.example.org/repo.git",
 				"redis://:{a:24}@cache:6379/0",
 				`"url": "amqp://guest:Gu3st-Pa55@rabbit\n"`,
+				"https://user:xK{a:8}@proxy.corp.internal:4443",
 			},
 			False: []string{
 				"https://github.com/konteks/git-konteks",
@@ -58,6 +59,8 @@ func init() {
 				"http://user:<password>@host/",
 				"ssh://git@github.com/x/y.git",
 				"mysql://root:%s@%s/db",
+				"https://user:xxxxx@proxy.corp.internal:4443", // the mask of a redacted URL
+				"http://:*****@host.tld/",
 			},
 		},
 		&Rule{
