@@ -23,7 +23,8 @@ import (
 //	   its hash
 //	5: the detector no longer takes for credentials values that name
 //	   their label (variables, header names), code expressions, masked
-//	   passwords (xxxxx), $PWD and AWS signature scopes
+//	   passwords (xxxxx), $PWD, AWS signature scopes, and the word after
+//	   "label:" that a phrase continues
 const GateVersion = 5
 
 // DefaultMaxFileSize is the largest file that is remembered.

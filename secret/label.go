@@ -56,6 +56,7 @@ func init() {
 			`secret: "SuperSecret123"`,
 			`pwd = "Tr0ub4dor&3"`,
 			`Credential={a:32}`,
+			`staging password: Lk{a:8}7Q until the rotation`,
 		},
 		False: []string{
 			`password = os.Getenv("DB_PASSWORD")`,
@@ -92,6 +93,7 @@ func init() {
 			`secret_key_base = Rails.application.secret_key_base`,
 			`const fakeConnectionToken = "X-Fake-Connection-Token"`,
 			`RUN sh -c "[ "$PWD" = "C:/foo/bar" ]"`,
+			`ActiveModel::SecurePassword: configurable reset token expiry`,
 			`Authorization: AWS4-HMAC-SHA256 Credential=test-access-key-id/20220915/us-west-2/logs/aws4_request, SignedHeaders=host`,
 		},
 	})
@@ -123,6 +125,7 @@ func scanLabel(data []byte, at int, kw string, code bool) (int, int, string, boo
 		}
 	}
 	i := end
+	colon := false // the operator is key: (YAML, JSON, a heading in prose)
 	// XML element: <password>value</password>
 	if start > 0 && data[start-1] == '<' && i < len(data) && data[i] == '>' {
 		vs := i + 1
@@ -159,6 +162,7 @@ func scanLabel(data []byte, at int, kw string, code bool) (int, int, string, boo
 			return 0, 0, "", false
 		}
 		i++
+		colon = true
 	default:
 		return 0, 0, "", false
 	}
@@ -203,6 +207,14 @@ func scanLabel(data []byte, at int, kw string, code bool) (int, int, string, boo
 	vs := i
 	for i < len(data) && i-vs < 512 && !endsUnquoted(data[i]) {
 		i++
+	}
+	if colon && !code {
+		// "SecurePassword: configurable reset token expiry": a word
+		// that a phrase continues after is prose, whose values look
+		// made (scanProse); a setting's value ends its line.
+		if j := skipBlanks(data, i); j > i && j < len(data) && isAlnum(data[j]) && !madeValue(data[vs:i]) {
+			return 0, 0, "", false
+		}
 	}
 	return judgeLabelled(data, data[start:end], kw, vs, i, kind, false, code)
 }
