@@ -52,6 +52,7 @@ type Digest struct {
 	Failures   int      // tool calls that failed
 	Hash       string   // SHA-256 of the transcript bytes
 	Raw        string   // the conversation's text, when kept (ReadOptions.KeepRaw)
+	Redacted   int      // credentials the events' texts held, replaced by markers (Event.Redacted)
 }
 
 // Caps on what a digest holds.
@@ -114,6 +115,7 @@ type Distiller struct {
 	messages      int
 	calls         int
 	failures      int
+	redacted      int
 	order         int
 	keepRaw       bool
 	raw           strings.Builder
@@ -143,6 +145,7 @@ func NewDistiller() *Distiller {
 
 // Add takes the next event.
 func (d *Distiller) Add(e Event) {
+	d.redacted += e.Redacted
 	if !e.Time.IsZero() {
 		if d.start.IsZero() || e.Time.Before(d.start) {
 			d.start = e.Time
@@ -339,7 +342,7 @@ func (d *Distiller) closeCase(f *failure, passed string, t time.Time) {
 // Digest returns what the session came to.
 func (d *Distiller) Digest(meta Meta) Digest {
 	out := Digest{Meta: meta, Start: d.start, End: d.end, Task: d.task, Messages: d.messages, Calls: d.calls,
-		Failures: d.failures, CommitRefs: d.commits, Raw: clip(d.raw.String(), maxRaw)}
+		Failures: d.failures, CommitRefs: d.commits, Raw: clip(d.raw.String(), maxRaw), Redacted: d.redacted}
 	if d.outcome != "" {
 		out.Outcome = clipWords(oneLine(firstParagraph(d.outcome)), 300)
 	}

@@ -37,7 +37,7 @@ type Result struct {
 // session of the same author supersedes it; the same transcript ingested
 // twice writes nothing.
 func Ingest(repo *gitstore.Repo, dg Digest, now time.Time) (Result, error) {
-	var res Result
+	res := Result{Redacted: dg.Redacted}
 	red := func(s string) string {
 		out, ms := secret.RedactString(s)
 		res.Redacted += len(ms)

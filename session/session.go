@@ -22,6 +22,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/konteks/git-konteks/secret"
 )
 
 // Agents whose transcripts are read.
@@ -73,6 +75,9 @@ type Event struct {
 	Command string   // a shell command the call runs
 	Files   []string // files the call writes (as the agent names them)
 	Failed  bool     // a result that failed (error flag or non-zero exit)
+	// Redacted counts the credentials in Text and Command replaced by
+	// markers, before either was cut.
+	Redacted int
 }
 
 // Meta is what a transcript says about its session.
@@ -230,6 +235,13 @@ func (p *parser) emit(e Event) {
 	if e.Role == "" {
 		return
 	}
+	// Credentials become markers before anything is cut: a token cut in
+	// half (here, or where the distiller clips a subject) is no longer
+	// recognisable.
+	var mt, mc []secret.Match
+	e.Text, mt = secret.RedactString(e.Text)
+	e.Command, mc = secret.RedactString(e.Command)
+	e.Redacted = len(mt) + len(mc)
 	e.Text = clipMiddle(e.Text, maxEventText)
 	p.events++
 	p.fn(e)

@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/konteks/git-konteks/secret"
 )
 
 func readFixture(t *testing.T, name, agent string) Digest {
@@ -168,5 +170,38 @@ func TestAgentNames(t *testing.T) {
 	}
 	if dg := readFixture(t, "codex.jsonl", "Cursor"); dg.Meta.Agent != "cursor" || dg.Task == "" {
 		t.Errorf("another agent: %+v", dg.Meta)
+	}
+}
+
+// TestCredentialCutInHalf: a credential in a failing command's output is
+// replaced by its marker before the case's subject is clipped, so no part
+// of it survives the cut (a token cut in half is not recognisable).
+func TestCredentialCutInHalf(t *testing.T) {
+	token := secret.Expand("{a:14}.atlasv1.{w:67}", 11)
+	out := `error: registry refused the key token = \"` + token + `\"`
+	tr := `{"konteks_session": 1, "agent": "aider", "id": "s-cut", "cwd": "/home/dev/shop"}
+{"role": "user", "text": "Fix the deploy script for the registry.", "time": "2026-03-02T09:00:05Z"}
+{"role": "tool", "command": "make deploy", "exit_code": 1, "output": "` + out + `", "time": "2026-03-02T09:01:14Z"}
+{"role": "tool", "files": ["deploy/deploy.sh"], "time": "2026-03-02T09:01:31Z"}
+{"role": "tool", "command": "make deploy", "exit_code": 0, "output": "ok", "time": "2026-03-02T09:01:45Z"}
+`
+	dg, err := Read(strings.NewReader(tr), ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dg.Redacted != 1 {
+		t.Errorf("redacted %d credentials, want 1", dg.Redacted)
+	}
+	cases := 0
+	for _, m := range dg.Memories {
+		if m.Kind == KindCase {
+			cases++
+		}
+		if strings.Contains(m.Subject+m.Text, token[:14]) {
+			t.Errorf("%s memory holds the token's head: %q / %q", m.Kind, m.Subject, m.Text)
+		}
+	}
+	if cases != 1 {
+		t.Errorf("%d cases distilled, want 1: %+v", cases, dg.Memories)
 	}
 }
