@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -52,32 +51,7 @@ func extractCommand(g *GlobalOptions) *cli.Command {
 	}
 }
 
-// extractMemoryLimit is the soft limit of the Go heap during an
-// extraction (unless GOMEMLIMIT says otherwise): the live heap of a full
-// extraction of rails or $GOROOT/src stays under 170 MB, and without a
-// limit the collector lets the heap grow to twice that before it runs.
-const extractMemoryLimit = 256 << 20
-
-// boundMemory sets the extraction's soft memory limit, for when the
-// collector turns on (tuneGC). The limit is the whole process's, so only
-// the program itself sets it (GlobalOptions.ownsProcess, set by main): a
-// caller running commands in-process (the tests run many at once) keeps
-// its own settings, which one command must neither change for the others
-// nor leave changed after it returns.
-func (g *GlobalOptions) boundMemory() {
-	// The runtime reads GOMEMLIMIT and GOGC from the process's
-	// environment, which is g.Getenv's in the program.
-	if !g.ownsProcess || g.Getenv("GOMEMLIMIT") != "" {
-		return
-	}
-	gcLimit.Store(extractMemoryLimit)
-	if g.Getenv("GOGC") != "" {
-		debug.SetMemoryLimit(extractMemoryLimit) // tuneGC stood aside
-	}
-}
-
 func runExtract(ctx context.Context, opts extractOptions, g *GlobalOptions, _ []string) error {
-	g.boundMemory()
 	repo, err := g.openRepo()
 	if err != nil {
 		return err

@@ -178,7 +178,6 @@ func runHooksRun(_ context.Context, g *GlobalOptions, args []string) error {
 		// in-process keeps its own.
 		syscall.Setsid()
 	}
-	g.boundMemory()
 	repo, err := g.openRepo()
 	if err != nil {
 		return nil

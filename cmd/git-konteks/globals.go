@@ -49,7 +49,8 @@ type GlobalOptions struct {
 
 	// ownsProcess is set by main alone: the command line is the whole
 	// process, so a command may change what is the process's (the
-	// garbage collector's memory limit, the session, os.Stdout). Commands
+	// session, os.Stdout; the garbage collector's settings are main's,
+	// see tuneGC). Commands
 	// run in-process (Main, the tests) leave those alone: the caller's
 	// other goroutines, other commands among them, share them.
 	ownsProcess bool
