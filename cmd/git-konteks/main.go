@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -28,9 +29,14 @@ func main() {
 	tuneGC()
 	// KONTEKS_CPUPROFILE=FILE writes a CPU profile (for `make bench`) of
 	// this process only: the background runner it may start must not
-	// overwrite the file.
+	// overwrite the file. With %p in FILE every git konteks process the
+	// command starts (the runner) writes its own, %p replaced by its pid.
 	if p := os.Getenv("KONTEKS_CPUPROFILE"); p != "" {
-		os.Unsetenv("KONTEKS_CPUPROFILE")
+		if strings.Contains(p, "%p") {
+			p = strings.ReplaceAll(p, "%p", strconv.Itoa(os.Getpid()))
+		} else {
+			os.Unsetenv("KONTEKS_CPUPROFILE")
+		}
 		if f, err := os.Create(p); err == nil {
 			pprof.StartCPUProfile(f)
 		}
