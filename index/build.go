@@ -99,7 +99,7 @@ func makeDocs(a *analyzer, path string, f *memory.File, withBleve bool) recordDo
 	}
 	for i, s := range f.Sections {
 		// The record's strings share its decoded buffer (see
-		// decodeRecord): what the docs table keeps is cloned.
+		// memory.DecodeSections): what the docs table keeps is cloned.
 		d := Doc{
 			ID: docID(path, s.Anchor), Path: path, Anchor: s.Anchor,
 			Kind: intern(s.Kind), Symbol: intern(s.Symbol), Language: intern(s.Language),
@@ -239,7 +239,7 @@ func readRecords(ctx context.Context, repo *gitstore.Repo, refs []memref.RecordR
 				vz = lv.emb.NewVectorizer()
 			}
 			return func(i int, data []byte) error {
-				f, err := decodeRecord(data)
+				f, err := memory.DecodeSections(data)
 				if err != nil {
 					return fmt.Errorf("%w: record of %s: %v", memref.ErrCorrupt, refs[i].Path, err)
 				}

@@ -41,9 +41,15 @@ func freqsOf(t *testing.T, d *document.Document) (map[string]int, int, uint64) {
 // sum of their documents, whether or not the analyzer's vocabulary is
 // reset on the way.
 func TestFileFieldMatchesFileDoc(t *testing.T) {
-	f := sampleRecord()
-	f.Sections = append(f.Sections, memory.Section{Anchor: "C", Kind: "code", StartLine: 10, EndLine: 12,
-		Name: "parseHTTPRequest", Content: "func parseHTTPRequest(r *Request) { requests++; parse(r) }"})
+	f := &memory.File{Version: memory.RecordVersion, Blob: strings.Repeat("ab", 20), Size: 120, Lines: 12, Kind: "code", Language: "Go",
+		Topics: []string{"net", "http"}, Sections: []memory.Section{
+			{Anchor: "A", Kind: "code", Symbol: "function", Language: "Go", Name: "A", QName: "A", Signature: "func A()",
+				Doc: "A does \\ things", StartLine: 1, EndLine: 4, Summary: "résumé — ok", Topics: []string{"t"},
+				Content: "func A() {\n\tfmt.Println(\"héllo\")\n}\n"},
+			{Anchor: "B", Kind: "code", StartLine: 5, EndLine: 9},
+			{Anchor: "C", Kind: "code", StartLine: 10, EndLine: 12, Name: "parseHTTPRequest",
+				Content: "func parseHTTPRequest(r *Request) { requests++; parse(r) }"},
+		}}
 	for _, reset := range []bool{false, true} {
 		a := newAnalyzer()
 		rd := makeDocs(a, "net/http/server_test.go", f, true)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"runtime"
 	"strings"
 	"sync"
@@ -84,30 +83,10 @@ func EncodeFile(f *File) ([]byte, error) {
 	return Compress(buf.Bytes()), nil
 }
 
-// DecodeFile parses and validates a record read from a memory tree.
-func DecodeFile(b []byte) (*File, error) {
-	raw, err := Decompress(b)
-	if err != nil {
-		return nil, err
-	}
-	var f File
-	d := json.NewDecoder(bytes.NewReader(raw))
-	if err := d.Decode(&f); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
-	}
-	if _, err := d.Token(); err != io.EOF {
-		return nil, fmt.Errorf("%w: trailing data", ErrCorrupt)
-	}
-	if err := f.Validate(); err != nil {
-		return nil, err
-	}
-	return &f, nil
-}
-
 // Validate checks what a decoded record must hold to be used: a version,
 // a blob id, sizes and line ranges that make sense. Every decoder of
-// records calls it (DecodeFile, and the index's own faster one). Strings
-// need no check: a JSON decoder turns invalid UTF-8 into U+FFFD.
+// records calls it (DecodeFile, DecodeSections). Strings need no check:
+// the decoder turns invalid UTF-8 into U+FFFD, as encoding/json does.
 func (f *File) Validate() error {
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, a...))

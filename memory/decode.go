@@ -1,4 +1,4 @@
-package index
+package memory
 
 import (
 	"errors"
@@ -8,41 +8,54 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
-
-	"github.com/konteks/git-konteks/memory"
 )
 
-// decodeRecord decodes a memory record (zstd-compressed JSON, see
-// memory.EncodeFile) into the fields the index reads: the file's version,
-// blob, size and line count, and per section everything but its parser;
-// entities, edges, skeleton, abstract and warnings are checked for syntax
-// and skipped. It accepts and rejects what memory.DecodeFile does on every
-// record memory writes, and gives the same values for the fields it reads
-// (TestDecodeRecordMatches); it is here because encoding/json, with its
-// reflection, its validating pre-scan and an allocation per string, was a
-// third of a cold build's CPU. Records are untrusted: any input gives a
-// record or an error wrapping memory.ErrCorrupt, never a panic
-// (FuzzDecodeRecord), and decompression stays bounded by
-// memory.Decompress.
+// DecodeFile parses and validates a record read from a memory tree
+// (zstd-compressed JSON, see EncodeFile). Every string of the record is
+// its own, so a caller may keep any part of it.
+//
+// Records are untrusted: any input gives a valid record or an error
+// wrapping ErrCorrupt, never a panic, and decompression stays bounded by
+// Decompress. The parser is written by hand, for every reader of records
+// (the index, the graph, the runner and recall's cold builds): with its
+// reflection, its validating pre-scan and its allocations encoding/json
+// was a third of a cold build's CPU. It decodes what encoding/json
+// decodes into a File, value for value (an empty list is empty, an absent
+// or null one nil; a repeated key decodes into what the first one left;
+// keys match case-insensitively), and refuses what it refuses
+// (FuzzDecodeLikeJSON).
+func DecodeFile(b []byte) (*File, error) {
+	return decode(b, &parser{clone: true})
+}
+
+// DecodeSections decodes a record for the readers of its sections (the
+// index): the file's version, blob, size, line count, kind, language and
+// topics, and every section but its parser. Its parser, fallback,
+// abstract, skeleton, warnings, entities and edges are checked as
+// DecodeFile checks them, then dropped. It accepts and refuses what
+// DecodeFile does.
 //
 // Strings without escapes share the decompressed buffer (which is never
-// written again); callers that keep a string beyond the record's life
-// clone it.
-func decodeRecord(b []byte) (*memory.File, error) {
-	raw, err := memory.Decompress(b)
+// written again): a caller that keeps a string beyond the record's life
+// clones it, or the whole buffer stays alive.
+func DecodeSections(b []byte) (*File, error) {
+	return decode(b, &parser{lean: true})
+}
+
+func decode(b []byte, p *parser) (*File, error) {
+	raw, err := Decompress(b)
 	if err != nil {
 		return nil, err
 	}
-	return parseRecord(raw)
+	return p.record(raw)
 }
 
-func parseRecord(raw []byte) (*memory.File, error) {
-	var s string
+// record parses raw, one record and nothing after it but space.
+func (p *parser) record(raw []byte) (*File, error) {
 	if len(raw) > 0 {
-		s = unsafe.String(&raw[0], len(raw))
+		p.s = unsafe.String(&raw[0], len(raw))
 	}
-	p := &jparser{s: s}
-	var f memory.File
+	var f File
 	p.file(&f)
 	if p.err == nil {
 		p.ws()
@@ -51,7 +64,7 @@ func parseRecord(raw []byte) (*memory.File, error) {
 		}
 	}
 	if p.err != nil {
-		return nil, fmt.Errorf("%w: %v", memory.ErrCorrupt, p.err)
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, p.err)
 	}
 	if err := f.Validate(); err != nil {
 		return nil, err
@@ -59,14 +72,24 @@ func parseRecord(raw []byte) (*memory.File, error) {
 	return &f, nil
 }
 
-// jparser is a strict JSON reader over one record. The first error stops
+// parser is a strict JSON reader over one record. The first error stops
 // it; every method is a no-op once err is set.
-type jparser struct {
+type parser struct {
 	s     string
 	i     int
 	err   error
 	depth int
 	buf   []byte
+	// clone makes every string of the record its own; else strings
+	// without escapes share s.
+	clone bool
+	// lean checks the fields DecodeSections drops without keeping them,
+	// into the sinks.
+	lean      bool
+	sinkStr   string
+	sinkStrs  []string
+	sinkEnts  []Entity
+	sinkEdges []Edge
 }
 
 var errSyntax = errors.New("bad JSON")
@@ -74,13 +97,13 @@ var errSyntax = errors.New("bad JSON")
 // maxDepth is encoding/json's nesting limit.
 const maxDepth = 10000
 
-func (p *jparser) fail(msg string) {
+func (p *parser) fail(msg string) {
 	if p.err == nil {
 		p.err = fmt.Errorf("%w at byte %d: %s", errSyntax, p.i, msg)
 	}
 }
 
-func (p *jparser) ws() {
+func (p *parser) ws() {
 	for p.i < len(p.s) {
 		switch p.s[p.i] {
 		case ' ', '\t', '\n', '\r':
@@ -92,7 +115,7 @@ func (p *jparser) ws() {
 }
 
 // peek returns the next non-space byte (0 at the end).
-func (p *jparser) peek() byte {
+func (p *parser) peek() byte {
 	p.ws()
 	if p.i >= len(p.s) {
 		return 0
@@ -100,7 +123,7 @@ func (p *jparser) peek() byte {
 	return p.s[p.i]
 }
 
-func (p *jparser) expect(c byte) {
+func (p *parser) expect(c byte) {
 	if p.err != nil {
 		return
 	}
@@ -112,7 +135,7 @@ func (p *jparser) expect(c byte) {
 }
 
 // null consumes a null literal if one is next.
-func (p *jparser) null() bool {
+func (p *parser) null() bool {
 	if p.err == nil && p.peek() == 'n' {
 		p.literal("null")
 		return true
@@ -120,7 +143,7 @@ func (p *jparser) null() bool {
 	return false
 }
 
-func (p *jparser) literal(lit string) {
+func (p *parser) literal(lit string) {
 	if strings.HasPrefix(p.s[p.i:], lit) {
 		p.i += len(lit)
 		return
@@ -130,7 +153,7 @@ func (p *jparser) literal(lit string) {
 
 // object calls fn with each key of an object (fn must consume the value).
 // A null object is no keys.
-func (p *jparser) object(fn func(key string)) {
+func (p *parser) object(fn func(key string)) {
 	p.container('{', '}', func() {
 		if p.peek() != '"' {
 			p.fail("want key")
@@ -147,12 +170,12 @@ func (p *jparser) object(fn func(key string)) {
 
 // array calls fn for each element (fn must consume it). A null array is
 // no elements.
-func (p *jparser) array(fn func()) { p.container('[', ']', fn) }
+func (p *parser) array(fn func()) { p.container('[', ']', fn) }
 
 // container reads an object or an array, from open to close, calling elem
 // for each member or element; a null one has none. Nesting is bounded by
 // maxDepth.
-func (p *jparser) container(open, close byte, elem func()) {
+func (p *parser) container(open, close byte, elem func()) {
 	if p.err != nil || p.null() {
 		return
 	}
@@ -185,10 +208,11 @@ func (p *jparser) container(open, close byte, elem func()) {
 	}
 }
 
-// str reads a string; null reads as "". Invalid UTF-8 and lone surrogates
-// become U+FFFD, as encoding/json makes them.
-func (p *jparser) str() string {
-	if p.err != nil || p.null() {
+// str reads a string (an object's key, or a value text has checked).
+// Invalid UTF-8 and lone surrogates become U+FFFD, as encoding/json makes
+// them. Without escapes the string shares p.s unless p.clone.
+func (p *parser) str() string {
+	if p.err != nil {
 		return ""
 	}
 	if p.peek() != '"' {
@@ -204,10 +228,13 @@ func (p *jparser) str() string {
 		if c == '"' {
 			v := p.s[start:p.i]
 			p.i++
-			if ascii || utf8.ValidString(v) {
-				return v
+			if !ascii && !utf8.ValidString(v) {
+				return fixUTF8(v)
 			}
-			return fixUTF8(v)
+			if p.clone {
+				return strings.Clone(v)
+			}
+			return v
 		}
 		if c == '\\' {
 			break
@@ -312,7 +339,7 @@ func fixUTF8(s string) string {
 	return string(b)
 }
 
-func (p *jparser) hex4() (rune, bool) {
+func (p *parser) hex4() (rune, bool) {
 	if p.i+4 > len(p.s) {
 		return 0, false
 	}
@@ -335,7 +362,7 @@ func (p *jparser) hex4() (rune, bool) {
 }
 
 // number scans a JSON number and returns its text.
-func (p *jparser) number() string {
+func (p *parser) number() string {
 	p.ws()
 	start := p.i
 	if p.i < len(p.s) && p.s[p.i] == '-' {
@@ -375,10 +402,10 @@ func (p *jparser) number() string {
 	return p.s[start:p.i]
 }
 
-// int reads an integer; null reads as 0. Fractions, exponents and values
-// out of int64's range are errors, as encoding/json has them.
-func (p *jparser) int() int64 {
-	if p.err != nil || p.null() {
+// int reads an integer. Fractions, exponents and values out of int64's
+// range are errors, as encoding/json has them.
+func (p *parser) int() int64 {
+	if p.err != nil {
 		return 0
 	}
 	c := p.peek()
@@ -418,7 +445,7 @@ func (p *jparser) int() int64 {
 }
 
 // skip consumes any value.
-func (p *jparser) skip() {
+func (p *parser) skip() {
 	if p.err != nil {
 		return
 	}
@@ -443,7 +470,7 @@ func (p *jparser) skip() {
 }
 
 // skipStr checks and consumes a string without building it.
-func (p *jparser) skipStr() {
+func (p *parser) skipStr() {
 	p.i++ // '"'
 	for p.i < len(p.s) {
 		c := p.s[p.i]
@@ -479,24 +506,97 @@ func (p *jparser) skipStr() {
 	p.fail("unterminated string")
 }
 
-func (p *jparser) strs() []string {
-	var out []string
-	p.array(func() { out = append(out, p.str()) })
-	return out
+// text reads a string into *dst; null leaves *dst as it was.
+func (p *parser) text(dst *string) {
+	if p.err != nil || p.null() {
+		return
+	}
+	if p.peek() != '"' {
+		p.fail("want string")
+		return
+	}
+	*dst = p.str()
 }
 
-func toInt(v int64, p *jparser) int {
+// integer reads an integer into *dst; null leaves *dst as it was.
+func (p *parser) integer(dst *int) {
+	if p.err != nil || p.null() {
+		return
+	}
+	v := p.int()
 	if int64(int(v)) != v {
 		p.fail("integer out of range")
+		return
 	}
-	return int(v)
+	*dst = int(v)
+}
+
+func (p *parser) integer64(dst *int64) {
+	if p.err != nil || p.null() {
+		return
+	}
+	*dst = p.int()
+}
+
+// list reads an array into *dst as encoding/json reads one into a slice:
+// null makes it nil, [] empty; elements are decoded into the slice's
+// elements in place (a repeated key updates what the first one decoded,
+// up to its capacity), and the slice ends at the last element read.
+func list[T any](p *parser, dst *[]T, elem func(*T)) {
+	if p.err != nil {
+		return
+	}
+	if p.null() {
+		*dst = nil
+		return
+	}
+	if p.peek() != '[' {
+		p.fail("want array")
+		return
+	}
+	s, n := *dst, 0
+	p.array(func() {
+		if n >= len(s) {
+			if n < cap(s) {
+				s = s[:n+1]
+			} else {
+				var zero T
+				s = append(s, zero)
+			}
+		}
+		elem(&s[n])
+		n++
+	})
+	if p.err != nil {
+		return
+	}
+	if n == 0 {
+		s = make([]T, 0)
+	}
+	*dst = s[:n]
+}
+
+// fields reads an object into a struct: read reads the value of a key it
+// knows and reports whether it did. null leaves the struct as it was.
+func (p *parser) fields(what string, known []string, read func(string) bool) {
+	if p.err != nil {
+		return
+	}
+	if c := p.peek(); c != '{' && c != 'n' {
+		p.fail(what + " is not an object")
+		return
+	}
+	p.object(func(k string) { p.field(k, known, read) })
 }
 
 var (
-	fileKeys    = []string{"v", "blob", "size", "lines", "kind", "language", "topics", "sections"}
+	fileKeys = []string{"v", "blob", "size", "lines", "kind", "language", "parser", "fallback", "topics",
+		"abstract", "skeleton", "sections", "warnings", "entities", "edges"}
 	sectionKeys = []string{"anchor", "kind", "symbol", "language", "parser", "name", "qname", "signature", "doc",
 		"start_line", "end_line", "summary", "topics", "content", "chunks", "lex_hash", "emb_hash"}
-	chunkKeys = []string{"start_line", "end_line", "emb_hash"}
+	chunkKeys  = []string{"start_line", "end_line", "emb_hash"}
+	entityKeys = []string{"id", "kind", "name", "aliases", "anchor"}
+	edgeKeys   = []string{"from", "to", "kind", "raw"}
 )
 
 // canonical returns the key of known that k names: k itself, or the one
@@ -535,7 +635,7 @@ func foldName(s string) string {
 // field reads the value of key k with read, which reports whether it
 // knows k; a key it does not know is tried again as the known key it
 // matches case-insensitively, else its value is skipped.
-func (p *jparser) field(k string, known []string, read func(string) bool) {
+func (p *parser) field(k string, known []string, read func(string) bool) {
 	if read(k) {
 		return
 	}
@@ -545,110 +645,155 @@ func (p *jparser) field(k string, known []string, read func(string) bool) {
 	p.skip()
 }
 
-func (p *jparser) file(f *memory.File) {
-	if p.err == nil && p.peek() != '{' {
+func (p *parser) file(f *File) {
+	if p.err == nil && p.peek() != '{' && p.peek() != 'n' {
 		p.fail("record is not an object")
 		return
 	}
-	field := func(k string) bool {
+	// What a lean parse checks and drops goes to the sinks.
+	parser, fallback, abstract, skeleton := &f.Parser, &f.Fallback, &f.Abstract, &f.Skeleton
+	warnings, entities, edges := &f.Warnings, &f.Entities, &f.Edges
+	if p.lean {
+		parser, fallback, abstract, skeleton = &p.sinkStr, &p.sinkStr, &p.sinkStr, &p.sinkStr
+		warnings, entities, edges = &p.sinkStrs, &p.sinkEnts, &p.sinkEdges
+	}
+	p.fields("record", fileKeys, func(k string) bool {
 		switch k {
 		case "v":
-			f.Version = toInt(p.int(), p)
+			p.integer(&f.Version)
 		case "blob":
-			f.Blob = p.str()
+			p.text(&f.Blob)
 		case "size":
-			f.Size = p.int()
+			p.integer64(&f.Size)
 		case "lines":
-			f.Lines = toInt(p.int(), p)
+			p.integer(&f.Lines)
 		case "kind":
-			f.Kind = p.str()
+			p.text(&f.Kind)
 		case "language":
-			f.Language = p.str()
+			p.text(&f.Language)
+		case "parser":
+			p.text(parser)
+		case "fallback":
+			p.text(fallback)
 		case "topics":
-			f.Topics = p.strs()
+			list(p, &f.Topics, p.text)
+		case "abstract":
+			p.text(abstract)
+		case "skeleton":
+			p.text(skeleton)
 		case "sections":
-			f.Sections = f.Sections[:0]
-			p.array(func() {
-				var s memory.Section
-				p.section(&s)
-				f.Sections = append(f.Sections, s)
-			})
+			list(p, &f.Sections, p.section)
+		case "warnings":
+			list(p, warnings, p.text)
+		case "entities":
+			list(p, entities, p.entity)
+		case "edges":
+			list(p, edges, p.edge)
 		default:
 			return false
 		}
 		return true
-	}
-	p.object(func(k string) { p.field(k, fileKeys, field) })
+	})
 }
 
-func (p *jparser) section(s *memory.Section) {
-	if p.err == nil && p.peek() != '{' && p.peek() != 'n' {
-		p.fail("section is not an object")
-		return
+func (p *parser) section(s *Section) {
+	parser := &s.Parser
+	if p.lean {
+		parser = &p.sinkStr
 	}
-	field := func(k string) bool {
+	p.fields("section", sectionKeys, func(k string) bool {
 		switch k {
 		case "anchor":
-			s.Anchor = p.str()
+			p.text(&s.Anchor)
 		case "kind":
-			s.Kind = p.str()
+			p.text(&s.Kind)
 		case "symbol":
-			s.Symbol = p.str()
+			p.text(&s.Symbol)
 		case "language":
-			s.Language = p.str()
+			p.text(&s.Language)
 		case "parser":
-			s.Parser = p.str()
+			p.text(parser)
 		case "name":
-			s.Name = p.str()
+			p.text(&s.Name)
 		case "qname":
-			s.QName = p.str()
+			p.text(&s.QName)
 		case "signature":
-			s.Signature = p.str()
+			p.text(&s.Signature)
 		case "doc":
-			s.Doc = p.str()
+			p.text(&s.Doc)
 		case "start_line":
-			s.StartLine = toInt(p.int(), p)
+			p.integer(&s.StartLine)
 		case "end_line":
-			s.EndLine = toInt(p.int(), p)
+			p.integer(&s.EndLine)
 		case "summary":
-			s.Summary = p.str()
+			p.text(&s.Summary)
 		case "topics":
-			s.Topics = p.strs()
+			list(p, &s.Topics, p.text)
 		case "content":
-			s.Content = p.str()
+			p.text(&s.Content)
 		case "chunks":
-			s.Chunks = nil
-			p.array(func() {
-				var c memory.Chunk
-				if p.err == nil && p.peek() != '{' && p.peek() != 'n' {
-					p.fail("chunk is not an object")
-					return
-				}
-				p.object(func(k string) {
-					p.field(k, chunkKeys, func(k string) bool {
-						switch k {
-						case "start_line":
-							c.StartLine = toInt(p.int(), p)
-						case "end_line":
-							c.EndLine = toInt(p.int(), p)
-						case "emb_hash":
-							c.EmbHash = p.str()
-						default:
-							return false
-						}
-						return true
-					})
-				})
-				s.Chunks = append(s.Chunks, c)
-			})
+			list(p, &s.Chunks, p.chunk)
 		case "lex_hash":
-			s.LexHash = p.str()
+			p.text(&s.LexHash)
 		case "emb_hash":
-			s.EmbHash = p.str()
+			p.text(&s.EmbHash)
 		default:
 			return false
 		}
 		return true
-	}
-	p.object(func(k string) { p.field(k, sectionKeys, field) })
+	})
+}
+
+func (p *parser) chunk(c *Chunk) {
+	p.fields("chunk", chunkKeys, func(k string) bool {
+		switch k {
+		case "start_line":
+			p.integer(&c.StartLine)
+		case "end_line":
+			p.integer(&c.EndLine)
+		case "emb_hash":
+			p.text(&c.EmbHash)
+		default:
+			return false
+		}
+		return true
+	})
+}
+
+func (p *parser) entity(e *Entity) {
+	p.fields("entity", entityKeys, func(k string) bool {
+		switch k {
+		case "id":
+			p.text(&e.ID)
+		case "kind":
+			p.text(&e.Kind)
+		case "name":
+			p.text(&e.Name)
+		case "aliases":
+			list(p, &e.Aliases, p.text)
+		case "anchor":
+			p.text(&e.Anchor)
+		default:
+			return false
+		}
+		return true
+	})
+}
+
+func (p *parser) edge(e *Edge) {
+	p.fields("edge", edgeKeys, func(k string) bool {
+		switch k {
+		case "from":
+			p.text(&e.From)
+		case "to":
+			p.text(&e.To)
+		case "kind":
+			p.text(&e.Kind)
+		case "raw":
+			p.text(&e.Raw)
+		default:
+			return false
+		}
+		return true
+	})
 }
