@@ -62,16 +62,21 @@ def hwm_kb(pid):
 
 
 def command(pid):
-    """The program's base name and first argument, as "git cat-file"."""
+    """The program's base name and its first argument that is not an
+    option, as "git cat-file"."""
     try:
         with open("/proc/%d/cmdline" % pid, "rb") as f:
             argv = f.read().split(b"\0")
     except OSError:
         return ""
-    words = [os.path.basename(argv[0].decode(errors="replace"))]
-    if len(argv) > 1 and argv[1]:
-        words.append(argv[1].decode(errors="replace"))
-    return " ".join(w for w in words if w)
+    argv = [a.decode(errors="replace") for a in argv if a]
+    if not argv:
+        return ""
+    words, rest = [os.path.basename(argv[0])], argv[1:]
+    # git's own options come before its subcommand: -c k=v, -C dir, --x.
+    while rest and rest[0].startswith("-"):
+        rest = rest[2:] if rest[0] in ("-c", "-C") else rest[1:]
+    return " ".join(words + rest[:1])
 
 
 class Sampler(threading.Thread):
