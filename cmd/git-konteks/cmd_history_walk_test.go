@@ -33,17 +33,25 @@ func waitRunner(t *testing.T, dir string, done func() bool) {
 	t.Fatal("the background runner did not finish")
 }
 
-// TestFirstExtractionLeavesOldHistoryToTheRunner: the first extraction
-// records recent history, says so with each stage's time, and the
-// background runner records the rest without being asked again.
-func TestFirstExtractionLeavesOldHistoryToTheRunner(t *testing.T) {
-	t.Parallel()
+// runnerRepo is historyRepo with more commits than the first extraction
+// records: it leaves the older ones to the background runner it starts.
+func runnerRepo(t *testing.T) *testgit.Repo {
+	t.Helper()
 	r := historyRepo(t)
 	for i := 0; i < 12; i++ {
 		r.Write(fmt.Sprintf("more%d.txt", i%3), fmt.Sprint(i))
 		r.Commit(fmt.Sprintf("More work %d", i))
 	}
 	r.Git("config", "konteks.history.recent", "5")
+	return r
+}
+
+// TestFirstExtractionLeavesOldHistoryToTheRunner: the first extraction
+// records recent history, says so with each stage's time, and the
+// background runner records the rest without being asked again.
+func TestFirstExtractionLeavesOldHistoryToTheRunner(t *testing.T) {
+	t.Parallel()
+	r := runnerRepo(t)
 	n := strings.Count(r.Git("rev-list", "HEAD"), "\n") + 1
 	out := run(t, r.Dir, "extract")
 	if !strings.Contains(out, "history:  5 commits (5 new)") || !strings.Contains(out, "older history is being recorded in the background") {

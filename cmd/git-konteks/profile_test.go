@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,13 +17,7 @@ import (
 // named by pid, instead of one overwriting the other's.
 func TestCPUProfilePerProcess(t *testing.T) {
 	t.Parallel()
-	r := historyRepo(t)
-	for i := 0; i < 12; i++ {
-		r.Write(fmt.Sprintf("more%d.txt", i%3), fmt.Sprint(i))
-		r.Commit(fmt.Sprintf("More work %d", i))
-	}
-	// Older history is left to the runner.
-	r.Git("config", "konteks.history.recent", "5")
+	r := runnerRepo(t)
 	profiles := t.TempDir()
 	cmd := exec.Command(binary, "extract", "--quiet")
 	cmd.Dir = r.Dir
