@@ -81,8 +81,9 @@ type parser struct {
 	depth int
 	buf   []byte
 	// clone makes every string of the record its own; else strings
-	// without escapes share s.
-	clone bool
+	// without escapes share s. shared says the last str did.
+	clone  bool
+	shared bool
 	// lean checks the fields DecodeSections drops without keeping them,
 	// into the sinks.
 	lean      bool
@@ -210,8 +211,9 @@ func (p *parser) container(open, close byte, elem func()) {
 
 // str reads a string (an object's key, or a value text has checked).
 // Invalid UTF-8 and lone surrogates become U+FFFD, as encoding/json makes
-// them. Without escapes the string shares p.s unless p.clone.
+// them. A string without escapes shares p.s, and str sets p.shared.
 func (p *parser) str() string {
+	p.shared = false
 	if p.err != nil {
 		return ""
 	}
@@ -231,9 +233,7 @@ func (p *parser) str() string {
 			if !ascii && !utf8.ValidString(v) {
 				return fixUTF8(v)
 			}
-			if p.clone {
-				return strings.Clone(v)
-			}
+			p.shared = true
 			return v
 		}
 		if c == '\\' {
@@ -515,7 +515,11 @@ func (p *parser) text(dst *string) {
 		p.fail("want string")
 		return
 	}
-	*dst = p.str()
+	v := p.str()
+	if p.clone && p.shared {
+		v = strings.Clone(v)
+	}
+	*dst = v
 }
 
 // integer reads an integer into *dst; null leaves *dst as it was.
