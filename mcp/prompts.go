@@ -214,7 +214,7 @@ func writeRules(b *strings.Builder, items []durable.Item, n int) {
 			fmt.Fprintf(b, "- … %d more (memories lists them)\n", len(rules)-n)
 			break
 		}
-		fmt.Fprintf(b, "- [%s %s] %s\n", it.Kind, shortID(it.ID), recall.OneLine(it.Text, 400))
+		fmt.Fprintf(b, "- [%s %s] %s\n", it.Kind, recall.ShortID(it.ID), recall.OneLine(it.Text, 400))
 	}
 	b.WriteString("\n")
 }
@@ -286,14 +286,7 @@ func (s *Server) recallBeforeChange(ctx context.Context, args map[string]string)
 		b.WriteString("\n")
 	}
 	if len(mh) > 0 {
-		b.WriteString("## Saved memories that bear on it\n\n")
-		for _, m := range mh {
-			label := m.Kind
-			if m.Type == durable.TypeDiary {
-				label = "diary"
-			}
-			fmt.Fprintf(&b, "- [%s %s] %s\n", label, shortID(m.ID), recall.OneLine(m.Text, 500))
-		}
+		b.WriteString(strings.TrimPrefix(recall.MemoriesMarkdown(mh), "\n"))
 		b.WriteString("\n")
 	}
 	b.WriteString(fresh.Line())
@@ -343,7 +336,7 @@ func (s *Server) saveAfterWork(_ context.Context, args map[string]string) (strin
 				fmt.Fprintf(&b, "- … %d more (memories lists them)\n", len(live)-i)
 				break
 			}
-			fmt.Fprintf(&b, "- [%s %s] %s\n", it.Kind, shortID(it.ID), recall.OneLine(it.Text, 200))
+			fmt.Fprintf(&b, "- [%s %s] %s\n", it.Kind, recall.ShortID(it.ID), recall.OneLine(it.Text, 200))
 		}
 		b.WriteString("\n")
 	}

@@ -209,7 +209,7 @@ func (s *Server) memories(_ context.Context, _ *sdk.CallToolRequest, in Memories
 		if it.Status != durable.StatusLive {
 			status = " [" + it.Status + "]"
 		}
-		fmt.Fprintf(&b, "%s  %s  %s%s: %s\n", shortID(it.ID), it.Created.UTC().Format("2006-01-02"), label, status, recall.OneLine(it.Text, 500))
+		fmt.Fprintf(&b, "%s  %s  %s%s: %s\n", recall.ShortID(it.ID), it.Created.UTC().Format("2006-01-02"), label, status, recall.OneLine(it.Text, 500))
 		if len(it.Paths) > 0 {
 			fmt.Fprintf(&b, "    paths: %s\n", strings.Join(it.Paths, ", "))
 		}

@@ -365,7 +365,7 @@ func writeMemoryHits(b *strings.Builder, hits []MemoryHit) {
 		if m.Type == durable.TypeDiary {
 			label = "diary"
 		}
-		fmt.Fprintf(b, "- [%s %s] %s", label, shortID(m.ID), recall.OneLine(m.Text, 400))
+		fmt.Fprintf(b, "- [%s %s] %s", label, recall.ShortID(m.ID), recall.OneLine(m.Text, 400))
 		if n := m.Note(); n != "" {
 			b.WriteString(" " + n)
 		}
@@ -408,22 +408,13 @@ func (s *Server) context(ctx context.Context, req *sdk.CallToolRequest, in Conte
 	}
 	budget = max(minBudget, min(budget, maxBudget))
 	err = s.withSearcher(ctx, req, func(se *recall.Searcher, sn *snapshot, st recall.MemoryState) error {
-		p, err := se.Context(ctx, q, recall.PackOptions{Budget: budget})
+		p, err := se.Context(ctx, q, recall.PackOptions{Budget: budget, Memories: maxMemoryHits, Matcher: s.matcher(sn)})
 		if err != nil {
 			return err
 		}
-		out = ContextOutput{Task: q, Evidence: p.Evidence, Budget: p.Budget, Tokens: p.Tokens, Markdown: p.Markdown, Sections: p.Sections, Notes: notes(p.Notes, s.embNote)}
+		out = ContextOutput{Task: q, Evidence: p.Evidence, Budget: p.Budget, Tokens: p.Tokens, Markdown: p.Markdown, Sections: p.Sections, Memories: p.Memories, Notes: notes(p.Notes, s.embNote)}
 		if out.Sections == nil {
 			out.Sections = []recall.PackSection{}
-		}
-		var paths []string
-		for _, p := range out.Sections {
-			paths = append(paths, p.Path)
-		}
-		// The entries recall would show: those matching the task about
-		// as well as the pack's code does, or linked to its files.
-		if out.Memories, err = se.MatchMemories(q, p.Evidence, paths, maxMemoryHits, s.matcher(sn)); err != nil {
-			return err
 		}
 		out.Memory = s.freshness(sn, st.Commit, st.SourceCommit)
 		out.Memory.Index = st.Index
@@ -434,20 +425,6 @@ func (s *Server) context(ctx context.Context, req *sdk.CallToolRequest, in Conte
 	}
 	var b strings.Builder
 	b.WriteString(out.Markdown)
-	if len(out.Memories) > 0 {
-		b.WriteString("\n## Saved memories\n\n")
-		for _, m := range out.Memories {
-			if m.Type == durable.TypeSkill {
-				fmt.Fprintf(&b, "- **skill %s**: %s (call skills with name %q to read it)\n", m.Subject, recall.OneLine(m.Text, 600), m.Subject)
-				continue
-			}
-			label := m.Kind
-			if m.Type == durable.TypeDiary {
-				label = "diary"
-			}
-			fmt.Fprintf(&b, "- **%s** (%s): %s\n", label, shortID(m.ID), recall.OneLine(m.Text, 600))
-		}
-	}
 	b.WriteString("\n")
 	for _, n := range out.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
@@ -455,13 +432,4 @@ func (s *Server) context(ctx context.Context, req *sdk.CallToolRequest, in Conte
 	b.WriteString(out.Memory.Line())
 	b.WriteString("\n")
 	return textResult(b.String()), out, nil
-}
-
-// ---- helpers
-
-func shortID(id string) string {
-	if len(id) > 10 {
-		return id[:10]
-	}
-	return id
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/konteks/git-konteks/durable"
 	"github.com/konteks/git-konteks/graph"
 )
 
@@ -22,6 +23,10 @@ type Pack struct {
 	Notes    []string      `json:"notes,omitempty"`
 	// Evidence says how strongly memory supports the pack (see Assess).
 	Evidence Evidence `json:"evidence"`
+	// Memories are the saved entries that match the task as recall would
+	// show them (see MatchMemories), each with its freshness; the pack's
+	// Markdown ends with them.
+	Memories []MemoryHit `json:"memories"`
 }
 
 // PackSection is a section as the pack shows it.
@@ -48,6 +53,11 @@ func Tokens(s string) int { return (len(s) + 3) / 4 }
 type PackOptions struct {
 	Budget int // tokens (default DefaultBudget)
 	Mode   string
+	// Memories is how many saved entries the pack may show
+	// (DefaultMemoryHits when 0, none when <0); Matcher matches them (nil
+	// reads them from the memory the searcher answers from).
+	Memories int
+	Matcher  *DurableMatcher
 }
 
 // Context builds a context pack for a task: the project in two lines, the
@@ -66,6 +76,21 @@ func (s *Searcher) Context(ctx context.Context, task string, opt PackOptions) (*
 	p := &Pack{Task: task, Budget: budget, Memory: res.Memory, Mode: res.Mode, Notes: res.Notes, Evidence: s.Judge(task, res.Hits, res.Confidence, nil)}
 	if p.Evidence.NoMatch {
 		res.Hits = nil // the least bad hits would only mislead
+	}
+	var paths []string
+	for _, h := range res.Hits {
+		paths = append(paths, h.Path)
+	}
+	if p.Memories, err = s.MatchMemories(task, p.Evidence, paths, opt.Memories, opt.Matcher); err != nil {
+		return nil, err
+	}
+	// Saved memories close the pack, after the connected files; like
+	// them, they keep their room first (at most a fifth of the budget,
+	// dropping the weakest entries past it).
+	mems := MemoriesMarkdown(p.Memories)
+	for len(p.Memories) > 0 && Tokens(mems) > budget/5 {
+		p.Memories = p.Memories[:len(p.Memories)-1]
+		mems = MemoriesMarkdown(p.Memories)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Context: %s\n\n", OneLine(task, 200))
@@ -96,7 +121,7 @@ func (s *Searcher) Context(ctx context.Context, task string, opt PackOptions) (*
 	if Tokens(conn) > budget/10 {
 		conn = ""
 	}
-	used := Tokens(b.String()) + Tokens(conn)
+	used := Tokens(b.String()) + Tokens(conn) + Tokens(mems)
 	for i, h := range res.Hits {
 		ref := fmt.Sprintf("%s:%d-%d", h.Path, h.StartLine, h.EndLine)
 		title := fmt.Sprintf("### %s — %s\n", ref, displayName(h))
@@ -131,7 +156,7 @@ func (s *Searcher) Context(ctx context.Context, task string, opt PackOptions) (*
 		if shown != "reference" {
 			b.WriteString("\n")
 		}
-		used = Tokens(b.String()) + Tokens(conn)
+		used = Tokens(b.String()) + Tokens(conn) + Tokens(mems)
 		p.Sections = append(p.Sections, PackSection{Path: h.Path, StartLine: h.StartLine, EndLine: h.EndLine, Name: h.Name, Score: h.Score, Shown: shown})
 	}
 	if len(res.Hits) == 0 {
@@ -140,9 +165,46 @@ func (s *Searcher) Context(ctx context.Context, task string, opt PackOptions) (*
 	if conn != "" {
 		b.WriteString(conn)
 	}
+	b.WriteString(mems)
 	p.Markdown = b.String()
 	p.Tokens = Tokens(p.Markdown)
 	return p, nil
+}
+
+// MemoriesMarkdown renders saved entries as a pack's closing section: a
+// line each with its kind, short id, text and, for a cited entry whose
+// code has changed, why it is stale. "" when there are none.
+func MemoriesMarkdown(hits []MemoryHit) string {
+	if len(hits) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n## Saved memories\n\n")
+	for _, m := range hits {
+		if m.Type == durable.TypeSkill {
+			fmt.Fprintf(&b, "- **skill %s**: %s (the skill %q holds its steps)\n", m.Subject, OneLine(m.Text, 600), m.Subject)
+			continue
+		}
+		label := m.Kind
+		if m.Type == durable.TypeDiary {
+			label = "diary"
+		}
+		fmt.Fprintf(&b, "- **%s** (%s): %s", label, ShortID(m.ID), OneLine(m.Text, 600))
+		if n := m.Note(); n != "" {
+			b.WriteString(" " + n)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// ShortID is the first ten characters of a saved entry's id, enough to
+// name it to forget or show.
+func ShortID(id string) string {
+	if len(id) > 10 {
+		return id[:10]
+	}
+	return id
 }
 
 func displayName(h Hit) string {

@@ -25,7 +25,8 @@ func contextCommand(g *GlobalOptions) *cli.Command {
 		Description: "Recalls the sections that matter for the task and writes them as Markdown for an agent:\n" +
 			"the project in two lines, the relevant areas, then the best sections with their code or\n" +
 			"text and path:line references — full text while the budget allows, then summaries, then\n" +
-			"bare references. Tokens are estimated at four bytes each. A task of - is read from\n" +
+			"bare references. Saved memories that match the task close the pack, a cited one marked\n" +
+			"stale when its code has changed since. Tokens are estimated at four bytes each. A task of - is read from\n" +
 			"standard input; a task that starts with a dash goes after --.",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "budget", Value: recall.DefaultBudget, Destination: &opts.Budget, Usage: "token `BUDGET` of the pack"},

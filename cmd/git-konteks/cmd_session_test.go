@@ -11,6 +11,7 @@ import (
 
 	"github.com/konteks/git-konteks/durable"
 	"github.com/konteks/git-konteks/internal/testgit"
+	"github.com/konteks/git-konteks/mcp"
 	"github.com/konteks/git-konteks/recall"
 	"github.com/konteks/git-konteks/secret"
 	"github.com/konteks/git-konteks/session"
@@ -258,6 +259,24 @@ func TestMemoryCitesFunction(t *testing.T) {
 	}
 	if out := run(t, r.Dir, "recall", "is Parse allocation-free in the hot loop"); !strings.Contains(out, "[stale: Parse in parser/parse.go changed since the memory was saved") {
 		t.Errorf("recall text does not say the memory is stale:\n%s", out)
+	}
+	// A context pack ends with the same memory, marked stale, on the
+	// command line and in the MCP server alike.
+	const staleNote = "[stale: Parse in parser/parse.go changed since the memory was saved"
+	var pack recall.Pack
+	if err := json.Unmarshal([]byte(run(t, r.Dir, "context", "--json", "is Parse allocation-free in the hot loop")), &pack); err != nil {
+		t.Fatal(err)
+	}
+	if len(pack.Memories) == 0 || pack.Memories[0].ID != id || pack.Memories[0].Freshness == nil || pack.Memories[0].Freshness.Status != durable.Stale {
+		t.Fatalf("context memories: %+v", pack.Memories)
+	}
+	if out := run(t, r.Dir, "context", "is Parse allocation-free in the hot loop"); !strings.Contains(out, "## Saved memories") || !strings.Contains(out, staleNote) {
+		t.Errorf("context text does not end with the stale memory:\n%s", out)
+	}
+	var cx mcp.ContextOutput
+	text := callMCP(t, mcpClient(t, r.Dir), mcp.ToolContext, map[string]any{"task": "is Parse allocation-free in the hot loop"}, &cx)
+	if len(cx.Memories) == 0 || cx.Memories[0].ID != id || !strings.Contains(text, staleNote) {
+		t.Errorf("MCP context does not mark the memory stale: %+v\n%s", cx.Memories, text)
 	}
 	// Confirmed: the new entry is fresh, the old one superseded.
 	var conf durable.Item
