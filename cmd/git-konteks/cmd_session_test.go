@@ -413,3 +413,125 @@ func TestWhySaysWhichSession(t *testing.T) {
 		t.Errorf("history does not name the session:\n%s", hist)
 	}
 }
+
+// TestSessionEndHookIngests: the SessionEnd hook that `hooks install
+// --agent claude` writes into .claude/settings.json, run as Claude Code
+// runs it (sh -c, the hook's JSON payload on stdin), ingests the session;
+// run again for the same transcript, it adds nothing.
+func TestSessionEndHookIngests(t *testing.T) {
+	t.Parallel()
+	r := testgit.New(t)
+	r.WriteFiles(map[string]string{"client/http.go": "package client\n\nfunc Do() error { return nil }\n", "client/retry.go": "package client\n"})
+	r.Commit("client")
+	fixture, err := os.ReadFile(filepath.Join("..", "..", "session", "testdata", "claude-code.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "5f0c2b9e.jsonl")
+	if err := os.WriteFile(p, []byte(strings.ReplaceAll(string(fixture), "/home/dev/shop", r.Dir)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "CODEX_HOME=" + filepath.Join(home, ".codex")}
+	if out, errOut, err := tryRun(r.Dir, env, "hooks", "install", "--agent", "claude"); err != nil {
+		t.Fatalf("hooks install --agent claude: %v\n%s%s", err, out, errOut)
+	}
+	b, err := os.ReadFile(filepath.Join(r.Dir, ".claude", "settings.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var settings struct {
+		Hooks map[string][]struct {
+			Hooks []struct{ Type, Command string }
+		}
+	}
+	if err := json.Unmarshal(b, &settings); err != nil {
+		t.Fatalf("settings.json: %v\n%s", err, b)
+	}
+	var hook string
+	for _, m := range settings.Hooks["SessionEnd"] {
+		for _, h := range m.Hooks {
+			if h.Type == "command" && strings.Contains(h.Command, "session ingest") {
+				hook = h.Command
+			}
+		}
+	}
+	if hook == "" {
+		t.Fatalf("no SessionEnd hook that ingests the session:\n%s", b)
+	}
+	payload := `{"session_id":"5f0c2b9e","transcript_path":"` + p + `","cwd":"` + r.Dir + `","hook_event_name":"SessionEnd","reason":"exit"}`
+	runHook := func() {
+		t.Helper()
+		cmd := exec.Command("sh", "-c", hook)
+		cmd.Dir = r.Dir
+		cmd.Env = append(testgit.Env(), env...)
+		cmd.Stdin = strings.NewReader(payload)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("hook %q: %v\n%s", hook, err, out)
+		}
+	}
+	runHook()
+	if list := run(t, r.Dir, "session", "list"); !strings.Contains(list, "claude-code  Add retry with backoff") {
+		t.Fatalf("the hook ingested no session:\n%s", list)
+	}
+	if mems := run(t, r.Dir, "memories", "--kind", "constraint"); !strings.Contains(mems, "Never use time.Sleep in tests") {
+		t.Errorf("the session's constraint is not in memory:\n%s", mems)
+	}
+	tip := r.Git("rev-parse", "refs/konteks")
+	runHook()
+	if now := r.Git("rev-parse", "refs/konteks"); now != tip {
+		t.Errorf("the hook run again for the same transcript moved memory: %s -> %s", tip, now)
+	}
+}
+
+// TestSessionMemoryAuthorship: the memories and the record a session
+// yields belong to the person who ingested it; a teammate can neither
+// forget nor purge them (and is told how to correct one instead), and
+// their author can.
+func TestSessionMemoryAuthorship(t *testing.T) {
+	t.Parallel()
+	r := testgit.New(t)
+	r.WriteFiles(map[string]string{"client/http.go": "package client\n\nfunc Do() error { return nil }\n", "client/retry.go": "package client\n"})
+	r.Commit("client")
+	fixture, err := os.ReadFile(filepath.Join("..", "..", "session", "testdata", "claude-code.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "t.jsonl")
+	if err := os.WriteFile(p, []byte(strings.ReplaceAll(string(fixture), "/home/dev/shop", r.Dir)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	alice := []string{"GIT_AUTHOR_NAME=Alice", "GIT_AUTHOR_EMAIL=alice@example.invalid", "GIT_COMMITTER_NAME=Alice", "GIT_COMMITTER_EMAIL=alice@example.invalid"}
+	if out, errOut, err := tryRun(r.Dir, alice, "session", "ingest", p); err != nil {
+		t.Fatalf("ingest as alice: %v\n%s%s", err, out, errOut)
+	}
+	var constraint durable.Item
+	for _, m := range listMemories(t, r.Dir) {
+		if strings.Contains(m.Text, "Never use time.Sleep in tests") {
+			constraint = m
+		}
+	}
+	if constraint.ID == "" || !strings.Contains(constraint.Author, "alice@example.invalid") {
+		t.Fatalf("the session's constraint, by alice: %+v", constraint)
+	}
+	record := strings.Fields(run(t, r.Dir, "session", "list"))[0]
+	tip := r.Git("rev-parse", "refs/konteks")
+	for _, id := range []string{constraint.ID, record} {
+		for _, args := range [][]string{{"memories", "forget", id, "--reason", "not mine"}, {"memories", "forget", id, "--reason", "not mine", "--purge"}} {
+			if _, errOut, err := tryRun(r.Dir, nil, args...); err == nil || !strings.Contains(errOut, "only its author can forget it") || !strings.Contains(errOut, "--supersedes") {
+				t.Errorf("a teammate ran %v on alice's session memory: %v %s", args, err, errOut)
+			}
+		}
+	}
+	if now := r.Git("rev-parse", "refs/konteks"); now != tip {
+		t.Fatalf("refused forgets moved memory: %s -> %s", tip, now)
+	}
+	if out, errOut, err := tryRun(r.Dir, alice, "memories", "forget", constraint.ID, "--reason", "no longer true"); err != nil {
+		t.Fatalf("alice forgets her session's memory: %v\n%s%s", err, out, errOut)
+	}
+	for _, m := range listMemories(t, r.Dir) {
+		if m.ID == constraint.ID {
+			t.Errorf("the memory alice forgot is still live: %+v", m)
+		}
+	}
+}
