@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/konteks/git-konteks/durable"
+	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/memref"
 	"github.com/konteks/git-konteks/share"
@@ -302,21 +303,30 @@ func runMemoriesForget(_ context.Context, opts memoriesForgetOptions, g *GlobalO
 		}
 		return err
 	}
-	if !opts.Purge {
+	return removed(g, repo, opts.Purge, "tombstone", t, "forgot "+t.Forgets,
+		fmt.Sprintf("forgot %s (tombstone %s)", t.Forgets, t.ID), fmt.Sprintf("purged %s (tombstone %s)", t.Forgets, t.ID))
+}
+
+// removed ends a forget or a skill removal whose tombstone t (v, under key
+// in --json) is saved: it prints line, or for a purge rewrites memory's
+// history without the text, pushes it and prints purged with the result.
+// done is what was done before the purge, for its error.
+func removed(g *GlobalOptions, repo *gitstore.Repo, purge bool, key string, v any, done, line, purged string) error {
+	if !purge {
 		if g.JSON {
-			return g.printJSON(t)
+			return g.printJSON(v)
 		}
-		fmt.Fprintf(g.Stdout, "forgot %s (tombstone %s)\n", t.Forgets, t.ID)
+		fmt.Fprintln(g.Stdout, line)
 		return nil
 	}
 	res, err := share.Purge(repo)
 	if err != nil {
-		return fmt.Errorf("forgot %s, but rewriting memory's history failed: %w (run the purge again)", t.Forgets, err)
+		return fmt.Errorf("%s, but rewriting memory's history failed: %w (run the purge again)", done, err)
 	}
 	if g.JSON {
-		return g.printJSON(map[string]any{"tombstone": t, "purge": res})
+		return g.printJSON(map[string]any{key: v, "purge": res})
 	}
-	fmt.Fprintf(g.Stdout, "purged %s (tombstone %s): %s\n", t.Forgets, t.ID, res.Note)
+	fmt.Fprintf(g.Stdout, "%s: %s\n", purged, res.Note)
 	return purgeFailures(g, res)
 }
 

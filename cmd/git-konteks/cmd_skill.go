@@ -13,7 +13,6 @@ import (
 	"github.com/konteks/git-konteks/durable"
 	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/memref"
-	"github.com/konteks/git-konteks/share"
 )
 
 // skillAddOptions are the flags of `skill add`.
@@ -215,20 +214,5 @@ func runSkillRemove(_ context.Context, opts skillRemoveOptions, g *GlobalOptions
 	if err != nil {
 		return skillError(err)
 	}
-	if !opts.Purge {
-		if g.JSON {
-			return g.printJSON(t)
-		}
-		fmt.Fprintf(g.Stdout, "removed skill %s\n", t.Name)
-		return nil
-	}
-	res, err := share.Purge(repo)
-	if err != nil {
-		return fmt.Errorf("removed skill %s, but rewriting memory's history failed: %w (run the purge again)", t.Name, err)
-	}
-	if g.JSON {
-		return g.printJSON(map[string]any{"skill": t, "purge": res})
-	}
-	fmt.Fprintf(g.Stdout, "purged skill %s: %s\n", t.Name, res.Note)
-	return purgeFailures(g, res)
+	return removed(g, repo, opts.Purge, "skill", t, "removed skill "+t.Name, "removed skill "+t.Name, "purged skill "+t.Name)
 }
