@@ -43,13 +43,9 @@ func runHistory(_ context.Context, opts historyOptions, g *GlobalOptions, args [
 	if err != nil {
 		return err
 	}
-	links := sessionLinks(repo, mem)
+	briefs := make([]*history.Brief, len(res.Hits))
 	for i := range res.Hits {
-		history.LinkSessions(links, &res.Hits[i].Brief)
+		briefs[i] = &res.Hits[i].Brief
 	}
-	if g.JSON {
-		return g.printJSON(res)
-	}
-	fmt.Fprint(g.Stdout, res.Text())
-	return nil
+	return printHistory(g, repo, mem, res, briefs)
 }

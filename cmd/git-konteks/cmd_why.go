@@ -47,10 +47,17 @@ func runWhy(ctx context.Context, opts whyOptions, g *GlobalOptions, args []strin
 	if err != nil {
 		return err
 	}
-	links := sessionLinks(repo, mem)
+	briefs := make([]*history.Brief, len(res.Commits))
 	for i := range res.Commits {
-		history.LinkSessions(links, &res.Commits[i].Brief)
+		briefs[i] = &res.Commits[i].Brief
 	}
+	return printHistory(g, repo, mem, res, briefs)
+}
+
+// printHistory prints an answer of history or why after linking its
+// commits (briefs) to the agent sessions that made them.
+func printHistory(g *GlobalOptions, repo *gitstore.Repo, mem *memref.Memory, res interface{ Text() string }, briefs []*history.Brief) error {
+	history.LinkSessions(sessionLinks(repo, mem), briefs...)
 	if g.JSON {
 		return g.printJSON(res)
 	}
