@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/konteks/git-konteks/gitstore"
-	"github.com/konteks/git-konteks/memory"
-	"github.com/konteks/git-konteks/memref"
 )
 
 func manifestCommand(g *GlobalOptions) *cli.Command {
@@ -23,16 +20,9 @@ func manifestCommand(g *GlobalOptions) *cli.Command {
 }
 
 func runManifest(_ context.Context, g *GlobalOptions) error {
-	repo, err := g.openRepo()
+	_, mem, err := openMemory(g)
 	if err != nil {
 		return err
-	}
-	mem, err := memref.Read(repo, memory.Ref)
-	if err != nil {
-		return err
-	}
-	if !mem.Derived() {
-		return errors.New("no memory yet: run `git konteks extract`")
 	}
 	m := mem.Manifest
 	if g.JSON {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -55,16 +54,9 @@ func runShow(_ context.Context, opts showOptions, g *GlobalOptions, args []strin
 	if len(args) != 1 {
 		return cli.Exit("usage: git konteks show PATH[#ANCHOR]", 2)
 	}
-	repo, err := g.openRepo()
+	repo, mem, err := openMemory(g)
 	if err != nil {
 		return err
-	}
-	mem, err := memref.Read(repo, memory.Ref)
-	if err != nil {
-		return err
-	}
-	if !mem.Derived() {
-		return errors.New("no memory yet: run `git konteks extract`")
 	}
 	arg, anchor := args[0], ""
 	rec, path, err := showRecord(g, repo, mem, arg)
