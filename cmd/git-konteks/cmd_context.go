@@ -41,15 +41,15 @@ func contextCommand(g *GlobalOptions) *cli.Command {
 }
 
 func runContext(ctx context.Context, opts contextOptions, g *GlobalOptions, args []string) error {
-	task, err := readTask(g, args)
+	task, err := needTask(g, args, "context needs a task, e.g. git konteks context \"add retries to the fetcher\" (or - to read it from standard input)")
 	if err != nil {
 		return err
 	}
-	if task == "" {
-		return cli.Exit("context needs a task, e.g. git konteks context \"add retries to the fetcher\" (or - to read it from standard input)", 2)
-	}
 	if opts.Budget < 100 {
 		return cli.Exit("--budget must be at least 100 tokens", 2)
+	}
+	if err := checkMode(opts.Mode); err != nil {
+		return err
 	}
 	ctx, stop := interruptible(ctx)
 	defer stop()

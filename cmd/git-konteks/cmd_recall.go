@@ -84,13 +84,32 @@ func readTask(g *GlobalOptions, args []string) (string, error) {
 	return strings.TrimSpace(string(b)), nil
 }
 
-func runRecall(ctx context.Context, opts recallOptions, g *GlobalOptions, args []string) error {
+// needTask is the task of recall or context: the arguments, or standard
+// input for "-"; no task is a usage error saying what to give (missing).
+func needTask(g *GlobalOptions, args []string, missing string) (string, error) {
 	task, err := readTask(g, args)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if task == "" {
-		return cli.Exit("recall needs a task or question, e.g. git konteks recall \"where are retries handled\" (or - to read it from standard input)", 2)
+		return "", cli.Exit(missing, 2)
+	}
+	return task, nil
+}
+
+// checkMode refuses a --mode that is not a search mode.
+func checkMode(mode string) error {
+	switch mode {
+	case recall.Hybrid, recall.Lexical, recall.Vector:
+		return nil
+	}
+	return cli.Exit(fmt.Sprintf("unknown --mode %q (want hybrid, lexical or vector)", mode), 2)
+}
+
+func runRecall(ctx context.Context, opts recallOptions, g *GlobalOptions, args []string) error {
+	task, err := needTask(g, args, "recall needs a task or question, e.g. git konteks recall \"where are retries handled\" (or - to read it from standard input)")
+	if err != nil {
+		return err
 	}
 	if opts.Limit < 1 {
 		return cli.Exit(fmt.Sprintf("--limit %d: give at least 1", opts.Limit), 2)
@@ -98,10 +117,8 @@ func runRecall(ctx context.Context, opts recallOptions, g *GlobalOptions, args [
 	if opts.PerFile < 0 {
 		return cli.Exit(fmt.Sprintf("--per-file %d: give at least 1", opts.PerFile), 2)
 	}
-	switch opts.Mode {
-	case recall.Hybrid, recall.Lexical, recall.Vector:
-	default:
-		return cli.Exit(fmt.Sprintf("unknown --mode %q (want hybrid, lexical or vector)", opts.Mode), 2)
+	if err := checkMode(opts.Mode); err != nil {
+		return err
 	}
 	ctx, stop := interruptible(ctx)
 	defer stop()

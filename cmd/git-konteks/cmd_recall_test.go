@@ -192,6 +192,9 @@ func TestContextCommand(t *testing.T) {
 	if _, _, err := tryRun(r.Dir, nil, "context", "--budget", "10", "x"); err == nil {
 		t.Fatal("a 10-token budget accepted")
 	}
+	if _, errOut, err := tryRun(r.Dir, nil, "context", "--mode", "bogus", "x"); err == nil || !strings.Contains(errOut, `unknown --mode "bogus"`) {
+		t.Fatalf("context took an unknown mode: %v %s", err, errOut)
+	}
 }
 
 // TestRecallShowsCompanions checks, end to end, that a file which keeps
