@@ -82,17 +82,7 @@ func findScan(repo *gitstore.Repo, mem *memref.Memory, name string, limit int) (
 	res := NewResolver(repo, gitstore.ParseHash(mem.Manifest.SourceTree))
 	want := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(name, "file:"), "sym:"), "dir:")
 	dirWanted := strings.TrimSuffix(want, "/")
-	nodes := map[string]*Node{}
-	var order []string
-	add := func(e memory.Entity, owner string) *Node {
-		if n, ok := nodes[e.ID]; ok {
-			return n
-		}
-		n := &Node{Entity: e, Path: owner}
-		nodes[e.ID] = n
-		order = append(order, e.ID)
-		return n
-	}
+	nodes := newNodeSet()
 	type imp struct{ from, to, raw string }
 	var imports []imp
 	var dirNode *Node
@@ -105,13 +95,13 @@ func findScan(repo *gitstore.Repo, mem *memref.Memory, name string, limit int) (
 		es = append(es, entryOf(ref.Path, f, nil))
 		for _, e := range f.Entities {
 			if matches(e, name, want) {
-				add(e, ref.Path)
+				nodes.add(e, ref.Path)
 			}
 		}
 		dir := ref.Path[:max(strings.LastIndexByte(ref.Path, '/'), 0)]
 		if dirWanted != "" && dir == dirWanted {
 			if dirNode == nil {
-				dirNode = add(memory.Entity{ID: "dir:" + dir, Kind: "directory", Name: dir}, "")
+				dirNode = nodes.add(memory.Entity{ID: "dir:" + dir, Kind: "directory", Name: dir}, "")
 			}
 			dirNode.Out = append(dirNode.Out, Link{Kind: "contains", ID: "file:" + ref.Path})
 		}
@@ -124,15 +114,15 @@ func findScan(repo *gitstore.Repo, mem *memref.Memory, name string, limit int) (
 				}
 				imports = append(imports, imp{e.From, to, e.Raw})
 			}
-			if n, ok := nodes[e.From]; ok && e.Kind != "contains" {
+			if n, ok := nodes.byID[e.From]; ok && e.Kind != "contains" {
 				n.Out = append(n.Out, Link{Kind: e.Kind, ID: to, Raw: e.Raw})
 			}
 		}
 	}
 	// Incoming edges: imports naming a found file or directory, and
 	// "defines" from the owning file.
-	for _, id := range order {
-		n := nodes[id]
+	for _, n := range nodes.order {
+		id := n.Entity.ID
 		for _, im := range imports {
 			if im.to == id || (n.Entity.Kind == "file" && im.to == "dir:"+dirOf(n.Entity.Name)) {
 				n.In = append(n.In, Link{Kind: "imported-by", ID: im.from, Raw: im.raw})
@@ -142,14 +132,7 @@ func findScan(repo *gitstore.Repo, mem *memref.Memory, name string, limit int) (
 			n.In = append(n.In, Link{Kind: "defined-in", ID: "file:" + n.Path})
 		}
 	}
-	out := make([]Node, 0, len(order))
-	for _, id := range order {
-		out = append(out, *nodes[id])
-	}
-	sort.SliceStable(out, func(i, j int) bool { return rank(out[i], want) < rank(out[j], want) })
-	if limit > 0 && len(out) > limit {
-		out = out[:limit]
-	}
+	out := nodes.ranked(want, limit)
 	sort.Slice(es, func(i, j int) bool { return es[i].path < es[j].path })
 	cg := &callGraph{es: es, read: recordReader(repo, mem.Tree)}
 	cg.link(out)
@@ -200,17 +183,7 @@ func (g *Graph) Find(name string, limit int) ([]Node, error) {
 	want := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(name, "file:"), "sym:"), "dir:")
 	dirWanted := strings.TrimSuffix(want, "/")
 	idLike := strings.Contains(name, ":")
-	nodes := map[string]*Node{}
-	var order []string
-	add := func(e memory.Entity, owner string) *Node {
-		if n, ok := nodes[e.ID]; ok {
-			return n
-		}
-		n := &Node{Entity: e, Path: owner}
-		nodes[e.ID] = n
-		order = append(order, e.ID)
-		return n
-	}
+	nodes := newNodeSet()
 	type imp struct {
 		file    int
 		from    ref
@@ -232,14 +205,14 @@ func (g *Graph) Find(name string, limit int) ([]Node, error) {
 				hit = hit || a == want
 			}
 			if hit {
-				add(e.entity(p), strings.Clone(p))
+				nodes.add(e.entity(p), strings.Clone(p))
 				matched = true
 			}
 		}
 		dir := p[:max(strings.LastIndexByte(p, '/'), 0)]
 		if dirWanted != "" && dir == dirWanted {
 			if dirNode == nil {
-				dirNode = add(memory.Entity{ID: "dir:" + strings.Clone(dir), Kind: "directory", Name: strings.Clone(dir)}, "")
+				dirNode = nodes.add(memory.Entity{ID: "dir:" + strings.Clone(dir), Kind: "directory", Name: strings.Clone(dir)}, "")
 			}
 			dirNode.Out = append(dirNode.Out, Link{Kind: "contains", ID: "file:" + strings.Clone(p)})
 		}
@@ -255,16 +228,16 @@ func (g *Graph) Find(name string, limit int) ([]Node, error) {
 				}
 				imports = append(imports, imp{i, e.from, ts, e.raw})
 			}
-			if e.kind == "contains" || !matched && e.from.tag != 0 || len(nodes) == 0 {
+			if e.kind == "contains" || !matched && e.from.tag != 0 || len(nodes.order) == 0 {
 				continue
 			}
-			if n, ok := nodes[e.from.str(p)]; ok {
+			if n, ok := nodes.byID[e.from.str(p)]; ok {
 				n.Out = append(n.Out, Link{Kind: strings.Clone(e.kind), ID: strings.Clone(to.str(p)), Raw: strings.Clone(e.raw)})
 			}
 		}
 	}
-	for _, id := range order {
-		n := nodes[id]
+	for _, n := range nodes.order {
+		id := n.Entity.ID
 		dirID := ""
 		if n.Entity.Kind == "file" {
 			dirID = "dir:" + dirOf(n.Entity.Name)
@@ -278,15 +251,7 @@ func (g *Graph) Find(name string, limit int) ([]Node, error) {
 			n.In = append(n.In, Link{Kind: "defined-in", ID: "file:" + n.Path})
 		}
 	}
-	out := make([]Node, 0, len(order))
-	for _, id := range order {
-		out = append(out, *nodes[id])
-	}
-	sort.SliceStable(out, func(i, j int) bool { return rank(out[i], want) < rank(out[j], want) })
-	if limit > 0 && len(out) > limit {
-		out = out[:limit]
-	}
-	return out, nil
+	return nodes.ranked(want, limit), nil
 }
 
 // link fills the Linked and Rank of file nodes from the file graph.
@@ -322,4 +287,38 @@ func (g *Graph) link(nodes []Node) {
 			}
 		}
 	}
+}
+
+// nodeSet holds the nodes an answer finds, once each, in the order first
+// found.
+type nodeSet struct {
+	byID  map[string]*Node
+	order []*Node
+}
+
+func newNodeSet() *nodeSet { return &nodeSet{byID: map[string]*Node{}} }
+
+// add returns the node of e, making it (owned by the file owner) when new.
+func (s *nodeSet) add(e memory.Entity, owner string) *Node {
+	if n, ok := s.byID[e.ID]; ok {
+		return n
+	}
+	n := &Node{Entity: e, Path: owner}
+	s.byID[e.ID] = n
+	s.order = append(s.order, n)
+	return n
+}
+
+// ranked is the nodes, best match for want first (ties in the order
+// found), at most limit when limit > 0.
+func (s *nodeSet) ranked(want string, limit int) []Node {
+	out := make([]Node, 0, len(s.order))
+	for _, n := range s.order {
+		out = append(out, *n)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return rank(out[i], want) < rank(out[j], want) })
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out
 }
