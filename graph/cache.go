@@ -13,11 +13,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 	"unsafe"
 
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/internal/mmap"
 	"github.com/konteks/git-konteks/memref"
 )
 
@@ -342,30 +342,18 @@ func encodeStrtab(ss []string) []byte {
 	return b
 }
 
-// mapFile maps a file read-only (or reads it where mmap is unavailable).
+// mapFile maps a cache file read-only; an empty or absurdly large one is
+// not a cache this package wrote.
 func mapFile(p string) ([]byte, func() error, error) {
-	f, err := os.Open(p)
+	b, unmap, err := mmap.File(p)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
+	if len(b) == 0 || len(b) > 1<<34 {
+		unmap()
+		return nil, nil, fmt.Errorf("%w: %s: size %d", errCache, filepath.Base(p), len(b))
 	}
-	size := fi.Size()
-	if size == 0 || size > 1<<34 {
-		return nil, nil, fmt.Errorf("%w: %s: size %d", errCache, filepath.Base(p), size)
-	}
-	b, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
-	if err != nil {
-		b, err = os.ReadFile(p)
-		if err != nil {
-			return nil, nil, err
-		}
-		return b, func() error { return nil }, nil
-	}
-	return b, func() error { return syscall.Munmap(b) }, nil
+	return b, unmap, nil
 }
 
 // CacheDir is the graph cache's directory under the state dir.

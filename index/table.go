@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"unsafe"
+
+	"github.com/konteks/git-konteks/internal/mmap"
 )
 
 // Doc is one indexed section, as the docs table keeps it: enough to rank
@@ -442,34 +442,7 @@ func (t *vecTable) close() error {
 	return t.unmap()
 }
 
-// mapFile maps a file read-only. Little-endian hosts only read tables as
-// they are written (the binary encoding above is little-endian; amd64 and
-// arm64 are).
-func mapFile(path string) ([]byte, func() error, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
-	size := fi.Size()
-	if size == 0 {
-		return []byte{}, func() error { return nil }, nil
-	}
-	if size > 1<<40 {
-		return nil, nil, fmt.Errorf("%s: too large", path)
-	}
-	b, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
-	if err != nil {
-		// No mmap (some filesystems): read it.
-		b, err = os.ReadFile(path)
-		if err != nil {
-			return nil, nil, err
-		}
-		return b, func() error { return nil }, nil
-	}
-	return b, func() error { return syscall.Munmap(b) }, nil
-}
+// mapFile maps a table read-only. Little-endian hosts only read tables
+// as they are written (the binary encoding above is little-endian; amd64
+// and arm64 are).
+var mapFile = mmap.File
