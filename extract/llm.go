@@ -79,25 +79,16 @@ func (l *llmSummarizer) name() string {
 // summarizeAll fills L0/L1 of jobs with the model, at most l.concurrency
 // at a time; a job whose request fails keeps its built-in text.
 func (l *llmSummarizer) summarizeAll(ctx context.Context, jobs []*dirJob) {
-	sem := make(chan struct{}, l.concurrency)
-	var wg sync.WaitGroup
-	for _, j := range jobs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(j *dirJob) {
-			defer wg.Done()
-			defer func() { <-sem }()
-			l0, overview, err := l.summarize(ctx, j.s)
-			if err != nil {
-				l.failures.Add(1)
-				return
-			}
-			j.s.L0 = firstSentence(l0, MaxAbstract)
-			j.s.L1 = dirOverviewWith(j.s, overview)
-			j.s.Summarizer = l.name()
-		}(j)
-	}
-	wg.Wait()
+	eachBounded(jobs, l.concurrency, func(j *dirJob) {
+		l0, overview, err := l.summarize(ctx, j.s)
+		if err != nil {
+			l.failures.Add(1)
+			return
+		}
+		j.s.L0 = firstSentence(l0, MaxAbstract)
+		j.s.L1 = dirOverviewWith(j.s, overview)
+		j.s.Summarizer = l.name()
+	})
 }
 
 type chatRequest struct {
@@ -204,4 +195,22 @@ func (l *llmSummarizer) post(ctx context.Context, body []byte, into any) error {
 		delay *= 2
 	}
 	return last
+}
+
+// eachBounded calls fn for every job, at most n at a time (n < 1 is 1), and
+// returns when all are done: the model requests of summaries and image
+// descriptions, which a provider limits per client.
+func eachBounded[T any](jobs []T, n int, fn func(T)) {
+	sem := make(chan struct{}, max(n, 1))
+	var wg sync.WaitGroup
+	for _, j := range jobs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			fn(j)
+		}()
+	}
+	wg.Wait()
 }

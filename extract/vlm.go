@@ -8,7 +8,6 @@ import (
 	"path"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -90,29 +89,20 @@ func (v *vlmDescriber) describeAll(r *run, jobs []*describeJob) {
 		jobs = jobs[:v.max]
 	}
 	ctx := context.Background()
-	sem := make(chan struct{}, v.chat.concurrency)
-	var wg sync.WaitGroup
 	var done atomic.Int64
-	for _, j := range jobs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(j *describeJob) {
-			defer wg.Done()
-			defer func() { <-sem }()
-			text, err := v.describe(ctx, r.repo, j)
-			if err != nil {
-				v.failures.Add(1)
-				return
-			}
-			j.section = &memory.Section{
-				Anchor: descAnchor, Kind: media.Kind, Symbol: descAnchor, Parser: v.parser(),
-				Name: "Description", StartLine: 1, EndLine: 1, Content: text,
-				Summary: firstSentence(text, MaxAbstract),
-			}
-			done.Add(1)
-		}(j)
-	}
-	wg.Wait()
+	eachBounded(jobs, v.chat.concurrency, func(j *describeJob) {
+		text, err := v.describe(ctx, r.repo, j)
+		if err != nil {
+			v.failures.Add(1)
+			return
+		}
+		j.section = &memory.Section{
+			Anchor: descAnchor, Kind: media.Kind, Symbol: descAnchor, Parser: v.parser(),
+			Name: "Description", StartLine: 1, EndLine: 1, Content: text,
+			Summary: firstSentence(text, MaxAbstract),
+		}
+		done.Add(1)
+	})
 	v.described += int(done.Load())
 }
 
