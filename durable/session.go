@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/history"
 	"github.com/konteks/git-konteks/memref"
 )
 
@@ -203,14 +204,19 @@ func Sessions(items []Item) []Item {
 	return out
 }
 
-// SessionsByCommit maps each commit a live session record lists to that
-// record, so a line's commit can name the task that produced it.
-func SessionsByCommit(items []Item) map[string]Item {
-	out := map[string]Item{}
+// SessionLinks maps each commit a live session record lists to that
+// session (the newest when several list it), so why and history can say
+// which task produced a change.
+func SessionLinks(items []Item) map[string]history.SessionLink {
+	out := map[string]history.SessionLink{}
 	for _, it := range Sessions(items) {
+		task := strings.Join(strings.Fields(it.Text), " ")
+		if r := []rune(task); len(r) > 200 {
+			task = string(r[:199]) + "…"
+		}
 		for _, c := range it.Record.Commits {
 			if _, ok := out[c]; !ok {
-				out[c] = it
+				out[c] = history.SessionLink{Record: it.ID, Agent: it.Record.Agent, Task: task}
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/konteks/git-konteks/durable"
 	"github.com/konteks/git-konteks/history"
 )
 
@@ -68,6 +69,10 @@ func (s *Server) why(_ context.Context, _ *sdk.CallToolRequest, in WhyInput) (*s
 	if err != nil {
 		return nil, out, err
 	}
+	links := s.sessionLinks(snap)
+	for i := range res.Commits {
+		history.LinkSessions(links, &res.Commits[i].Brief)
+	}
 	out.WhyResult = *res
 	out.Memory = s.freshness(snap, snap.mem.Commit.String(), snap.mem.Manifest.SourceCommit)
 	return textResult(res.Text() + "\n" + out.Memory.Line() + "\n"), out, nil
@@ -99,7 +104,22 @@ func (s *Server) history(_ context.Context, _ *sdk.CallToolRequest, in HistoryIn
 	if err != nil {
 		return nil, out, err
 	}
+	links := s.sessionLinks(snap)
+	for i := range res.Hits {
+		history.LinkSessions(links, &res.Hits[i].Brief)
+	}
 	out.SearchResult = *res
 	out.Memory = s.freshness(snap, snap.mem.Commit.String(), snap.mem.Manifest.SourceCommit)
 	return textResult(res.Text() + "\n" + out.Memory.Line() + "\n"), out, nil
+}
+
+// sessionLinks maps the commits ingested agent sessions made to their
+// records, so why and history name the task behind a change as the
+// command line's do (none when the entries cannot be read).
+func (s *Server) sessionLinks(snap *snapshot) map[string]history.SessionLink {
+	items, _, err := s.durableItems(snap)
+	if err != nil {
+		return nil
+	}
+	return durable.SessionLinks(items)
 }

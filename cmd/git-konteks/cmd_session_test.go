@@ -412,6 +412,16 @@ func TestWhySaysWhichSession(t *testing.T) {
 	if hist := run(t, r.Dir, "history", "raise rate limit"); !strings.Contains(hist, "made in a generic:aider session") {
 		t.Errorf("history does not name the session:\n%s", hist)
 	}
+	// The MCP server's why and history name it too.
+	cs := mcpClient(t, r.Dir)
+	var mw mcp.WhyOutput
+	text := callMCP(t, cs, mcp.ToolWhy, map[string]any{"target": "lib/rate.go:4"}, &mw)
+	if len(mw.Commits) == 0 || mw.Commits[0].Session == nil || mw.Commits[0].Session.Record != res.Record.ID || !strings.Contains(text, "made in a generic:aider session") {
+		t.Errorf("MCP why does not name the session: %+v\n%s", mw.Commits, text)
+	}
+	if text := callMCP(t, cs, mcp.ToolHistory, map[string]any{"question": "raise rate limit"}, nil); !strings.Contains(text, "made in a generic:aider session") {
+		t.Errorf("MCP history does not name the session:\n%s", text)
+	}
 }
 
 // TestSessionEndHookIngests: the SessionEnd hook that `hooks install

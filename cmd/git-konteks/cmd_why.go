@@ -66,15 +66,12 @@ func printHistory(g *GlobalOptions, repo *gitstore.Repo, mem *memref.Memory, res
 }
 
 // sessionLinks maps the commits ingested agent sessions made to their
-// records, so why and history can say which task produced a change.
+// records (none when the entries cannot be read: the answer stands
+// without them).
 func sessionLinks(repo *gitstore.Repo, mem *memref.Memory) map[string]history.SessionLink {
 	items, _, err := durable.Load(repo, mem.Tree)
 	if err != nil {
 		return nil
 	}
-	out := map[string]history.SessionLink{}
-	for c, it := range durable.SessionsByCommit(items) {
-		out[c] = history.SessionLink{Record: it.ID, Agent: it.Record.Agent, Task: clip(it.Text, 200)}
-	}
-	return out
+	return durable.SessionLinks(items)
 }
