@@ -79,9 +79,7 @@ func (s *Server) overview(_ context.Context, _ *sdk.CallToolRequest, in Overview
 		fmt.Fprintf(&b, "\n(%d changes below this directory since this summary was written)\n", sum.Freshness.Pending)
 	}
 	b.WriteString("\n")
-	b.WriteString(out.Memory.Line())
-	b.WriteString("\n")
-	return textResult(b.String()), out, nil
+	return endWithMemory(&b, out.Memory), out, nil
 }
 
 // ---- skeleton
@@ -249,9 +247,7 @@ func (s *Server) show(_ context.Context, _ *sdk.CallToolRequest, in ShowInput) (
 		}
 		b.WriteString("(pass an anchor to read one section)\n\n")
 	}
-	b.WriteString(out.Memory.Line())
-	b.WriteString("\n")
-	return textResult(b.String()), out, nil
+	return endWithMemory(&b, out.Memory), out, nil
 }
 
 // ---- graph
@@ -343,7 +339,5 @@ func (s *Server) graph(_ context.Context, _ *sdk.CallToolRequest, in GraphInput)
 		}
 	}
 	b.WriteString("\n")
-	b.WriteString(out.Memory.Line())
-	b.WriteString("\n")
-	return textResult(b.String()), out, nil
+	return endWithMemory(&b, out.Memory), out, nil
 }

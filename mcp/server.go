@@ -483,6 +483,14 @@ func firstLines(s string, n int) string {
 // of the structured output the SDK would put there by default: agents read
 // the content, and a context pack escaped into JSON costs tokens and
 // reads worse. Programs use structuredContent, which holds everything.
+// endWithMemory closes a tool's text with the line saying which commit
+// memory describes, as every answer ends, and makes it the result.
+func endWithMemory(b *strings.Builder, f Freshness) *sdk.CallToolResult {
+	b.WriteString(f.Line())
+	b.WriteString("\n")
+	return textResult(b.String())
+}
+
 func textResult(text string) *sdk.CallToolResult {
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}
 }

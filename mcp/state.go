@@ -202,7 +202,5 @@ func (s *Server) refresh(ctx context.Context, req *sdk.CallToolRequest, _ struct
 			b.WriteString("\n")
 		}
 	}
-	b.WriteString(out.Memory.Line())
-	b.WriteString("\n")
-	return textResult(b.String()), out, nil
+	return endWithMemory(&b, out.Memory), out, nil
 }

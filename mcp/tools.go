@@ -429,7 +429,5 @@ func (s *Server) context(ctx context.Context, req *sdk.CallToolRequest, in Conte
 	for _, n := range out.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
-	b.WriteString(out.Memory.Line())
-	b.WriteString("\n")
-	return textResult(b.String()), out, nil
+	return endWithMemory(&b, out.Memory), out, nil
 }
