@@ -186,24 +186,12 @@ func (s *Searcher) SearchFiles(ctx context.Context, q string, opt Options) (*Fil
 	if opt.PerFile <= 0 {
 		opt.PerFile = 3
 	}
-	flt, err := newFilter(opt)
+	c, err := s.candidates(ctx, q, opt)
 	if err != nil {
 		return nil, err
 	}
-	mode := opt.Mode
-	if mode == "" {
-		mode = Hybrid
-	}
-	rk := DefaultRanking
-	if opt.Ranking != nil {
-		rk = *opt.Ranking
-	}
-	var ex rankExtras
-	ranked, mode, notes, via, err := s.rankMore(ctx, q, mode, &rk, &ex)
-	if err != nil {
-		return nil, err
-	}
-	res := &FilesResult{Query: q, Memory: s.state, Mode: mode, Notes: append(append([]string(nil), s.notes...), notes...), Confidence: ex.confidence}
+	flt, ranked, via := c.flt, c.ranked, c.via
+	res := &FilesResult{Query: q, Memory: s.state, Mode: c.mode, Notes: c.notes, Confidence: c.confidence}
 	at := map[string]int{} // path -> index in res.Files
 	for _, h := range ranked {
 		d := s.ix.Doc(h.Doc)

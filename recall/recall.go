@@ -402,14 +402,21 @@ var definitions = map[string]bool{
 	"protocol": true, "object": true, "impl": true, "const": true, "var": true, "variable": true,
 }
 
-// Search ranks memory's sections for a query.
-func (s *Searcher) Search(ctx context.Context, q string, opt Options) (*Result, error) {
-	if opt.Limit <= 0 {
-		opt.Limit = 10
-	}
-	if opt.PerFile == 0 {
-		opt.PerFile = 1
-	}
+// candidateSet is where both searches start: the filters of their
+// options and the index's hits for the query, ranked.
+type candidateSet struct {
+	flt        *filter
+	ranked     []index.Hit
+	via        map[int]string
+	mode       string   // the mode that answered
+	notes      []string // the searcher's notes, then the ranking's
+	confidence float64
+}
+
+// candidates ranks the index's hits for q in opt.Mode (hybrid when
+// empty) with opt.Ranking (DefaultRanking when nil), for Search and
+// SearchFiles to keep what the filters of opt let through.
+func (s *Searcher) candidates(ctx context.Context, q string, opt Options) (*candidateSet, error) {
 	flt, err := newFilter(opt)
 	if err != nil {
 		return nil, err
@@ -418,7 +425,6 @@ func (s *Searcher) Search(ctx context.Context, q string, opt Options) (*Result, 
 	if mode == "" {
 		mode = Hybrid
 	}
-	res := &Result{Query: q, Memory: s.state, Notes: append([]string(nil), s.notes...)}
 	rk := DefaultRanking
 	if opt.Ranking != nil {
 		rk = *opt.Ranking
@@ -428,8 +434,24 @@ func (s *Searcher) Search(ctx context.Context, q string, opt Options) (*Result, 
 	if err != nil {
 		return nil, err
 	}
-	res.Mode, res.Confidence = mode, ex.confidence
-	res.Notes = append(res.Notes, notes...)
+	return &candidateSet{flt: flt, ranked: ranked, via: via, mode: mode,
+		notes: append(append([]string(nil), s.notes...), notes...), confidence: ex.confidence}, nil
+}
+
+// Search ranks memory's sections for a query.
+func (s *Searcher) Search(ctx context.Context, q string, opt Options) (*Result, error) {
+	if opt.Limit <= 0 {
+		opt.Limit = 10
+	}
+	if opt.PerFile == 0 {
+		opt.PerFile = 1
+	}
+	c, err := s.candidates(ctx, q, opt)
+	if err != nil {
+		return nil, err
+	}
+	flt, ranked, via := c.flt, c.ranked, c.via
+	res := &Result{Query: q, Memory: s.state, Mode: c.mode, Notes: c.notes, Confidence: c.confidence}
 	perFile := map[string]int{}
 	checkout, dropped := newCheckoutFilter(s.repo, s.state), 0
 	for _, h := range ranked {
