@@ -248,44 +248,53 @@ func Load(repo *gitstore.Repo, tree gitstore.Hash) (items []Item, bad []string, 
 	}
 	var entries []Entry
 	var paths []string
-	err = repo.WalkTree(h, nil, func(e gitstore.Entry) error {
-		p := memory.DurableDir + "/" + e.Path
-		if e.Kind != gitstore.KindFile {
-			bad = append(bad, p+": not a file")
-			return nil
-		}
-		b, err := repo.BlobBytes(e.Hash, MaxEntry)
-		if err != nil {
-			bad = append(bad, p+": "+err.Error())
-			return nil
-		}
-		if strings.HasPrefix(e.Path, "skills/") {
+	err = walkEntries(repo, h, memory.DurableDir, &bad, func(rel, p string, b []byte) {
+		if strings.HasPrefix(rel, "skills/") {
 			// Skills are their own kind of entry (skills.go), checked here
 			// too so that a peer's broken skill is caught like any entry.
 			if _, err := decodeSkill(b); err != nil {
 				bad = append(bad, p+": "+err.Error())
 			}
-			return nil
+			return
 		}
 		en, err := Decode(b)
 		if err != nil {
 			bad = append(bad, p+": "+err.Error())
-			return nil
+			return
 		}
 		if want := treePath(en); p != want {
 			// The shard derives from the id: an entry elsewhere is a twin
 			// meant to shadow the one at its real place.
 			bad = append(bad, p+": entry "+en.ID+" belongs at "+want)
-			return nil
+			return
 		}
 		entries = append(entries, en)
 		paths = append(paths, p)
-		return nil
 	})
 	if err != nil {
 		return nil, bad, err
 	}
 	return resolve(entries, paths), bad, nil
+}
+
+// walkEntries calls fn with the path below dir (rel), the path in the
+// memory tree (p) and the bytes of every file in the tree h; what is not
+// a file or cannot be read is listed in bad with its path.
+func walkEntries(repo *gitstore.Repo, h gitstore.Hash, dir string, bad *[]string, fn func(rel, p string, b []byte)) error {
+	return repo.WalkTree(h, nil, func(e gitstore.Entry) error {
+		p := dir + "/" + e.Path
+		if e.Kind != gitstore.KindFile {
+			*bad = append(*bad, p+": not a file")
+			return nil
+		}
+		b, err := repo.BlobBytes(e.Hash, MaxEntry)
+		if err != nil {
+			*bad = append(*bad, p+": "+err.Error())
+			return nil
+		}
+		fn(e.Path, p, b)
+		return nil
+	})
 }
 
 // resolve applies tombstones and supersessions and sorts by creation. A

@@ -180,18 +180,8 @@ func loadSkillVersions(repo *gitstore.Repo, tree gitstore.Hash) (vs []Skill, bad
 	if err != nil || !ok || !isTree {
 		return nil, nil, err
 	}
-	err = repo.WalkTree(h, nil, func(e gitstore.Entry) error {
-		p := skillsDir + "/" + e.Path
-		dir, id, _ := strings.Cut(e.Path, "/")
-		if e.Kind != gitstore.KindFile {
-			bad = append(bad, p+": not a file")
-			return nil
-		}
-		b, err := repo.BlobBytes(e.Hash, MaxEntry)
-		if err != nil {
-			bad = append(bad, p+": "+err.Error())
-			return nil
-		}
+	err = walkEntries(repo, h, skillsDir, &bad, func(rel, p string, b []byte) {
+		dir, id, _ := strings.Cut(rel, "/")
 		s, err := decodeSkill(b)
 		switch {
 		case err != nil:
@@ -202,7 +192,6 @@ func loadSkillVersions(repo *gitstore.Repo, tree gitstore.Hash) (vs []Skill, bad
 			s.Path = p
 			vs = append(vs, s)
 		}
-		return nil
 	})
 	return vs, bad, err
 }
