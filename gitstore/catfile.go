@@ -67,22 +67,32 @@ type catFile struct {
 	broken   error
 }
 
+// startDuplex starts cmd with a pipe to its standard input and one from
+// its standard output: the long-lived git processes (cat-file, diff-tree)
+// that are fed object names and answer as they go.
+func startDuplex(cmd *exec.Cmd) (io.WriteCloser, io.ReadCloser, error) {
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		in.Close()
+		return nil, nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, nil, err
+	}
+	return in, out, nil
+}
+
 func (c *catFile) start() error {
 	c.once.Do(func() {
 		cmd := c.repo.command(context.Background(), "cat-file", "--batch-command", "--buffer")
 		ownGroup(cmd)
 		cmd.Stderr = io.Discard
-		in, err := cmd.StdinPipe()
+		in, out, err := startDuplex(cmd)
 		if err != nil {
-			c.startErr = err
-			return
-		}
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			c.startErr = err
-			return
-		}
-		if err := cmd.Start(); err != nil {
 			c.startErr = fmt.Errorf("start git cat-file: %w", err)
 			return
 		}

@@ -51,15 +51,8 @@ func (r *Repo) StartDiff(ctx context.Context, counts bool, fn func(*LogCommit) e
 	ownGroup(cmd)
 	d := &DiffStream{cmd: cmd, done: make(chan struct{})}
 	cmd.Stderr = &d.errb
-	in, err := cmd.StdinPipe()
+	in, out, err := startDuplex(cmd)
 	if err != nil {
-		return nil, err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("git diff-tree: %w", err)
 	}
 	d.in = in

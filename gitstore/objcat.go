@@ -59,15 +59,8 @@ func (c *objCat) startProc(mode string) (*objCatProc, error) {
 	}
 	cmd := gitCommand(context.Background(), bin, c.gitDir, "cat-file", mode)
 	cmd.Stderr = io.Discard
-	in, err := cmd.StdinPipe()
+	in, out, err := startDuplex(cmd)
 	if err != nil {
-		return nil, err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
 	return &objCatProc{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 64<<10)}, nil
