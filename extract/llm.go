@@ -126,22 +126,11 @@ func (l *llmSummarizer) summarize(ctx context.Context, s *memory.DirSummary) (l0
 	body, _ := json.Marshal(chatRequest{Model: l.model, Temperature: 0, MaxTokens: 400, Messages: []chatMessage{
 		{Role: "system", Content: llmSystemPrompt}, {Role: "user", Content: u.String()},
 	}})
-	var resp struct {
-		Choices []struct {
-			Message chatMessage `json:"message"`
-		} `json:"choices"`
-		Usage struct {
-			TotalTokens int64 `json:"total_tokens"`
-		} `json:"usage"`
-	}
-	if err := l.post(ctx, body, &resp); err != nil {
+	content, err := l.complete(ctx, body, &l.tokens)
+	if err != nil {
 		return "", "", err
 	}
-	l.tokens.Add(resp.Usage.TotalTokens)
-	if len(resp.Choices) == 0 {
-		return "", "", errors.New("no choices in the answer")
-	}
-	content := strings.TrimSpace(resp.Choices[0].Message.Content)
+	content = strings.TrimSpace(content)
 	content = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(content, "```json"), "```"), "```")
 	var out struct{ L0, L1 string }
 	if json.Unmarshal([]byte(content), &out) != nil || strings.TrimSpace(out.L0) == "" {
@@ -153,6 +142,27 @@ func (l *llmSummarizer) summarize(ctx context.Context, s *memory.DirSummary) (l0
 		out.L1 = out.L1[:1200]
 	}
 	return out.L0, out.L1, nil
+}
+
+// complete sends a chat request and returns the first choice's text,
+// adding the tokens the answer reports to tokens.
+func (l *llmSummarizer) complete(ctx context.Context, body []byte, tokens *atomic.Int64) (string, error) {
+	var resp struct {
+		Choices []struct {
+			Message chatMessage `json:"message"`
+		} `json:"choices"`
+		Usage struct {
+			TotalTokens int64 `json:"total_tokens"`
+		} `json:"usage"`
+	}
+	if err := l.post(ctx, body, &resp); err != nil {
+		return "", err
+	}
+	tokens.Add(resp.Usage.TotalTokens)
+	if len(resp.Choices) == 0 {
+		return "", errors.New("no choices in the answer")
+	}
+	return resp.Choices[0].Message.Content, nil
 }
 
 // post sends one request, retrying rate limits and server errors with

@@ -127,22 +127,11 @@ func (v *vlmDescriber) describe(ctx context.Context, repo *gitstore.Repo, j *des
 	if err != nil {
 		return "", err
 	}
-	var resp struct {
-		Choices []struct {
-			Message chatMessage `json:"message"`
-		} `json:"choices"`
-		Usage struct {
-			TotalTokens int64 `json:"total_tokens"`
-		} `json:"usage"`
-	}
-	if err := v.chat.post(ctx, body, &resp); err != nil {
+	content, err := v.chat.complete(ctx, body, &v.tokens)
+	if err != nil {
 		return "", err
 	}
-	v.tokens.Add(resp.Usage.TotalTokens)
-	if len(resp.Choices) == 0 {
-		return "", errors.New("no choices in the answer")
-	}
-	text := strings.Join(strings.Fields(resp.Choices[0].Message.Content), " ")
+	text := strings.Join(strings.Fields(content), " ")
 	if text == "" {
 		return "", errors.New("empty description")
 	}
