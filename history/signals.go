@@ -293,6 +293,25 @@ func (s *Signals) small(i int32, maxFiles int) bool {
 	return s.Weight[i] >= 0.5 && s.Files[i] >= 1 && int(s.Files[i]) <= maxFiles
 }
 
+// eachCoChange calls fn with every file entry (o, negative -o-1 where the
+// commit deleted it; the file itself included) of each small commit (see
+// small) that changed the file id, with that commit's weight, and returns
+// the commits' total weight.
+func (s *Signals) eachCoChange(id int32, maxFiles int, fn func(o int32, cw float64)) float64 {
+	n := 0.0
+	for _, ci := range s.IDCom[s.IDOff[id]:s.IDOff[id+1]] {
+		if !s.small(ci, maxFiles) {
+			continue
+		}
+		cw := float64(s.Weight[ci])
+		n += cw
+		for _, o := range s.ChID[s.ChOff[ci]:s.ChOff[ci+1]] {
+			fn(o, cw)
+		}
+	}
+	return n
+}
+
 // score is BM25 over commit messages (bm25).
 func (s *Signals) score(terms []string) map[int32]float64 {
 	return bm25(terms, s.DL, s.AvgDL, func(t string) ([]int32, []uint16) {
@@ -379,23 +398,15 @@ func (s *Signals) CoChange(seeds map[string]float64, maxFiles int) map[string]fl
 		if !ok || w <= 0 {
 			continue
 		}
-		n := 0.0
 		counts := map[int32]float64{}
-		for _, ci := range s.IDCom[s.IDOff[id]:s.IDOff[id+1]] {
-			if !s.small(ci, maxFiles) {
-				continue
+		n := s.eachCoChange(id, maxFiles, func(o int32, cw float64) {
+			if o < 0 {
+				o = -o - 1
 			}
-			cw := float64(s.Weight[ci])
-			n += cw
-			for _, o := range s.ChID[s.ChOff[ci]:s.ChOff[ci+1]] {
-				if o < 0 {
-					o = -o - 1
-				}
-				if o != id {
-					counts[o] += cw
-				}
+			if o != id {
+				counts[o] += cw
 			}
-		}
+		})
 		for o, k := range counts {
 			out[s.Names[o]] += w * k / (n + 2)
 		}
@@ -421,23 +432,15 @@ func (s *Signals) Companions(p string, maxFiles, minCommits int) []Companion {
 	if !ok {
 		return nil
 	}
-	n := 0.0
 	counts := map[int32]float64{}
 	raw := map[int32]int{}
-	for _, ci := range s.IDCom[s.IDOff[id]:s.IDOff[id+1]] {
-		if !s.small(ci, maxFiles) {
-			continue
+	n := s.eachCoChange(id, maxFiles, func(o int32, cw float64) {
+		if o < 0 || o == id {
+			return // deleted there, or the file itself
 		}
-		cw := float64(s.Weight[ci])
-		n += cw
-		for _, o := range s.ChID[s.ChOff[ci]:s.ChOff[ci+1]] {
-			if o < 0 || o == id {
-				continue // deleted there, or the file itself
-			}
-			counts[o] += cw
-			raw[o]++
-		}
-	}
+		counts[o] += cw
+		raw[o]++
+	})
 	var out []Companion
 	for o, k := range counts {
 		if raw[o] < max(minCommits, 1) {
