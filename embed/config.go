@@ -80,6 +80,17 @@ func (c *Config) set(k, v string) error {
 	return nil
 }
 
+// providerDefaults are what an HTTP provider's configuration leaves out:
+// the model, the server, the endpoint's path (added to a URL that lacks
+// it) and the batch size (0: HTTP's own default).
+var providerDefaults = map[string]struct {
+	model, url, path string
+	batch            int
+}{
+	"ollama": {"nomic-embed-text", "http://127.0.0.1:11434", "/api/embed", 32},
+	"openai": {"text-embedding-3-small", "https://api.openai.com/v1", "/embeddings", 0},
+}
+
 // New builds the embedder a Config names; nil (and no error) for provider
 // "none", which turns vectors off.
 func New(c Config) (Embedder, error) {
@@ -100,30 +111,21 @@ func New(c Config) (Embedder, error) {
 		timeout = 60 * time.Second
 	}
 	h.Client = &http.Client{Timeout: timeout}
+	d := providerDefaults[c.Provider]
+	if h.Name == "" {
+		h.Name = d.model
+	}
 	base := strings.TrimRight(c.URL, "/")
-	if c.Provider == "ollama" {
-		if h.Name == "" {
-			h.Name = "nomic-embed-text"
-		}
-		if base == "" {
-			base = "http://127.0.0.1:11434"
-		}
-		if !strings.HasSuffix(base, "/api/embed") {
-			base += "/api/embed"
-		}
-		if h.BatchSize <= 0 {
-			h.BatchSize = 32
-		}
-	} else {
-		if h.Name == "" {
-			h.Name = "text-embedding-3-small"
-		}
-		if base == "" {
-			base = "https://api.openai.com/v1"
-		}
-		if !strings.HasSuffix(base, "/embeddings") {
-			base += "/embeddings"
-		}
+	if base == "" {
+		base = d.url
+	}
+	if !strings.HasSuffix(base, d.path) {
+		base += d.path
+	}
+	if h.BatchSize <= 0 {
+		h.BatchSize = d.batch
+	}
+	if c.Provider == "openai" {
 		env := c.APIKeyEnv
 		if env == "" {
 			env = "OPENAI_API_KEY"
