@@ -118,11 +118,11 @@ func TestSessionNoCredentialReachesMemory(t *testing.T) {
 	}
 }
 
-// TestSessionIngestCLI: a file, stdin and a hook payload; the second
-// ingestion of the same transcript writes nothing; list and show; a
-// hostile input changes nothing; the setting that turns it off.
-func TestSessionIngestCLI(t *testing.T) {
-	t.Parallel()
+// claudeSession is a repository with a committed client package and the
+// path (and text) of a real Claude Code transcript of a session in it
+// (session/testdata/claude-code.jsonl, moved to the repository).
+func claudeSession(t *testing.T) (*testgit.Repo, string, string) {
+	t.Helper()
 	r := testgit.New(t)
 	r.WriteFiles(map[string]string{"client/http.go": "package client\n\nfunc Do() error { return nil }\n", "client/retry.go": "package client\n"})
 	r.Commit("client")
@@ -131,10 +131,19 @@ func TestSessionIngestCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr := strings.ReplaceAll(string(fixture), "/home/dev/shop", r.Dir)
-	p := filepath.Join(t.TempDir(), "t.jsonl")
+	p := filepath.Join(t.TempDir(), "5f0c2b9e.jsonl")
 	if err := os.WriteFile(p, []byte(tr), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return r, p, tr
+}
+
+// TestSessionIngestCLI: a file, stdin and a hook payload; the second
+// ingestion of the same transcript writes nothing; list and show; a
+// hostile input changes nothing; the setting that turns it off.
+func TestSessionIngestCLI(t *testing.T) {
+	t.Parallel()
+	r, p, tr := claudeSession(t)
 	out := run(t, r.Dir, "session", "ingest", "--agent", "claude-code", p)
 	if !strings.HasPrefix(out, "ingested claude-code:5f0c2b9e-1111-4a2b-9c3d-0000000000aa: 5 memories") {
 		t.Errorf("ingest:\n%s", out)
@@ -430,17 +439,7 @@ func TestWhySaysWhichSession(t *testing.T) {
 // run again for the same transcript, it adds nothing.
 func TestSessionEndHookIngests(t *testing.T) {
 	t.Parallel()
-	r := testgit.New(t)
-	r.WriteFiles(map[string]string{"client/http.go": "package client\n\nfunc Do() error { return nil }\n", "client/retry.go": "package client\n"})
-	r.Commit("client")
-	fixture, err := os.ReadFile(filepath.Join("..", "..", "session", "testdata", "claude-code.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), "5f0c2b9e.jsonl")
-	if err := os.WriteFile(p, []byte(strings.ReplaceAll(string(fixture), "/home/dev/shop", r.Dir)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	r, p, _ := claudeSession(t)
 	home := t.TempDir()
 	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "CODEX_HOME=" + filepath.Join(home, ".codex")}
 	if out, errOut, err := tryRun(r.Dir, env, "hooks", "install", "--agent", "claude"); err != nil {
@@ -500,17 +499,7 @@ func TestSessionEndHookIngests(t *testing.T) {
 // their author can.
 func TestSessionMemoryAuthorship(t *testing.T) {
 	t.Parallel()
-	r := testgit.New(t)
-	r.WriteFiles(map[string]string{"client/http.go": "package client\n\nfunc Do() error { return nil }\n", "client/retry.go": "package client\n"})
-	r.Commit("client")
-	fixture, err := os.ReadFile(filepath.Join("..", "..", "session", "testdata", "claude-code.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), "t.jsonl")
-	if err := os.WriteFile(p, []byte(strings.ReplaceAll(string(fixture), "/home/dev/shop", r.Dir)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	r, p, _ := claudeSession(t)
 	alice := []string{"GIT_AUTHOR_NAME=Alice", "GIT_AUTHOR_EMAIL=alice@example.invalid", "GIT_COMMITTER_NAME=Alice", "GIT_COMMITTER_EMAIL=alice@example.invalid"}
 	if out, errOut, err := tryRun(r.Dir, alice, "session", "ingest", p); err != nil {
 		t.Fatalf("ingest as alice: %v\n%s%s", err, out, errOut)
