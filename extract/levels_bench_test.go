@@ -1,11 +1,10 @@
 package extract
 
 import (
-	"os"
 	"testing"
 	"time"
 
-	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/internal/benchrepo"
 	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/memref"
 )
@@ -15,18 +14,7 @@ import (
 // record of the memory of KONTEKS_BENCH_REPO (e.g. the Go toolchain's src;
 // see scripts/bench-extract.sh): one op is the whole tree.
 func BenchmarkDerive(b *testing.B) {
-	dir := os.Getenv("KONTEKS_BENCH_REPO")
-	if dir == "" {
-		b.Skip("KONTEKS_BENCH_REPO is not set")
-	}
-	repo, err := gitstore.Open(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	mem, err := memref.Read(repo, memory.Ref)
-	if err != nil || mem == nil {
-		b.Fatal("no memory", err)
-	}
+	repo, mem := benchrepo.Open(b)
 	refs, err := memref.Records(repo, mem.Tree)
 	if err != nil {
 		b.Fatal(err)

@@ -5,28 +5,13 @@ import (
 	"os"
 	"testing"
 
-	"github.com/konteks/git-konteks/gitstore"
-	"github.com/konteks/git-konteks/memory"
+	"github.com/konteks/git-konteks/internal/benchrepo"
 	"github.com/konteks/git-konteks/memref"
 )
 
-// benchMemory opens the repository KONTEKS_BENCH_REPO names (one with
-// memory, e.g. the Go toolchain's src; see scripts/bench-recall.sh).
-func benchMemory(b *testing.B) (*gitstore.Repo, *memref.Memory) {
-	dir := os.Getenv("KONTEKS_BENCH_REPO")
-	if dir == "" {
-		b.Skip("KONTEKS_BENCH_REPO is not set")
-	}
-	repo, err := gitstore.Open(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	mem, err := memref.Read(repo, memory.Ref)
-	if err != nil || mem == nil {
-		b.Fatal("no memory", err)
-	}
-	return repo, mem
-}
+// benchMemory opens the benchmark repository and its memory (the Go
+// toolchain's src, say; see scripts/bench-recall.sh).
+var benchMemory = benchrepo.Open
 
 func BenchmarkFind(b *testing.B) {
 	repo, mem := benchMemory(b)

@@ -4,34 +4,16 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/konteks/git-konteks/embed"
-	"github.com/konteks/git-konteks/gitstore"
-	"github.com/konteks/git-konteks/memory"
+	"github.com/konteks/git-konteks/internal/benchrepo"
 	"github.com/konteks/git-konteks/memref"
 )
 
-// benchRepo opens the repository named by KONTEKS_BENCH_REPO (made by
-// scripts/bench-recall.sh: a large real tree with memory extracted), or
-// skips.
-func benchRepo(b *testing.B) (*gitstore.Repo, *memref.Memory) {
-	dir := os.Getenv("KONTEKS_BENCH_REPO")
-	if dir == "" {
-		b.Skip("KONTEKS_BENCH_REPO not set (see scripts/bench-recall.sh)")
-	}
-	repo, err := gitstore.Open(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	mem, err := memref.Read(repo, memory.Ref)
-	if err != nil || mem == nil {
-		b.Fatalf("no memory in %s: %v", dir, err)
-	}
-	return repo, mem
-}
+// benchRepo opens the benchmark repository and its memory
+// (scripts/bench-recall.sh: a large real tree with memory extracted).
+var benchRepo = benchrepo.Open
 
 // BenchmarkColdBuild builds the index from the memory ref from scratch, as
 // the first query after a fetch does: without vectors (the floor), with
@@ -165,10 +147,4 @@ func BenchmarkUpdate(b *testing.B) {
 	}
 }
 
-// cpuTime is the process's user+system CPU time so far: on a shared
-// machine it says more than wall time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+var cpuTime = benchrepo.CPUTime
