@@ -1,24 +1,10 @@
 package html
 
 import (
-	"fmt"
-	"os"
 	"testing"
 
-	"github.com/konteks/git-konteks/extract/section"
+	"github.com/konteks/git-konteks/extract/section/sectiontest"
 )
 
-func TestDumpHTML(t *testing.T) {
-	p := os.Getenv("DUMP")
-	if p == "" {
-		t.Skip()
-	}
-	b, _ := os.ReadFile(p)
-	in := section.Input{Path: p, Language: "HTML", Content: b}
-	res, err := Split(in)
-	section.Finish(&res, in)
-	fmt.Println(err, res.Warnings)
-	for _, s := range res.Sections {
-		fmt.Printf("== %q %s %q %d-%d\n%s\n", s.Anchor, s.Symbol, s.Name, s.StartLine, s.EndLine, s.Content)
-	}
-}
+// TestDumpHTML prints the sections of DUMP=file.html.
+func TestDumpHTML(t *testing.T) { sectiontest.Dump(t, "HTML", Split, nil) }

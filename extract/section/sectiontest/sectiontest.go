@@ -4,6 +4,8 @@
 package sectiontest
 
 import (
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -106,3 +108,30 @@ func R(anchor string, start, end int) Range { return Range{Anchor: anchor, Start
 
 // C is a Case.
 func C(name, in string, anchors ...string) Case { return Case{Name: name, In: in, Anchors: anchors} }
+
+// Dump prints what split (then section.Finish) makes of the file the DUMP
+// variable names, for looking at a sectioner's output by hand; the test
+// is skipped when DUMP is not set. A DUMP that names one of fixtures
+// splits that fixture instead; lang is the input's language.
+func Dump(t *testing.T, lang string, split func(section.Input) (section.Result, error), fixtures map[string]func() []byte) {
+	p := os.Getenv("DUMP")
+	if p == "" {
+		t.Skip("DUMP is not set")
+	}
+	var b []byte
+	if f, ok := fixtures[p]; ok {
+		b = f()
+	} else {
+		var err error
+		if b, err = os.ReadFile(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in := section.Input{Path: p, Language: lang, Content: b}
+	res, err := split(in)
+	section.Finish(&res, in)
+	fmt.Println(err, res.Fallback, res.Warnings)
+	for _, s := range res.Sections {
+		fmt.Printf("== %q %s %q %q %d-%d %q\n%s\n", s.Anchor, s.Symbol, s.Name, s.QName, s.StartLine, s.EndLine, s.Signature, s.Content)
+	}
+}
