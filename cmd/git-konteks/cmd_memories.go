@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -298,10 +297,7 @@ func runMemoriesForget(_ context.Context, opts memoriesForgetOptions, g *GlobalO
 	}
 	t, err := forget(repo, args[0], opts.Reason)
 	if err != nil {
-		if errors.Is(err, durable.ErrRejected) {
-			return err // main prints it, exit 1, error code "rejected"
-		}
-		return err
+		return err // a durable.ErrRejected: main prints it, exit 1, error code "rejected"
 	}
 	return removed(g, repo, opts.Purge, "tombstone", t, "forgot "+t.Forgets,
 		fmt.Sprintf("forgot %s (tombstone %s)", t.Forgets, t.ID), fmt.Sprintf("purged %s (tombstone %s)", t.Forgets, t.ID))
