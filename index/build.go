@@ -404,8 +404,9 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, model s
 		building(len(refs))
 	}
 	// A cold build allocates a lot of short-lived garbage; collecting less
-	// often trades memory for a fifth of the build's CPU.
-	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	// often trades memory for a fifth of the build's CPU (the soft memory
+	// limit still bounds the heap).
+	defer restoreGC(debug.SetGCPercent(400))
 	secs, err := newBulk(filepath.Join(dir, sectionsDir), max(2, runtime.GOMAXPROCS(0)))
 	if err != nil {
 		return nil, err
@@ -872,4 +873,16 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	return out.Close()
+}
+
+// restoreGC puts back the GC percentage a build found. Collection off
+// there is the command's warm-up before its first collection (see tuneGC
+// in cmd/git-konteks), which a build outlasts: putting it back would
+// leave the collector off for the rest of the process, so it becomes
+// the default 100 unless the user turned collection off (GOGC=off).
+func restoreGC(prev int) {
+	if prev < 0 && !strings.EqualFold(os.Getenv("GOGC"), "off") {
+		prev = 100
+	}
+	debug.SetGCPercent(prev)
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -390,6 +391,29 @@ func TestTailMergePlan(t *testing.T) {
 			if id < 10 {
 				t.Fatalf("tail plan rewrites segment %d of the build: %v", id, got)
 			}
+		}
+	}
+}
+
+// TestBuildLeavesCollectionOn: a build that starts while garbage
+// collection is off (a command's warm-up before its first collection)
+// does not leave it off when it ends, unless GOGC=off asked for that; a
+// percentage set before it is put back.
+func TestBuildLeavesCollectionOn(t *testing.T) {
+	_, repo := fixture(t)
+	m := mem(t, repo)
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	for _, c := range []struct {
+		gogc         string
+		before, want int
+	}{{"", -1, 100}, {"", 50, 50}, {"off", -1, -1}} {
+		t.Setenv("GOGC", c.gogc)
+		debug.SetGCPercent(c.before)
+		if _, err := build(context.Background(), repo, m, "", t.TempDir(), nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := debug.SetGCPercent(100); got != c.want {
+			t.Errorf("GOGC=%q, percentage %d before a build: %d after it, want %d", c.gogc, c.before, got, c.want)
 		}
 	}
 }

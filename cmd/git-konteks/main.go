@@ -84,7 +84,11 @@ func tuneGC() {
 	debug.SetMemoryLimit(gcFreeHeap)
 	s := new([16]byte)
 	runtime.SetFinalizer(s, func(*[16]byte) {
-		debug.SetGCPercent(100)
+		// A phase that set its own percentage meanwhile (an index build)
+		// keeps it; it restores the default when it ends.
+		if p := debug.SetGCPercent(100); p >= 0 {
+			debug.SetGCPercent(p)
+		}
 		debug.SetMemoryLimit(memoryLimit)
 	})
 }
