@@ -119,15 +119,7 @@ func resourceError(uri string, err error) error {
 
 // resourceText renders the resource named by uri.
 func (s *Server) resourceText(ctx context.Context, uri string) (string, string, error) {
-	unescape := func(p string) (string, error) {
-		v, err := url.PathUnescape(p)
-		if err != nil {
-			return "", fmt.Errorf("%s: bad escape in the path: %v", uri, err)
-		}
-		return v, nil
-	}
-	switch {
-	case uri == ResourceProject:
+	if uri == ResourceProject {
 		snap, err := s.derived()
 		if err != nil {
 			return "", "", err
@@ -137,30 +129,38 @@ func (s *Server) resourceText(ctx context.Context, uri string) (string, string, 
 		b.WriteString(s.snapFreshness(snap).Line())
 		b.WriteString("\n")
 		return b.String(), "text/markdown", nil
-	case strings.HasPrefix(uri, dirPrefix):
-		p, err := unescape(strings.TrimPrefix(uri, dirPrefix))
+	}
+	// The resources named by a path or a name after their prefix render
+	// as the tool they stand for.
+	for _, r := range []struct {
+		prefix, mime string
+		read         func(name string) (*sdk.CallToolResult, error)
+	}{
+		{dirPrefix, "text/markdown", func(p string) (*sdk.CallToolResult, error) {
+			r, _, err := s.overview(ctx, nil, OverviewInput{Path: p})
+			return r, err
+		}},
+		{filePrefix, "text/plain", func(p string) (*sdk.CallToolResult, error) {
+			r, _, err := s.show(ctx, nil, ShowInput{Path: p})
+			return r, err
+		}},
+		{skillPrefix, "text/markdown", func(name string) (*sdk.CallToolResult, error) {
+			if name == "" {
+				return nil, fmt.Errorf("%s: name a skill (konteks://skill/NAME; resources/list lists them)", uri)
+			}
+			r, _, err := s.skills(ctx, nil, SkillsInput{Name: name})
+			return r, err
+		}},
+	} {
+		if !strings.HasPrefix(uri, r.prefix) {
+			continue
+		}
+		name, err := url.PathUnescape(strings.TrimPrefix(uri, r.prefix))
 		if err != nil {
-			return "", "", err
+			return "", "", fmt.Errorf("%s: bad escape in the path: %v", uri, err)
 		}
-		r, _, err := s.overview(ctx, nil, OverviewInput{Path: p})
-		return resultText(r), "text/markdown", err
-	case strings.HasPrefix(uri, filePrefix):
-		p, err := unescape(strings.TrimPrefix(uri, filePrefix))
-		if err != nil {
-			return "", "", err
-		}
-		r, _, err := s.show(ctx, nil, ShowInput{Path: p})
-		return resultText(r), "text/plain", err
-	case strings.HasPrefix(uri, skillPrefix):
-		name, err := unescape(strings.TrimPrefix(uri, skillPrefix))
-		if err != nil {
-			return "", "", err
-		}
-		if name == "" {
-			return "", "", fmt.Errorf("%s: name a skill (konteks://skill/NAME; resources/list lists them)", uri)
-		}
-		r, _, err := s.skills(ctx, nil, SkillsInput{Name: name})
-		return resultText(r), "text/markdown", err
+		res, err := r.read(name)
+		return resultText(res), r.mime, err
 	}
 	return "", "", sdk.ResourceNotFoundError(uri)
 }
