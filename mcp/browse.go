@@ -99,8 +99,20 @@ type SkeletonOutput struct {
 	Memory   Freshness `json:"memory"`
 }
 
-// record reads the record of a path, or explains why there is none.
-func (s *Server) record(snap *snapshot, arg string) (string, *memory.File, error) {
+// record reads the record of a path from the memory the server
+// answers from, or explains why there is none.
+func (s *Server) record(arg string) (*snapshot, string, *memory.File, error) {
+	snap, err := s.derived()
+	if err != nil {
+		return nil, "", nil, err
+	}
+	p, f, err := s.recordIn(snap, arg)
+	return snap, p, f, err
+}
+
+// recordIn reads the record of a path in snap, or explains why there is
+// none.
+func (s *Server) recordIn(snap *snapshot, arg string) (string, *memory.File, error) {
 	p := strings.Trim(strings.TrimPrefix(strings.TrimSpace(arg), "./"), "/")
 	if p == "" {
 		return "", nil, errors.New("path is empty: give a file path from the repository root")
@@ -130,11 +142,7 @@ func (s *Server) record(snap *snapshot, arg string) (string, *memory.File, error
 
 func (s *Server) skeleton(_ context.Context, _ *sdk.CallToolRequest, in PathInput) (*sdk.CallToolResult, SkeletonOutput, error) {
 	var out SkeletonOutput
-	snap, err := s.derived()
-	if err != nil {
-		return nil, out, err
-	}
-	p, f, err := s.record(snap, in.Path)
+	snap, p, f, err := s.record(in.Path)
 	if err != nil {
 		return nil, out, err
 	}
@@ -193,11 +201,7 @@ func sectionInfo(sec memory.Section) SectionInfo {
 
 func (s *Server) show(_ context.Context, _ *sdk.CallToolRequest, in ShowInput) (*sdk.CallToolResult, ShowOutput, error) {
 	var out ShowOutput
-	snap, err := s.derived()
-	if err != nil {
-		return nil, out, err
-	}
-	p, f, err := s.record(snap, in.Path)
+	snap, p, f, err := s.record(in.Path)
 	if err != nil {
 		return nil, out, err
 	}
