@@ -521,3 +521,40 @@ func TestGenerationServesMemoryWithTheSameRecords(t *testing.T) {
 		t.Fatalf("answer: %+v", d)
 	}
 }
+
+// TestTiesAtTheCutOffKeepTheLowestIDs: when more sections score exactly
+// the same than a search returns, the ones kept are those with the
+// lowest ids whatever segment holds them, so an index updated in place
+// and one rebuilt from the same memory answer alike.
+func TestTiesAtTheCutOffKeepTheLowestIDs(t *testing.T) {
+	r := testgit.New(t)
+	const text = "The walrus gateway forwards every request unchanged.\n"
+	for _, p := range []string{"notes/b.txt", "notes/c.txt", "notes/d.txt", "notes/e.txt"} {
+		r.Write(p, text)
+	}
+	r.Commit("notes")
+	repo := extractAt(t, r)
+	open(t, repo, Options{}).Close()
+	// A section with a lower id arrives in a later update, in a segment
+	// of its own.
+	r.Write("notes/a.txt", text)
+	r.Commit("one more note")
+	if _, err := extract.Run(context.Background(), repo, extract.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, rebuild := range []bool{false, true} {
+		ix := open(t, repo, Options{Rebuild: rebuild})
+		hs, err := ix.Lexical(context.Background(), QueryTerms("walrus gateway"), Boosts{}, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range hs {
+			got = append(got, ix.Doc(h.Doc).Path)
+		}
+		if len(hs) != 2 || hs[0].Score != hs[1].Score || got[0] != "notes/a.txt" || got[1] != "notes/b.txt" {
+			t.Errorf("rebuild %v: kept %v (%v), want the two lowest ids notes/a.txt and notes/b.txt", rebuild, got, hs)
+		}
+		ix.Close()
+	}
+}
