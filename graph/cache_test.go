@@ -9,9 +9,9 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/konteks/git-konteks/extract"
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/graph"
+	"github.com/konteks/git-konteks/internal/memtest"
 	"github.com/konteks/git-konteks/internal/testgit"
 	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/memref"
@@ -110,13 +110,7 @@ func memoryOf(t *testing.T, files map[string]string) (*testgit.Repo, *gitstore.R
 
 func extractMemory(t *testing.T, r *testgit.Repo) (*gitstore.Repo, *memref.Memory) {
 	t.Helper()
-	repo, err := gitstore.Open(r.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := extract.Run(context.Background(), repo, extract.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	repo := memtest.Extract(t, r.Dir)
 	mem, err := memref.Read(repo, memory.Ref)
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/konteks/git-konteks/embed"
 	"github.com/konteks/git-konteks/extract"
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/internal/memtest"
 	"github.com/konteks/git-konteks/internal/testgit"
 	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/memref"
@@ -68,15 +69,8 @@ func fixture(t *testing.T) (*testgit.Repo, *gitstore.Repo) {
 
 func extractAt(t *testing.T, r *testgit.Repo) *gitstore.Repo {
 	t.Helper()
-	repo, err := gitstore.Open(r.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
-	if _, err := extract.Run(context.Background(), repo, extract.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	return repo
+	return memtest.Extract(t, r.Dir)
 }
 
 func mem(t *testing.T, repo *gitstore.Repo) *memref.Memory {

@@ -1,14 +1,13 @@
 package memory_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 
-	"github.com/konteks/git-konteks/extract"
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/internal/memtest"
 	"github.com/konteks/git-konteks/internal/testgit"
 	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/memref"
@@ -28,13 +27,7 @@ func extracted(t testing.TB) *gitstore.Repo {
 		testgit.At(t, dst).CopyTree(d)
 	}
 	r.Commit("sources")
-	repo, err := gitstore.Open(r.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := extract.Run(context.Background(), repo, extract.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	repo := memtest.Extract(t, r.Dir)
 	return repo
 }
 

@@ -1,13 +1,11 @@
 package memref_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/konteks/git-konteks/extract"
-	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/internal/memtest"
 	"github.com/konteks/git-konteks/internal/testgit"
 	"github.com/konteks/git-konteks/memref"
 )
@@ -23,13 +21,7 @@ func TestMeasureSizeWithAMissingObject(t *testing.T) {
 	r.Git("rm", "-q", "old.txt")
 	r.Write("main.go", "package main\n\nfunc main() {}\n")
 	r.Commit("new")
-	repo, err := gitstore.Open(r.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := extract.Run(context.Background(), repo, extract.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	repo := memtest.Extract(t, r.Dir)
 	obj := filepath.Join(r.Dir, ".git", "objects", blob[:2], blob[2:])
 	if err := os.Remove(obj); err != nil {
 		t.Fatal(err)

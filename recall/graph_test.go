@@ -5,9 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/konteks/git-konteks/extract"
-	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/graph"
+	"github.com/konteks/git-konteks/internal/memtest"
 	"github.com/konteks/git-konteks/internal/testgit"
 )
 
@@ -43,13 +42,7 @@ func RoundHalfEven(x float64) float64 { return math.RoundToEven(x*100) / 100 }
 		"ship/label.go":     "package ship\n\n// PrintLabel prints a parcel label.\nfunc PrintLabel(addr string) string { return addr }\n",
 	})
 	r.Commit("shop")
-	repo, err := gitstore.Open(r.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := extract.Run(context.Background(), repo, extract.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	repo := memtest.Extract(t, r.Dir)
 	s := openS(t, repo, OpenOptions{NoEmbedder: true})
 	q := "invoice total with sales tax"
 	has := func(res *Result, p string) bool {

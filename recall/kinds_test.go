@@ -1,12 +1,11 @@
 package recall
 
 import (
-	"context"
 	"strings"
 	"testing"
 
-	"github.com/konteks/git-konteks/extract"
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/internal/memtest"
 	"github.com/konteks/git-konteks/internal/testgit"
 )
 
@@ -117,13 +116,7 @@ def load_plugins(client):
 func withMemory(t *testing.T, r *testgit.Repo) *gitstore.Repo {
 	t.Helper()
 	r.Commit("init")
-	repo, err := gitstore.Open(r.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := extract.Run(context.Background(), repo, extract.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	repo := memtest.Extract(t, r.Dir)
 	return repo
 }
 
