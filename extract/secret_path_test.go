@@ -1,11 +1,7 @@
 package extract
 
 import (
-	"bufio"
 	"bytes"
-	"io"
-	"os/exec"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -20,45 +16,17 @@ import (
 // needle (zstd frames decoded; tree objects hold their entries' names).
 func reachableHolds(t *testing.T, r *testgit.Repo, needle string) []string {
 	t.Helper()
-	var ids []string
-	for _, l := range strings.Split(r.Git("rev-list", "--objects", "refs/konteks"), "\n") {
-		if f := strings.Fields(l); len(f) > 0 {
-			ids = append(ids, f[0])
-		}
-	}
-	cmd := exec.Command("git", "cat-file", "--batch")
-	cmd.Dir, cmd.Env = r.Dir, testgit.Env()
-	cmd.Stdin = strings.NewReader(strings.Join(ids, "\n") + "\n")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatal(err)
-	}
 	dec, _ := zstd.NewReader(nil)
 	defer dec.Close()
-	br := bufio.NewReader(bytes.NewReader(out))
 	var hits []string
-	for {
-		hdr, err := br.ReadString('\n')
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		f := strings.Fields(hdr)
-		size, _ := strconv.Atoi(f[2])
-		body := make([]byte, size+1)
-		if _, err := io.ReadFull(br, body); err != nil {
-			t.Fatal(err)
-		}
-		body = body[:size]
-		texts := [][]byte{body}
-		if raw, err := dec.DecodeAll(body, nil); err == nil {
+	for _, o := range r.Objects("refs/konteks") {
+		texts := [][]byte{o.Data}
+		if raw, err := dec.DecodeAll(o.Data, nil); err == nil {
 			texts = append(texts, raw)
 		}
 		for _, txt := range texts {
 			if bytes.Contains(txt, []byte(needle)) {
-				hits = append(hits, f[1]+" "+f[0])
+				hits = append(hits, o.Type+" "+o.ID)
 			}
 		}
 	}

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -202,20 +199,6 @@ func memoryHits(t *testing.T, r *testgit.Repo, needles []string) []string {
 	if len(refs) == 0 {
 		t.Fatal("no memory ref")
 	}
-	var ids []string
-	for _, l := range strings.Split(r.Git(append([]string{"rev-list", "--objects"}, refs...)...), "\n") {
-		if f := strings.Fields(l); len(f) > 0 {
-			ids = append(ids, f[0])
-		}
-	}
-	cmd := exec.Command("git", "cat-file", "--batch")
-	cmd.Dir = r.Dir
-	cmd.Env = testgit.Env()
-	cmd.Stdin = strings.NewReader(strings.Join(ids, "\n") + "\n")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatal(err)
-	}
 	dec, _ := zstd.NewReader(nil)
 	defer dec.Close()
 	var forms [][]byte
@@ -225,30 +208,15 @@ func memoryHits(t *testing.T, r *testgit.Repo, needles []string) []string {
 			forms = append(forms, j[1:len(j)-1])
 		}
 	}
-	br := bufio.NewReader(bytes.NewReader(out))
-	objects := 0
+	objs := r.Objects(refs...)
+	objects := len(objs)
 	var hits []string
-	for {
-		hdr, err := br.ReadString('\n')
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		f := strings.Fields(hdr)
-		size, _ := strconv.Atoi(f[2])
-		body := make([]byte, size+1)
-		if _, err := io.ReadFull(br, body); err != nil {
-			t.Fatal(err)
-		}
-		body = body[:size]
-		objects++
-		texts := [][]byte{body}
-		if bytes.HasPrefix(body, []byte{0x28, 0xb5, 0x2f, 0xfd}) {
-			raw, err := dec.DecodeAll(body, nil)
+	for _, o := range objs {
+		texts := [][]byte{o.Data}
+		if bytes.HasPrefix(o.Data, []byte{0x28, 0xb5, 0x2f, 0xfd}) {
+			raw, err := dec.DecodeAll(o.Data, nil)
 			if err != nil {
-				t.Fatalf("object %s: zstd: %v", f[0], err)
+				t.Fatalf("object %s: zstd: %v", o.ID, err)
 			}
 			texts = append(texts, raw)
 		}
@@ -256,7 +224,7 @@ func memoryHits(t *testing.T, r *testgit.Repo, needles []string) []string {
 			for _, n := range forms {
 				if bytes.Contains(txt, n) {
 					i := bytes.Index(txt, n)
-					hits = append(hits, fmt.Sprintf("%q in %s %s: …%s…", n, f[1], f[0], txt[max(0, i-80):min(len(txt), i+len(n)+40)]))
+					hits = append(hits, fmt.Sprintf("%q in %s %s: …%s…", n, o.Type, o.ID, txt[max(0, i-80):min(len(txt), i+len(n)+40)]))
 				}
 			}
 		}

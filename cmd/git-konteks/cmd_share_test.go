@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -216,35 +215,16 @@ func reachableHolding(t *testing.T, r *testgit.Repo, needle string, refs []strin
 	if len(refs) == 0 {
 		return nil
 	}
-	list := r.Git(append([]string{"rev-list", "--objects"}, refs...)...)
-	var ids []string
-	for _, line := range strings.Split(list, "\n") {
-		if id, _, _ := strings.Cut(line, " "); id != "" {
-			ids = append(ids, id)
-		}
-	}
-	cmd := exec.Command("git", "cat-file", "--batch")
-	cmd.Dir, cmd.Env = r.Dir, testgit.Env()
-	cmd.Stdin = strings.NewReader(strings.Join(ids, "\n") + "\n")
-	raw, err := cmd.Output()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var hits []string
-	for len(raw) > 0 {
-		nl := bytes.IndexByte(raw, '\n')
-		f := strings.Fields(string(raw[:nl]))
-		size, _ := strconv.Atoi(f[2])
-		body := raw[nl+1 : nl+1+size]
-		raw = raw[nl+1+size+1:]
-		text := body
-		if bytes.HasPrefix(body, []byte{0x28, 0xb5, 0x2f, 0xfd}) {
-			if d, err := memory.Decompress(body); err == nil {
+	for _, o := range r.Objects(refs...) {
+		text := o.Data
+		if bytes.HasPrefix(o.Data, []byte{0x28, 0xb5, 0x2f, 0xfd}) {
+			if d, err := memory.Decompress(o.Data); err == nil {
 				text = d
 			}
 		}
 		if bytes.Contains(text, []byte(needle)) {
-			hits = append(hits, f[1]+" "+f[0])
+			hits = append(hits, o.Type+" "+o.ID)
 		}
 	}
 	return hits

@@ -4,9 +4,11 @@
 package testgit
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -198,4 +200,50 @@ func Soak(t testing.TB, d time.Duration) (budget time.Duration, soaking bool) {
 		return v, true
 	}
 	return d, false
+}
+
+// Object is a git object as stored: its id, type and bytes.
+type Object struct {
+	ID, Type string
+	Data     []byte
+}
+
+// Objects lists every object reachable from refs (none: an empty list),
+// read through `git cat-file --batch`: what a clone of those refs holds.
+func (r *Repo) Objects(refs ...string) []Object {
+	r.T.Helper()
+	if len(refs) == 0 {
+		return nil
+	}
+	var ids []string
+	for _, line := range strings.Split(r.Git(append([]string{"rev-list", "--objects"}, refs...)...), "\n") {
+		if id, _, _ := strings.Cut(line, " "); id != "" {
+			ids = append(ids, id)
+		}
+	}
+	cmd := exec.Command("git", "cat-file", "--batch")
+	cmd.Dir, cmd.Env = r.Dir, Env()
+	cmd.Stdin = strings.NewReader(strings.Join(ids, "\n") + "\n")
+	raw, err := cmd.Output()
+	if err != nil {
+		r.T.Fatalf("git cat-file --batch: %v", err)
+	}
+	var out []Object
+	for len(raw) > 0 {
+		nl := bytes.IndexByte(raw, '\n')
+		if nl < 0 {
+			r.T.Fatalf("cat-file --batch: a header without its end: %q", raw)
+		}
+		f := strings.Fields(string(raw[:nl]))
+		if len(f) != 3 {
+			r.T.Fatalf("cat-file --batch: header %q", raw[:nl])
+		}
+		size, err := strconv.Atoi(f[2])
+		if err != nil || nl+1+size+1 > len(raw) {
+			r.T.Fatalf("cat-file --batch: object %s of %s bytes overruns the output", f[0], f[2])
+		}
+		out = append(out, Object{ID: f[0], Type: f[1], Data: raw[nl+1 : nl+1+size]})
+		raw = raw[nl+1+size+1:]
+	}
+	return out
 }
