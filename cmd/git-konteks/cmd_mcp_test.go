@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -26,26 +25,7 @@ import (
 // the SDK's own client to it over stdio.
 func mcpClient(t *testing.T, dir string) *sdk.ClientSession {
 	t.Helper()
-	cmd := exec.Command(binary, "mcp")
-	cmd.Dir = dir
-	cmd.Env = testgit.Env()
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	client := sdk.NewClient(&sdk.Implementation{Name: "konteks-test", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		cancel()
-		t.Fatalf("connect to git-konteks mcp: %v\nstderr: %s", err, stderr.String())
-	}
-	t.Cleanup(func() {
-		cs.Close()
-		cancel()
-		if s := stderr.String(); s != "" {
-			t.Logf("server stderr:\n%s", s)
-		}
-	})
-	return cs
+	return startMCP(t, dir, []string{"mcp"}, nil)
 }
 
 type syncBuffer struct {
