@@ -434,62 +434,80 @@ func TestWhySaysWhichSession(t *testing.T) {
 }
 
 // TestSessionEndHookIngests: the SessionEnd hook that `hooks install
-// --agent claude` writes into .claude/settings.json, run as Claude Code
-// runs it (sh -c, the hook's JSON payload on stdin), ingests the session;
-// run again for the same transcript, it adds nothing.
+// --agent NAME` writes into the agent's settings (Claude Code's
+// .claude/settings.json, Gemini CLI's .gemini/settings.json), run as the
+// agent runs it (sh -c, the hook's JSON payload naming the transcript on
+// stdin), ingests the session; run again for the same transcript, it
+// adds nothing.
 func TestSessionEndHookIngests(t *testing.T) {
 	t.Parallel()
-	r, p, _ := claudeSession(t)
-	home := t.TempDir()
-	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "CODEX_HOME=" + filepath.Join(home, ".codex")}
-	if out, errOut, err := tryRun(r.Dir, env, "hooks", "install", "--agent", "claude"); err != nil {
-		t.Fatalf("hooks install --agent claude: %v\n%s%s", err, out, errOut)
-	}
-	b, err := os.ReadFile(filepath.Join(r.Dir, ".claude", "settings.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var settings struct {
-		Hooks map[string][]struct {
-			Hooks []struct{ Type, Command string }
-		}
-	}
-	if err := json.Unmarshal(b, &settings); err != nil {
-		t.Fatalf("settings.json: %v\n%s", err, b)
-	}
-	var hook string
-	for _, m := range settings.Hooks["SessionEnd"] {
-		for _, h := range m.Hooks {
-			if h.Type == "command" && strings.Contains(h.Command, "session ingest") {
-				hook = h.Command
+	for _, c := range []struct{ agent, settings, transcript, format string }{
+		{"claude", ".claude/settings.json", "claude-code.jsonl", "claude-code"},
+		{"gemini", ".gemini/settings.json", "gemini.json", "gemini"},
+	} {
+		t.Run(c.agent, func(t *testing.T) {
+			t.Parallel()
+			r, _, _ := claudeSession(t)
+			fixture, err := os.ReadFile(filepath.Join("..", "..", "session", "testdata", c.transcript))
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-	}
-	if hook == "" {
-		t.Fatalf("no SessionEnd hook that ingests the session:\n%s", b)
-	}
-	payload := `{"session_id":"5f0c2b9e","transcript_path":"` + p + `","cwd":"` + r.Dir + `","hook_event_name":"SessionEnd","reason":"exit"}`
-	runHook := func() {
-		t.Helper()
-		cmd := exec.Command("sh", "-c", hook)
-		cmd.Dir = r.Dir
-		cmd.Env = append(testgit.Env(), env...)
-		cmd.Stdin = strings.NewReader(payload)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("hook %q: %v\n%s", hook, err, out)
-		}
-	}
-	runHook()
-	if list := run(t, r.Dir, "session", "list"); !strings.Contains(list, "claude-code  Add retry with backoff") {
-		t.Fatalf("the hook ingested no session:\n%s", list)
-	}
-	if mems := run(t, r.Dir, "memories", "--kind", "constraint"); !strings.Contains(mems, "Never use time.Sleep in tests") {
-		t.Errorf("the session's constraint is not in memory:\n%s", mems)
-	}
-	tip := r.Git("rev-parse", "refs/konteks")
-	runHook()
-	if now := r.Git("rev-parse", "refs/konteks"); now != tip {
-		t.Errorf("the hook run again for the same transcript moved memory: %s -> %s", tip, now)
+			p := filepath.Join(t.TempDir(), c.transcript)
+			if err := os.WriteFile(p, []byte(strings.ReplaceAll(string(fixture), "/home/dev/shop", r.Dir)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			home := t.TempDir()
+			env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "CODEX_HOME=" + filepath.Join(home, ".codex")}
+			if out, errOut, err := tryRun(r.Dir, env, "hooks", "install", "--agent", c.agent); err != nil {
+				t.Fatalf("hooks install --agent %s: %v\n%s%s", c.agent, err, out, errOut)
+			}
+			b, err := os.ReadFile(filepath.Join(r.Dir, c.settings))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var settings struct {
+				Hooks map[string][]struct {
+					Hooks []struct{ Type, Command string }
+				}
+			}
+			if err := json.Unmarshal(b, &settings); err != nil {
+				t.Fatalf("%s: %v\n%s", c.settings, err, b)
+			}
+			var hook string
+			for _, m := range settings.Hooks["SessionEnd"] {
+				for _, h := range m.Hooks {
+					if h.Type == "command" && strings.Contains(h.Command, "session ingest") {
+						hook = h.Command
+					}
+				}
+			}
+			if hook == "" {
+				t.Fatalf("no SessionEnd hook that ingests the session:\n%s", b)
+			}
+			payload := `{"session_id":"5f0c2b9e","transcript_path":"` + p + `","cwd":"` + r.Dir + `","hook_event_name":"SessionEnd","reason":"exit"}`
+			runHook := func() {
+				t.Helper()
+				cmd := exec.Command("sh", "-c", hook)
+				cmd.Dir = r.Dir
+				cmd.Env = append(testgit.Env(), env...)
+				cmd.Stdin = strings.NewReader(payload)
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("hook %q: %v\n%s", hook, err, out)
+				}
+			}
+			runHook()
+			if list := run(t, r.Dir, "session", "list"); !strings.Contains(strings.Join(strings.Fields(list), " "), " "+c.format+" Add retry with backoff") {
+				t.Fatalf("the hook ingested no session:\n%s", list)
+			}
+			if mems := run(t, r.Dir, "memories", "--kind", "constraint"); !strings.Contains(mems, "Never use time.Sleep in tests") {
+				t.Errorf("the session's constraint is not in memory:\n%s", mems)
+			}
+			tip := r.Git("rev-parse", "refs/konteks")
+			runHook()
+			if now := r.Git("rev-parse", "refs/konteks"); now != tip {
+				t.Errorf("the hook run again for the same transcript moved memory: %s -> %s", tip, now)
+			}
+		})
 	}
 }
 
