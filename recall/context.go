@@ -182,7 +182,7 @@ func MemoriesMarkdown(hits []MemoryHit) string {
 	b.WriteString("\n## Saved memories\n\n")
 	for _, m := range hits {
 		if m.Type == durable.TypeSkill {
-			fmt.Fprintf(&b, "- **skill %s**: %s (the skill %q holds its steps)\n", m.Subject, OneLine(m.Text, 600), m.Subject)
+			fmt.Fprintf(&b, "- **skill %s**: %s (its steps: the skills tool with name %q, or `git konteks skill show %s`)\n", m.Subject, OneLine(m.Text, 600), m.Subject, m.Subject)
 			continue
 		}
 		label := m.Kind
