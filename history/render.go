@@ -6,8 +6,6 @@ import (
 	"time"
 )
 
-// Text renders a `why` answer for people and models: one block per
-// commit, the commit that matters most first.
 // writeSession names the agent session a commit was made in.
 func writeSession(b *strings.Builder, s *SessionLink) {
 	if s != nil {
@@ -15,6 +13,17 @@ func writeSession(b *strings.Builder, s *SessionLink) {
 	}
 }
 
+// Briefs are the briefs of the commits, in order.
+func (r *WhyResult) Briefs() []*Brief {
+	bs := make([]*Brief, len(r.Commits))
+	for i := range r.Commits {
+		bs[i] = &r.Commits[i].Brief
+	}
+	return bs
+}
+
+// Text renders a `why` answer for people and models: one block per
+// commit, the commit that matters most first.
 func (r *WhyResult) Text() string {
 	var b strings.Builder
 	what := r.Path
@@ -59,6 +68,15 @@ func (r *WhyResult) Text() string {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
 	return b.String()
+}
+
+// Briefs are the briefs of the hits, in order.
+func (r *SearchResult) Briefs() []*Brief {
+	bs := make([]*Brief, len(r.Hits))
+	for i := range r.Hits {
+		bs[i] = &r.Hits[i].Brief
+	}
+	return bs
 }
 
 // Text renders a `history` answer: each commit with the files it touched.

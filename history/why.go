@@ -75,9 +75,16 @@ type SessionLink struct {
 	Task   string `json:"task"`
 }
 
-// LinkSessions sets the session of each brief whose commit links names.
-func LinkSessions(links map[string]SessionLink, briefs ...*Brief) {
-	for _, b := range briefs {
+// An Answer is what why and history answer: a text for people and the
+// briefs of its commits, which LinkSessions completes.
+type Answer interface {
+	Text() string
+	Briefs() []*Brief
+}
+
+// LinkSessions sets the session of each of a's commits that links names.
+func LinkSessions(links map[string]SessionLink, a Answer) {
+	for _, b := range a.Briefs() {
 		if l, ok := links[b.Hash]; ok {
 			b.Session = &l
 		}

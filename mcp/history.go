@@ -69,13 +69,9 @@ func (s *Server) why(_ context.Context, _ *sdk.CallToolRequest, in WhyInput) (*s
 	if err != nil {
 		return nil, out, err
 	}
-	links := s.sessionLinks(snap)
-	for i := range res.Commits {
-		history.LinkSessions(links, &res.Commits[i].Brief)
-	}
-	out.WhyResult = *res
-	out.Memory = s.freshness(snap, snap.mem.Commit.String(), snap.mem.Manifest.SourceCommit)
-	return textResult(res.Text() + "\n" + out.Memory.Line() + "\n"), out, nil
+	r, f := s.historyResult(snap, res)
+	out.WhyResult, out.Memory = *res, f
+	return r, out, nil
 }
 
 // HistoryInput is the input of the history tool.
@@ -104,22 +100,19 @@ func (s *Server) history(_ context.Context, _ *sdk.CallToolRequest, in HistoryIn
 	if err != nil {
 		return nil, out, err
 	}
-	links := s.sessionLinks(snap)
-	for i := range res.Hits {
-		history.LinkSessions(links, &res.Hits[i].Brief)
-	}
-	out.SearchResult = *res
-	out.Memory = s.freshness(snap, snap.mem.Commit.String(), snap.mem.Manifest.SourceCommit)
-	return textResult(res.Text() + "\n" + out.Memory.Line() + "\n"), out, nil
+	r, f := s.historyResult(snap, res)
+	out.SearchResult, out.Memory = *res, f
+	return r, out, nil
 }
 
-// sessionLinks maps the commits ingested agent sessions made to their
-// records, so why and history name the task behind a change as the
-// command line's do (none when the entries cannot be read).
-func (s *Server) sessionLinks(snap *snapshot) map[string]history.SessionLink {
-	items, _, err := s.durableItems(snap)
-	if err != nil {
-		return nil
+// historyResult ends an answer of why or history: its commits linked to
+// the agent sessions that made them, so the tools name the task behind a
+// change as the command line's do, and its text followed by memory's
+// freshness.
+func (s *Server) historyResult(snap *snapshot, a history.Answer) (*sdk.CallToolResult, Freshness) {
+	if items, _, err := s.durableItems(snap); err == nil {
+		history.LinkSessions(durable.SessionLinks(items), a)
 	}
-	return durable.SessionLinks(items)
+	f := s.freshness(snap, snap.mem.Commit.String(), snap.mem.Manifest.SourceCommit)
+	return textResult(a.Text() + "\n" + f.Line() + "\n"), f
 }

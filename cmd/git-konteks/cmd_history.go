@@ -43,9 +43,5 @@ func runHistory(_ context.Context, opts historyOptions, g *GlobalOptions, args [
 	if err != nil {
 		return err
 	}
-	briefs := make([]*history.Brief, len(res.Hits))
-	for i := range res.Hits {
-		briefs[i] = &res.Hits[i].Brief
-	}
-	return printHistory(g, repo, mem, res, briefs)
+	return printHistory(g, repo, mem, res)
 }

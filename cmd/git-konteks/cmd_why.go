@@ -47,17 +47,13 @@ func runWhy(ctx context.Context, opts whyOptions, g *GlobalOptions, args []strin
 	if err != nil {
 		return err
 	}
-	briefs := make([]*history.Brief, len(res.Commits))
-	for i := range res.Commits {
-		briefs[i] = &res.Commits[i].Brief
-	}
-	return printHistory(g, repo, mem, res, briefs)
+	return printHistory(g, repo, mem, res)
 }
 
 // printHistory prints an answer of history or why after linking its
-// commits (briefs) to the agent sessions that made them.
-func printHistory(g *GlobalOptions, repo *gitstore.Repo, mem *memref.Memory, res interface{ Text() string }, briefs []*history.Brief) error {
-	history.LinkSessions(sessionLinks(repo, mem), briefs...)
+// commits to the agent sessions that made them.
+func printHistory(g *GlobalOptions, repo *gitstore.Repo, mem *memref.Memory, res history.Answer) error {
+	history.LinkSessions(sessionLinks(repo, mem), res)
 	if g.JSON {
 		return g.printJSON(res)
 	}
