@@ -55,39 +55,28 @@ func TestJSONAndDirClaims(t *testing.T) {
 		t.Fatal("the README no longer speaks of --json and -C DIR: update this test")
 	}
 	app := newApp(&GlobalOptions{})
-	var walk func(cmds []*cli.Command, parent []string)
-	walk = func(cmds []*cli.Command, parent []string) {
-		for _, c := range cmds {
-			if !documented(c, strings.Join(parent, " ")) {
-				continue
+	eachDocumented(app.Commands, func(name string, c *cli.Command) {
+		if len(c.Subcommands) > 0 && len(c.Flags) == 0 {
+			return // a group: its subcommands answer
+		}
+		if !slices.ContainsFunc(c.Flags, isJSONFlag) {
+			if !noJSON[name] {
+				t.Errorf("%s has no --json and is not listed as a command without it", name)
 			}
-			path := append(append([]string{}, parent...), c.Name)
-			hasJSON := slices.ContainsFunc(c.Flags, isJSONFlag)
-			if len(c.Subcommands) > 0 {
-				walk(c.Subcommands, path)
-				if len(c.Flags) == 0 {
-					continue // a group: its subcommands answer
-				}
-			}
-			if !hasJSON {
-				if !noJSON[strings.Join(path, " ")] {
-					t.Errorf("%s has no --json and is not listed as a command without it", strings.Join(path, " "))
-				}
-				continue
-			}
-			for _, argv := range [][]string{
-				append(append([]string{"git-konteks", "--json", "-C", "/"}, path...), "x"),
-				append(append([]string{"git-konteks"}, path...), "x", "-C", "/", "--json"),
-			} {
-				g := &GlobalOptions{}
-				rest, err := parseGlobals(app, g, argv)
-				if err != nil || !g.JSON || g.Dir != "/" || slices.Contains(rest, "--json") || slices.Contains(rest, "-C") {
-					t.Errorf("%q: %v, json %v, dir %q, left %q", argv, err, g.JSON, g.Dir, rest)
-				}
+			return
+		}
+		path := strings.Fields(name)
+		for _, argv := range [][]string{
+			append(append([]string{"git-konteks", "--json", "-C", "/"}, path...), "x"),
+			append(append([]string{"git-konteks"}, path...), "x", "-C", "/", "--json"),
+		} {
+			g := &GlobalOptions{}
+			rest, err := parseGlobals(app, g, argv)
+			if err != nil || !g.JSON || g.Dir != "/" || slices.Contains(rest, "--json") || slices.Contains(rest, "-C") {
+				t.Errorf("%q: %v, json %v, dir %q, left %q", argv, err, g.JSON, g.Dir, rest)
 			}
 		}
-	}
-	walk(app.Commands, nil)
+	})
 }
 
 // noJSON are the commands that print nothing for programs to read, so

@@ -170,12 +170,36 @@ func subcommandHelp() *cli.Command {
 // to the app it sets up).
 var urfaveHelp cli.ActionFunc
 
-// documented reports whether the command (a subcommand of parent, "" at
-// the top) has a section in the manual page and rows in the flag table:
-// it is not hidden, nor a command's `help` (subcommandHelp, which -h
-// lists as urfave/cli always has).
-func documented(c *cli.Command, parent string) bool {
-	return !c.Hidden && (parent == "" || c.Name != "help")
+// eachDocumented calls fn, depth first, with each command that has a
+// section in the manual page and rows in the flag table and its name
+// below git konteks ("memories forget"): every command not hidden, nor a
+// command's `help` (subcommandHelp, which -h lists as urfave/cli always
+// has).
+func eachDocumented(cmds []*cli.Command, fn func(name string, c *cli.Command)) {
+	var walk func(cmds []*cli.Command, parent string)
+	walk = func(cmds []*cli.Command, parent string) {
+		for _, c := range cmds {
+			if c.Hidden || (parent != "" && c.Name == "help") {
+				continue
+			}
+			name := strings.TrimSpace(parent + " " + c.Name)
+			fn(name, c)
+			walk(c.Subcommands, name)
+		}
+	}
+	walk(cmds, "")
+}
+
+// commandFlags are the flags a command's documentation lists: the visible
+// ones but -h.
+func commandFlags(c *cli.Command) []cli.Flag {
+	var fs []cli.Flag
+	for _, f := range c.VisibleFlags() {
+		if f.Names()[0] != "help" {
+			fs = append(fs, f)
+		}
+	}
+	return fs
 }
 
 // usageError reports a flag the command does not know, or a bad flag
@@ -368,31 +392,19 @@ func writeMan(w io.Writer, app *cli.App) error {
 		manFlag(&b, f)
 	}
 	b.WriteString(".SH COMMANDS\n")
-	var walk func(cmds []*cli.Command, parent string)
-	walk = func(cmds []*cli.Command, parent string) {
-		for _, c := range cmds {
-			if !documented(c, parent) {
-				continue
-			}
-			name := strings.TrimSpace(parent + " " + c.Name)
-			fmt.Fprintf(&b, ".SS \"git konteks %s", roff(name))
-			if c.ArgsUsage != "" {
-				b.WriteString(" " + strings.ReplaceAll(roff(c.ArgsUsage), `"`, `\(dq`))
-			}
-			b.WriteString("\"\n" + roffText(c.Usage) + "\n")
-			if c.Description != "" {
-				b.WriteString(".PP\n" + roffText(c.Description) + "\n")
-			}
-			for _, f := range c.VisibleFlags() {
-				if f.Names()[0] == "help" {
-					continue
-				}
-				manFlag(&b, f)
-			}
-			walk(c.Subcommands, name)
+	eachDocumented(app.Commands, func(name string, c *cli.Command) {
+		fmt.Fprintf(&b, ".SS \"git konteks %s", roff(name))
+		if c.ArgsUsage != "" {
+			b.WriteString(" " + strings.ReplaceAll(roff(c.ArgsUsage), `"`, `\(dq`))
 		}
-	}
-	walk(app.Commands, "")
+		b.WriteString("\"\n" + roffText(c.Usage) + "\n")
+		if c.Description != "" {
+			b.WriteString(".PP\n" + roffText(c.Description) + "\n")
+		}
+		for _, f := range commandFlags(c) {
+			manFlag(&b, f)
+		}
+	})
 	b.WriteString(".SH EXIT STATUS\n")
 	for _, e := range exitStatuses {
 		fmt.Fprintf(&b, ".TP\n.B %d\n%s\n", e.code, roff(e.meaning))
@@ -505,22 +517,10 @@ func flagTable(app *cli.App) string {
 		}
 		row("git konteks", f)
 	}
-	var walk func(cmds []*cli.Command, parent string)
-	walk = func(cmds []*cli.Command, parent string) {
-		for _, c := range cmds {
-			if !documented(c, parent) {
-				continue
-			}
-			name := strings.TrimSpace(parent + " " + c.Name)
-			for _, f := range c.VisibleFlags() {
-				if f.Names()[0] == "help" {
-					continue
-				}
-				row(name, f)
-			}
-			walk(c.Subcommands, name)
+	eachDocumented(app.Commands, func(name string, c *cli.Command) {
+		for _, f := range commandFlags(c) {
+			row(name, f)
 		}
-	}
-	walk(app.Commands, "")
+	})
 	return b.String()
 }
