@@ -124,23 +124,20 @@ func warnWorkTreeHooks(g *GlobalOptions, repo *gitstore.Repo, st []hooks.State) 
 }
 
 func runHooksUninstall(_ context.Context, g *GlobalOptions, _ []string) error {
-	repo, err := g.openRepo()
-	if err != nil {
-		return err
-	}
-	st, err := hooks.Uninstall(repo)
-	if err != nil {
-		return err
-	}
-	return printHooks(g, st)
+	return runHooksOp(g, hooks.Uninstall)
 }
 
 func runHooksStatus(_ context.Context, g *GlobalOptions, _ []string) error {
+	return runHooksOp(g, hooks.Status)
+}
+
+// runHooksOp runs op on the repository and prints the hooks' states.
+func runHooksOp(g *GlobalOptions, op func(*gitstore.Repo) ([]hooks.State, error)) error {
 	repo, err := g.openRepo()
 	if err != nil {
 		return err
 	}
-	st, err := hooks.Status(repo)
+	st, err := op(repo)
 	if err != nil {
 		return err
 	}
