@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -66,15 +65,6 @@ func skillCommand(g *GlobalOptions) *cli.Command {
 	}
 }
 
-// skillError turns refusals into exit status 1 with the reason, as
-// remember does, and usage errors into 2.
-func skillError(err error) error {
-	if errors.Is(err, durable.ErrRejected) || errors.Is(err, durable.ErrNoSkill) {
-		return err // main prints it with exit 1 and its --json code
-	}
-	return err
-}
-
 func runSkillAdd(_ context.Context, opts skillAddOptions, g *GlobalOptions, args []string) error {
 	if len(args) != 1 {
 		return cli.Exit("usage: git konteks skill add PATH|-", 2)
@@ -102,7 +92,7 @@ func runSkillAdd(_ context.Context, opts skillAddOptions, g *GlobalOptions, args
 	}
 	s, err := durable.ParseSkill(doc)
 	if err != nil {
-		return skillError(err)
+		return err
 	}
 	if n := opts.Name; n != "" && s.Name == "" {
 		s.Name = n
@@ -118,7 +108,7 @@ func runSkillAdd(_ context.Context, opts skillAddOptions, g *GlobalOptions, args
 	}
 	saved, changed, err := durable.AddSkill(repo, s)
 	if err != nil {
-		return skillError(err)
+		return err
 	}
 	if g.JSON {
 		return g.printJSON(struct {
@@ -189,7 +179,7 @@ func runSkillShow(_ context.Context, g *GlobalOptions, args []string) error {
 	}
 	s, err := durable.GetSkill(repo, args[0])
 	if err != nil {
-		return skillError(err)
+		return err
 	}
 	if g.JSON {
 		return g.printJSON(s)
@@ -212,7 +202,7 @@ func runSkillRemove(_ context.Context, opts skillRemoveOptions, g *GlobalOptions
 	}
 	t, err := remove(repo, args[0], opts.Reason)
 	if err != nil {
-		return skillError(err)
+		return err
 	}
 	return removed(g, repo, opts.Purge, "skill", t, "removed skill "+t.Name, "removed skill "+t.Name, "purged skill "+t.Name)
 }
