@@ -31,6 +31,16 @@ func openMemory(g *GlobalOptions) (*gitstore.Repo, *memref.Memory, error) {
 	return repo, mem, nil
 }
 
+// openMemoryArg starts a command that takes one argument and reads
+// derived memory: a usage error (exit 2) for any other count, else as
+// openMemory.
+func openMemoryArg(g *GlobalOptions, args []string, usage string) (*gitstore.Repo, *memref.Memory, error) {
+	if len(args) != 1 {
+		return nil, nil, cli.Exit(usage, 2)
+	}
+	return openMemory(g)
+}
+
 func overviewCommand(g *GlobalOptions) *cli.Command {
 	return &cli.Command{
 		Name:  "overview",
@@ -105,10 +115,7 @@ func skeletonCommand(g *GlobalOptions) *cli.Command {
 }
 
 func runSkeleton(_ context.Context, g *GlobalOptions, args []string) error {
-	if len(args) != 1 {
-		return cli.Exit("usage: git konteks skeleton PATH", 2)
-	}
-	repo, mem, err := openMemory(g)
+	repo, mem, err := openMemoryArg(g, args, "usage: git konteks skeleton PATH")
 	if err != nil {
 		return err
 	}
@@ -151,10 +158,7 @@ func graphCommand(g *GlobalOptions) *cli.Command {
 }
 
 func runGraph(_ context.Context, opts graphOptions, g *GlobalOptions, args []string) error {
-	if len(args) != 1 {
-		return cli.Exit("usage: git konteks graph NAME", 2)
-	}
-	repo, mem, err := openMemory(g)
+	repo, mem, err := openMemoryArg(g, args, "usage: git konteks graph NAME")
 	if err != nil {
 		return err
 	}

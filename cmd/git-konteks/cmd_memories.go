@@ -265,10 +265,7 @@ func runMemoriesVerify(_ context.Context, opts memoriesVerifyOptions, g *GlobalO
 }
 
 func runMemoriesConfirm(_ context.Context, g *GlobalOptions, args []string) error {
-	if len(args) != 1 {
-		return cli.Exit("usage: git konteks memories confirm ID", 2)
-	}
-	repo, err := g.openRepo()
+	repo, err := g.openRepoArg(args, "usage: git konteks memories confirm ID")
 	if err != nil {
 		return err
 	}
@@ -284,10 +281,7 @@ func runMemoriesConfirm(_ context.Context, g *GlobalOptions, args []string) erro
 }
 
 func runMemoriesForget(_ context.Context, opts memoriesForgetOptions, g *GlobalOptions, args []string) error {
-	if len(args) != 1 {
-		return cli.Exit("usage: git konteks memories forget ID --reason \"why\"", 2)
-	}
-	repo, err := g.openRepo()
+	repo, err := g.openRepoArg(args, "usage: git konteks memories forget ID --reason \"why\"")
 	if err != nil {
 		return err
 	}

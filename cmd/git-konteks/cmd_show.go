@@ -51,10 +51,7 @@ type showSectionJSON struct {
 // runShow prints the record of the file args[0] names: a path relative
 // to the current directory, or from the top of the repository.
 func runShow(_ context.Context, opts showOptions, g *GlobalOptions, args []string) error {
-	if len(args) != 1 {
-		return cli.Exit("usage: git konteks show PATH[#ANCHOR]", 2)
-	}
-	repo, mem, err := openMemory(g)
+	repo, mem, err := openMemoryArg(g, args, "usage: git konteks show PATH[#ANCHOR]")
 	if err != nil {
 		return err
 	}

@@ -170,10 +170,7 @@ func runSkillList(_ context.Context, opts skillListOptions, g *GlobalOptions, _ 
 }
 
 func runSkillShow(_ context.Context, g *GlobalOptions, args []string) error {
-	if len(args) != 1 {
-		return cli.Exit("usage: git konteks skill show NAME", 2)
-	}
-	repo, err := g.openRepo()
+	repo, err := g.openRepoArg(args, "usage: git konteks skill show NAME")
 	if err != nil {
 		return err
 	}
@@ -189,10 +186,7 @@ func runSkillShow(_ context.Context, g *GlobalOptions, args []string) error {
 }
 
 func runSkillRemove(_ context.Context, opts skillRemoveOptions, g *GlobalOptions, args []string) error {
-	if len(args) != 1 {
-		return cli.Exit("usage: git konteks skill remove NAME", 2)
-	}
-	repo, err := g.openRepo()
+	repo, err := g.openRepoArg(args, "usage: git konteks skill remove NAME")
 	if err != nil {
 		return err
 	}

@@ -136,6 +136,15 @@ func (g *GlobalOptions) openRepo() (*gitstore.Repo, error) {
 	return repo, err
 }
 
+// openRepoArg starts a command that takes one argument: a usage error
+// (exit 2) for any other count, else the repository, as openRepo.
+func (g *GlobalOptions) openRepoArg(args []string, usage string) (*gitstore.Repo, error) {
+	if len(args) != 1 {
+		return nil, cli.Exit(usage, 2)
+	}
+	return g.openRepo()
+}
+
 // reserveStdout keeps the process's stdout for a protocol spoken on
 // g.Stdout (the MCP server): whatever else would print to os.Stdout (a
 // library's stray output) goes to stderr, where clients log it, instead
