@@ -159,35 +159,28 @@ func (r *run) manifest() *manifest.Manifest {
 // compare-and-swap. Only after every object is written does the ref move,
 // so a crash at any point leaves the previous memory intact.
 func (r *run) commit() (*Result, error) {
-	t0 := r.begin("media")
-	if err := r.mediaStage(); err != nil {
-		return nil, err
+	for _, st := range []struct {
+		name string
+		run  func() error
+	}{
+		{"media", r.mediaStage},
+		{"summaries", r.summarizeDirs},
+		{"map", func() error {
+			if err := r.portrait(); err != nil {
+				return err
+			}
+			return r.modules()
+		}},
+		{"embed", r.embedStage},
+		{"history", func() error { return r.historyStage(r.ctx) }},
+	} {
+		t0 := r.begin(st.name)
+		if err := st.run(); err != nil {
+			return nil, err
+		}
+		r.stage(st.name, t0)
 	}
-	r.stage("media", t0)
-	t0 = r.begin("summaries")
-	if err := r.summarizeDirs(); err != nil {
-		return nil, err
-	}
-	r.stage("summaries", t0)
-	t0 = r.begin("map")
-	if err := r.portrait(); err != nil {
-		return nil, err
-	}
-	if err := r.modules(); err != nil {
-		return nil, err
-	}
-	r.stage("map", t0)
-	t0 = r.begin("embed")
-	if err := r.embedStage(); err != nil {
-		return nil, err
-	}
-	r.stage("embed", t0)
-	t0 = r.begin("history")
-	if err := r.historyStage(r.ctx); err != nil {
-		return nil, err
-	}
-	r.stage("history", t0)
-	t0 = r.begin("write")
+	t0 := r.begin("write")
 	if len(r.skipped) == 0 {
 		if err := r.editor.Delete(memory.SkippedPath); err != nil {
 			return nil, err
