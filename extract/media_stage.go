@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/konteks/git-konteks/extract/section"
 	"github.com/konteks/git-konteks/extract/section/media"
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/memory"
@@ -450,14 +449,7 @@ func withMediaSections(f *memory.File, p string, refs []mediaRef, desc *memory.S
 	// scratch, so the result depends only on the sectioner's sections and
 	// the references (not on what an earlier run, a rename's re-pathing
 	// or a rebuild left in the record).
-	res := section.Result{Kind: f.Kind, Language: f.Language, Parser: f.Parser, Fallback: f.Fallback, Sections: nf.Sections}
-	for i := range res.Sections {
-		s := &res.Sections[i]
-		s.Topics, s.LexHash, s.EmbHash, s.Chunks = nil, "", "", nil
-	}
-	section.Finish(&res, section.Input{Path: p, Language: f.Language})
-	nf.Topics, nf.Sections = res.Topics, res.Sections
-	derive(&nf, p)
+	repathRecord(&nf, p)
 	if alt := firstAltOf(refs); alt != "" {
 		nf.Abstract = firstSentence(alt+": "+nf.Abstract, MaxAbstract)
 	} else if desc != nil && desc.Summary != "" {

@@ -170,10 +170,12 @@ func structured(in section.Input, split func(section.Input) (section.Result, err
 	return res
 }
 
-// repathRecord re-derives the parts of a record that depend on its path
-// (topics, retrieval-text hashes), for a record reused at a new path by a
-// rename or copy. Sectioning itself does not depend on the path as long as
-// the extension is the same, which reuse requires (see sameShape).
+// repathRecord re-derives, from scratch, the parts of a record that depend
+// on its path and its set of sections (topics, retrieval-text hashes): for
+// a record reused at a new path by a rename or copy, and for a media
+// record whose references or description changed. Sectioning itself does
+// not depend on the path as long as the extension is the same, which
+// reuse requires (see sameShape).
 func repathRecord(f *memory.File, p string) {
 	res := section.Result{Kind: f.Kind, Language: f.Language, Parser: f.Parser, Fallback: f.Fallback, Sections: f.Sections}
 	for i := range res.Sections {
