@@ -61,10 +61,6 @@ func readIssues(file string) ([]issue, error) {
 // fix, the issue's title and text as the query, the fix's non-test
 // changed files as the answer.
 func pickIssues(dir string, issues []issue) ([]candidate, error) {
-	type dated struct {
-		c    candidate
-		when string
-	}
 	var ds []dated
 	for _, is := range issues {
 		out, err := git(dir, "log", "-1", "--format=%P%x00%ct", is.Commit)
@@ -95,7 +91,7 @@ func pickIssues(dir string, issues []issue) ([]candidate, error) {
 		}
 		ds = append(ds, dated{candidate{id: fmt.Sprintf("#%d", is.Issue), commit: is.Commit, parent: ps[0], msg: capText(msg), changed: impl}, when})
 	}
-	sort.SliceStable(ds, func(i, j int) bool { return ds[i].when < ds[j].when })
+	oldestFirst(ds)
 	// Fixes landed together (a rebase, a merged series) share a commit
 	// time; among them an ancestor must come first, or memory extracted at
 	// the descendant's parent would already hold the ancestor's fix and
@@ -109,11 +105,28 @@ func pickIssues(dir string, issues []issue) ([]candidate, error) {
 			}
 		}
 	}
+	return undated(ds), nil
+}
+
+// dated is a candidate with the commit time (Unix seconds, as git prints
+// them) it is ordered by.
+type dated struct {
+	c    candidate
+	when string
+}
+
+// oldestFirst sorts candidates by commit time, keeping the order of ties.
+func oldestFirst(ds []dated) {
+	sort.SliceStable(ds, func(i, j int) bool { return ds[i].when < ds[j].when })
+}
+
+// undated is the candidates of ds, in order.
+func undated(ds []dated) []candidate {
 	out := make([]candidate, len(ds))
 	for i, d := range ds {
 		out[i] = d.c
 	}
-	return out, nil
+	return out
 }
 
 // isAncestor reports whether commit a is an ancestor of commit b.

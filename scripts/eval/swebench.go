@@ -99,10 +99,6 @@ func pickSWEBench(dir, repo string, all []sweInstance, n int) ([]candidate, erro
 		}
 		ins = kept
 	}
-	type dated struct {
-		c    candidate
-		when string
-	}
 	var ds []dated
 	for _, in := range ins {
 		out, err := git(dir, "log", "-1", "--format=%ct", in.Base)
@@ -115,10 +111,6 @@ func pickSWEBench(dir, repo string, all []sweInstance, n int) ([]candidate, erro
 		}
 		ds = append(ds, dated{candidate{id: in.ID, parent: in.Base, msg: capText(in.Problem), changed: files}, strings.TrimSpace(out)})
 	}
-	sort.SliceStable(ds, func(i, j int) bool { return ds[i].when < ds[j].when })
-	out := make([]candidate, len(ds))
-	for i, d := range ds {
-		out[i] = d.c
-	}
-	return out, nil
+	oldestFirst(ds)
+	return undated(ds), nil
 }
