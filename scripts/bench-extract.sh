@@ -16,9 +16,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 runs=${BENCH_RUNS:-5}
 work=$(mktemp -d "${TMPDIR:-/tmp}/konteks-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.invalid
-export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.invalid
-export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+. "$(dirname "$0")/hermetic-git.sh" bench
 
 load() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?"; }
 

@@ -23,9 +23,7 @@ if [ ${#repos[@]} -eq 0 ]; then
   fi
   repos=("$KONTEKS_REPOS/gin-gonic+gin" "$KONTEKS_REPOS/prometheus+prometheus")
 fi
-export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.invalid
-export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.invalid
-export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+. "$(dirname "$0")/hermetic-git.sh" bench
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # packed REPO REV...: bytes of a pack of the objects reachable from REVs.

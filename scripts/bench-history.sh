@@ -19,9 +19,7 @@ if [ ! -d "$src" ]; then
 fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/konteks-bench-history.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.invalid
-export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.invalid
-export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+. "$(dirname "$0")/hermetic-git.sh" bench
 
 # Bare: the extraction reads only objects, and a mirror may lack a blob
 # that a checkout would need.

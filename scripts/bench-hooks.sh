@@ -11,9 +11,7 @@ n=${2:-10000}
 runs=${BENCH_RUNS:-3}
 work=$(mktemp -d "${TMPDIR:-/tmp}/konteks-bench-hooks.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.invalid
-export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.invalid
-export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+. "$(dirname "$0")/hermetic-git.sh" bench
 git init -q -b main "$work/origin"
 cd "$work/origin"
 git commit -q --allow-empty -m one

@@ -25,9 +25,7 @@ if [ -z "$repo" ]; then
   writes=1
   work=$(mktemp -d "${TMPDIR:-/tmp}/konteks-bench-mcp.XXXXXX")
   trap 'rm -rf "$work"' EXIT
-  export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.invalid
-  export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.invalid
-  export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+  . "$(dirname "$0")/hermetic-git.sh" bench
   echo "source: $src"
   repo="$work/repo"
   git init -q "$repo"

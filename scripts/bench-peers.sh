@@ -30,9 +30,7 @@ query=${BENCH_QUERY:-where is the configuration file loaded and validated}
 cache=${BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/konteks-bench}
 work=$(mktemp -d "${TMPDIR:-/tmp}/konteks-bench-peers.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.invalid
-export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.invalid
-export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+. "$(dirname "$0")/hermetic-git.sh" bench
 
 echo "load average at start: $(cat /proc/loadavg)"
 

@@ -26,9 +26,7 @@ reps=${BENCH_REPS:-5}
 root=$(pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/konteks-bench-recall.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.invalid
-export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.invalid
-export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+. "$(dirname "$0")/hermetic-git.sh" bench
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime)"
 if [ -n "${KONTEKS_BENCH_REPO:-}" ]; then

@@ -35,9 +35,7 @@ if [ -z "$cache" ]; then
   trap 'rm -rf "$cache"' EXIT
 fi
 mkdir -p "$cache"
-export GIT_AUTHOR_NAME=same GIT_AUTHOR_EMAIL=same@example.invalid
-export GIT_COMMITTER_NAME=same GIT_COMMITTER_EMAIL=same@example.invalid
-export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+. "$(dirname "$0")/hermetic-git.sh" same
 
 # project prints an answer one hit (or file) a line, everything else in
 # the answer after them: the whole answer must be the same, not only its
