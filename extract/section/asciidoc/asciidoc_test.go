@@ -1,7 +1,6 @@
 package asciidoc
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,18 +14,10 @@ const fixtures = "../../../testdata/sections/asciidoc"
 
 var input = section.Input{Path: "docs/guide.adoc", Language: "AsciiDoc"}
 
-func split(t testing.TB, content []byte) section.Result {
-	t.Helper()
-	in := input
-	in.Content = content
-	return sectiontest.Split(t, Split, in, Kind, Parser)
-}
+var split = sectiontest.Bind(Split, input, Kind, Parser)
 
 func TestGuide(t *testing.T) {
-	content, err := os.ReadFile(filepath.Join(fixtures, "guide.adoc"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	content := sectiontest.Read(t, fixtures, "guide.adoc")
 	res := split(t, content)
 	sectiontest.CheckRanges(t, res, content, []sectiontest.Range{
 		sectiontest.R("Widget Guide", 1, 5),
@@ -82,13 +73,9 @@ func TestManyTitles(t *testing.T) {
 }
 
 func FuzzAsciiDoc(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join(fixtures, "*.adoc"))
-	for _, p := range files {
-		b, _ := os.ReadFile(p)
-		f.Add(b)
-	}
-	f.Add([]byte("= T\n\n----\n== x\n----\nA\n-\n"))
-	f.Add([]byte("== *a* _b_ `c` +d+ #e#\n"))
+	sectiontest.Seed(f, filepath.Join(fixtures, "*.adoc"),
+		"= T\n\n----\n== x\n----\nA\n-\n",
+		"== *a* _b_ `c` +d+ #e#\n")
 	f.Fuzz(func(t *testing.T, content []byte) {
 		split(t, content)
 	})

@@ -3,13 +3,14 @@ package data
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/konteks/git-konteks/extract/section"
+	"github.com/konteks/git-konteks/extract/section/sectiontest"
+	"github.com/konteks/git-konteks/memory"
 )
 
 const fixtures = "../../../testdata/sections/data"
@@ -21,30 +22,13 @@ type want struct {
 	start, end           int
 }
 
-func read(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(fixtures, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // run splits and finishes content and checks the invariants; shared marks
 // formats whose sections may share a line (minified JSON).
 func run(t testing.TB, split splitter, content []byte) (section.Result, error) {
 	t.Helper()
-	in := section.Input{Path: "config/app", Language: "", Content: content}
-	res, err := split(in)
+	res, err := sectiontest.SplitOrRefuse(t, split, section.Input{Path: "config/app", Language: "", Content: content})
 	if err != nil {
-		if len(res.Sections) != 0 {
-			t.Fatalf("error %v with %d sections", err, len(res.Sections))
-		}
 		return res, err
-	}
-	section.Finish(&res, in)
-	if err := section.Validate(res, in); err != nil {
-		t.Fatal(err)
 	}
 	last := 0
 	for _, s := range res.Sections {
@@ -62,18 +46,8 @@ func run(t testing.TB, split splitter, content []byte) (section.Result, error) {
 
 func check(t *testing.T, res section.Result, ws []want) {
 	t.Helper()
-	if len(res.Sections) != len(ws) {
-		for _, s := range res.Sections {
-			t.Logf("got %q %d-%d", s.Anchor, s.StartLine, s.EndLine)
-		}
-		t.Fatalf("%d sections, want %d", len(res.Sections), len(ws))
-	}
-	for i, w := range ws {
-		s := res.Sections[i]
-		got := want{s.Anchor, s.Name, s.Symbol, s.StartLine, s.EndLine}
-		if got != w {
-			t.Errorf("section %d = %+v, want %+v", i, got, w)
-		}
+	sectiontest.Check(t, res, ws, func(s memory.Section) want { return want{s.Anchor, s.Name, s.Symbol, s.StartLine, s.EndLine} })
+	for i, s := range res.Sections {
 		if s.QName != strings.TrimSuffix(s.Anchor, "#2") {
 			t.Errorf("section %d qname %q, anchor %q", i, s.QName, s.Anchor)
 		}
@@ -135,7 +109,7 @@ func TestFixtures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			res, err := run(t, tt.split, read(t, tt.file))
+			res, err := run(t, tt.split, sectiontest.Read(t, fixtures, tt.file))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -148,12 +122,12 @@ func TestFixtures(t *testing.T) {
 }
 
 func TestContent(t *testing.T) {
-	res, _ := run(t, SplitJSON, read(t, "package.json"))
+	res, _ := run(t, SplitJSON, sectiontest.Read(t, fixtures, "package.json"))
 	if got := res.Sections[2].Content; got != "  \"scripts\": {\n    \"build\": \"tsc -p .\",\n    \"test\": \"vitest run\"\n  }," {
 		t.Errorf("scripts content %q", got)
 	}
 	// Minified: each key gets its own span of the shared line.
-	res, _ = run(t, SplitJSON, read(t, "minified.json"))
+	res, _ = run(t, SplitJSON, sectiontest.Read(t, fixtures, "minified.json"))
 	var got []string
 	for _, s := range res.Sections {
 		got = append(got, s.Content)
@@ -173,13 +147,13 @@ func TestContent(t *testing.T) {
 		{"Cargo.toml", SplitTOML, 0, "The package."},
 		{"tsconfig.json", SplitJSON, 0, "Compiler settings."},
 	} {
-		res, _ := run(t, c.split, read(t, c.file))
+		res, _ := run(t, c.split, sectiontest.Read(t, fixtures, c.file))
 		if s := res.Sections[c.i]; s.Doc != c.doc || s.Summary != c.doc {
 			t.Errorf("%s %s: doc %q summary %q, want %q", c.file, s.Anchor, s.Doc, s.Summary, c.doc)
 		}
 	}
 	// A block scalar's comment-like lines stay in its value.
-	res, _ = run(t, SplitYAML, read(t, "config.yaml"))
+	res, _ = run(t, SplitYAML, sectiontest.Read(t, fixtures, "config.yaml"))
 	if s := res.Sections[3]; !strings.HasSuffix(s.Content, "echo two") {
 		t.Errorf("script content %q", s.Content)
 	}
@@ -294,7 +268,7 @@ func TestMalformed(t *testing.T) {
 }
 
 func TestAnchorsStable(t *testing.T) {
-	base := string(read(t, "package.json"))
+	base := string(sectiontest.Read(t, fixtures, "package.json"))
 	edited := strings.Replace(base, `"build": "tsc -p .",`, "\"build\": \"tsc -p .\",\n    \"lint\": \"eslint .\",", 1)
 	edited = strings.Replace(edited, `"version": "1.2.0"`, `"version": "1.3.0"`, 1)
 	a, _ := run(t, SplitJSON, []byte(base))
@@ -323,14 +297,6 @@ func TestRecordsAreValidJSON(t *testing.T) {
 	}
 }
 
-func fuzzSeeds(f *testing.F, ext string) {
-	files, _ := filepath.Glob(filepath.Join(fixtures, "*."+ext))
-	for _, p := range files {
-		b, _ := os.ReadFile(p)
-		f.Add(b)
-	}
-}
-
 func fuzz(split splitter) func(*testing.T, []byte) {
 	return func(t *testing.T, content []byte) {
 		_, _ = run(t, split, content)
@@ -338,21 +304,21 @@ func fuzz(split splitter) func(*testing.T, []byte) {
 }
 
 func FuzzJSON(f *testing.F) {
-	fuzzSeeds(f, "json")
-	f.Add([]byte(`{"a":{"b":[1,{"c":null}]},"a":"x"} `))
-	f.Add([]byte("// c\n{/* x */ \"a\": 1,}"))
+	sectiontest.Seed(f, filepath.Join(fixtures, "*.json"),
+		`{"a":{"b":[1,{"c":null}]},"a":"x"} `,
+		"// c\n{/* x */ \"a\": 1,}")
 	f.Fuzz(fuzz(SplitJSON))
 }
 
 func FuzzYAML(f *testing.F) {
-	fuzzSeeds(f, "yaml")
-	f.Add([]byte("a: &x [1]\nb: *x\n---\n? [c]\n: d\n...\n"))
+	sectiontest.Seed(f, filepath.Join(fixtures, "*.yaml"),
+		"a: &x [1]\nb: *x\n---\n? [c]\n: d\n...\n")
 	f.Fuzz(fuzz(SplitYAML))
 }
 
 func FuzzTOML(f *testing.F) {
-	fuzzSeeds(f, "toml")
-	f.Add([]byte("a.b.c = 1\n[[x.y]]\nz = { q = [1, [2]] }\n"))
+	sectiontest.Seed(f, filepath.Join(fixtures, "*.toml"),
+		"a.b.c = 1\n[[x.y]]\nz = { q = [1, [2]] }\n")
 	f.Fuzz(fuzz(SplitTOML))
 }
 

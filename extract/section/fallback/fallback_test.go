@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/konteks/git-konteks/extract/section"
+	"github.com/konteks/git-konteks/extract/section/sectiontest"
 )
 
 const fixtures = "../../../testdata/sections/fallback"
@@ -114,10 +115,7 @@ func TestFixtures(t *testing.T) {
 	}
 	for file, ws := range tests {
 		t.Run(file, func(t *testing.T) {
-			content, err := os.ReadFile(filepath.Join(fixtures, file))
-			if err != nil {
-				t.Fatal(err)
-			}
+			content := sectiontest.Read(t, fixtures, file)
 			res := split(t, file, content)
 			if len(res.Sections) != len(ws) {
 				for _, s := range res.Sections {
@@ -140,13 +138,7 @@ func TestFixtures(t *testing.T) {
 }
 
 func TestDocSignatureSummary(t *testing.T) {
-	read := func(name string) []byte {
-		b, err := os.ReadFile(filepath.Join(fixtures, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	read := func(name string) []byte { return sectiontest.Read(t, fixtures, name) }
 	tests := []struct {
 		file, anchor, doc, sig, summary string
 	}{
@@ -249,12 +241,8 @@ func TestLargeInputs(t *testing.T) {
 }
 
 func FuzzFallback(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join(fixtures, "*"))
-	for _, p := range files {
-		b, _ := os.ReadFile(p)
-		f.Add(b)
-	}
-	f.Add([]byte("class A:\n  def b(): pass\n\tdef c(): pass\nimpl<T> X for Y<T> {\n    fn z() {}\n}\n"))
+	sectiontest.Seed(f, filepath.Join(fixtures, "*"),
+		"class A:\n  def b(): pass\n\tdef c(): pass\nimpl<T> X for Y<T> {\n    fn z() {}\n}\n")
 	f.Fuzz(func(t *testing.T, content []byte) {
 		split(t, "fuzz", content)
 	})

@@ -2,13 +2,14 @@ package html
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/konteks/git-konteks/extract/section"
+	"github.com/konteks/git-konteks/extract/section/sectiontest"
+	"github.com/konteks/git-konteks/memory"
 )
 
 const fixtures = "../../../testdata/sections/html"
@@ -35,34 +36,13 @@ func split(t testing.TB, content []byte) section.Result {
 	return res
 }
 
-func read(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(fixtures, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 func check(t *testing.T, res section.Result, wants []want) {
 	t.Helper()
-	if len(res.Sections) != len(wants) {
-		for _, s := range res.Sections {
-			t.Logf("%q %s %q %d-%d", s.Anchor, s.Symbol, s.Name, s.StartLine, s.EndLine)
-		}
-		t.Fatalf("%d sections, want %d", len(res.Sections), len(wants))
-	}
-	for i, w := range wants {
-		s := res.Sections[i]
-		if s.Symbol != w.symbol || s.Name != w.name || s.Anchor != w.anchor || s.StartLine != w.start || s.EndLine != w.end {
-			t.Errorf("section %d = %s %q %q %d-%d, want %s %q %q %d-%d", i,
-				s.Symbol, s.Name, s.Anchor, s.StartLine, s.EndLine, w.symbol, w.name, w.anchor, w.start, w.end)
-		}
-	}
+	sectiontest.Check(t, res, wants, func(s memory.Section) want { return want{s.Symbol, s.Name, s.Anchor, s.StartLine, s.EndLine} })
 }
 
 func TestGuide(t *testing.T) {
-	res := split(t, read(t, "guide.html"))
+	res := split(t, sectiontest.Read(t, fixtures, "guide.html"))
 	check(t, res, []want{
 		{"title", "Widget Guide", "title", 5, 5},
 		{"preamble", "", "preamble", 16, 16},
@@ -103,7 +83,7 @@ func TestGuide(t *testing.T) {
 }
 
 func TestOneLine(t *testing.T) {
-	res := split(t, read(t, "oneline.html"))
+	res := split(t, sectiontest.Read(t, fixtures, "oneline.html"))
 	check(t, res, []want{
 		{"title", "One line", "title", 1, 1},
 		{"heading", "Alpha", "Alpha", 1, 1},
@@ -115,7 +95,7 @@ func TestOneLine(t *testing.T) {
 }
 
 func TestNoHeadings(t *testing.T) {
-	res := split(t, read(t, "fragment.html"))
+	res := split(t, sectiontest.Read(t, fixtures, "fragment.html"))
 	check(t, res, []want{{"preamble", "", "preamble", 1, 2}})
 	if got := res.Sections[0].Content; got != "Text only, no headings at all.\n\nSecond paragraph." {
 		t.Errorf("content %q", got)
@@ -184,13 +164,9 @@ func TestManyHeadings(t *testing.T) {
 }
 
 func FuzzHTML(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join(fixtures, "*.html"))
-	for _, p := range files {
-		b, _ := os.ReadFile(p)
-		f.Add(b)
-	}
-	f.Add([]byte("<h1>a<a href=x>b</a></h1><pre>\n c</pre><nav><nav></nav>"))
-	f.Add([]byte("<title>x<h1>y"))
+	sectiontest.Seed(f, filepath.Join(fixtures, "*.html"),
+		"<h1>a<a href=x>b</a></h1><pre>\n c</pre><nav><nav></nav>",
+		"<title>x<h1>y")
 	f.Fuzz(func(t *testing.T, content []byte) {
 		split(t, content)
 	})

@@ -4,13 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/konteks/git-konteks/extract/section"
+	"github.com/konteks/git-konteks/extract/section/sectiontest"
+	"github.com/konteks/git-konteks/memory"
 )
 
 const fixtures = "../../../testdata/sections/markdown"
@@ -20,44 +21,7 @@ type want struct {
 	start, end                  int
 }
 
-func read(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(fixtures, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// split runs Split and Finish and checks the invariants every result keeps.
-func split(t testing.TB, content []byte) section.Result {
-	t.Helper()
-	in := section.Input{Path: "docs/README.md", Language: "Markdown", Content: content}
-	res := Split(in)
-	section.Finish(&res, in)
-	if err := section.Validate(res, in); err != nil {
-		t.Fatal(err)
-	}
-	if err := ordered(res); err != nil {
-		t.Fatal(err)
-	}
-	return res
-}
-
-// ordered checks sections are in file order and never share a line.
-func ordered(res section.Result) error {
-	last := 0
-	for _, s := range res.Sections {
-		if s.StartLine <= last {
-			return fmt.Errorf("section %q starts at %d, inside the one before (ends %d)", s.Anchor, s.StartLine, last)
-		}
-		if s.Kind != "markdown" {
-			return fmt.Errorf("section %q kind %q", s.Anchor, s.Kind)
-		}
-		last = s.EndLine
-	}
-	return nil
-}
+var split = sectiontest.Bind(Split, section.Input{Path: "docs/README.md", Language: "Markdown"}, "markdown", "structural")
 
 func TestFixtures(t *testing.T) {
 	tests := map[string][]want{
@@ -103,24 +67,17 @@ func TestFixtures(t *testing.T) {
 	}
 	for name, ws := range tests {
 		t.Run(name, func(t *testing.T) {
-			content := read(t, name)
+			content := sectiontest.Read(t, fixtures, name)
 			res := split(t, content)
 			if res.Kind != "markdown" || res.Parser != "structural" || res.Fallback != "" {
 				t.Errorf("result %q %q %q", res.Kind, res.Parser, res.Fallback)
 			}
-			if len(res.Sections) != len(ws) {
-				for _, s := range res.Sections {
-					t.Logf("got %q %q %d-%d", s.Symbol, s.Anchor, s.StartLine, s.EndLine)
-				}
-				t.Fatalf("%d sections, want %d", len(res.Sections), len(ws))
-			}
-			lines := strings.Split(strings.ReplaceAll(strings.TrimPrefix(string(content), "\uFEFF"), "\r", ""), "\n")
+			sectiontest.Check(t, res, ws, func(s memory.Section) want {
+				return want{s.Symbol, s.Name, s.QName, s.Anchor, s.StartLine, s.EndLine}
+			})
+			lines := sectiontest.Lines(content)
 			for i, w := range ws {
 				s := res.Sections[i]
-				got := want{s.Symbol, s.Name, s.QName, s.Anchor, s.StartLine, s.EndLine}
-				if got != w {
-					t.Errorf("section %d = %+v\n       want %+v", i, got, w)
-				}
 				if wantContent := strings.Join(lines[w.start-1:w.end], "\n"); s.Content != wantContent {
 					t.Errorf("section %d content %q\nwant %q", i, s.Content, wantContent)
 				}
@@ -133,7 +90,7 @@ func TestFixtures(t *testing.T) {
 }
 
 func TestFenceContentStaysInSection(t *testing.T) {
-	res := split(t, read(t, "readme.md"))
+	res := split(t, sectiontest.Read(t, fixtures, "readme.md"))
 	for _, s := range res.Sections {
 		if strings.Contains(s.Name, "not a heading") {
 			t.Errorf("fenced line became a heading: %q", s.Anchor)
@@ -148,7 +105,7 @@ func TestFenceContentStaysInSection(t *testing.T) {
 }
 
 func TestSummaryAndTopics(t *testing.T) {
-	res := split(t, read(t, "readme.md"))
+	res := split(t, sectiontest.Read(t, fixtures, "readme.md"))
 	s := res.Sections[4]
 	if s.Summary != "Widget > Install > From source" {
 		t.Errorf("summary %q", s.Summary)
@@ -162,8 +119,8 @@ func TestSummaryAndTopics(t *testing.T) {
 }
 
 func TestAnchorsStableAcrossUnrelatedEdits(t *testing.T) {
-	before := split(t, read(t, "readme.md"))
-	edited := strings.Replace(string(read(t, "readme.md")), "Use the package manager.",
+	before := split(t, sectiontest.Read(t, fixtures, "readme.md"))
+	edited := strings.Replace(string(sectiontest.Read(t, fixtures, "readme.md")), "Use the package manager.",
 		"Use the package manager.\n\nOr download a release:\n\n```\n# curl it\n```\n", 1)
 	edited = strings.Replace(edited, "Run `widget --help`.", "Run `widget --help` for all flags.", 1)
 	after := split(t, []byte(edited))
@@ -251,14 +208,10 @@ func TestRecordsAreValidJSON(t *testing.T) {
 }
 
 func FuzzMarkdown(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join(fixtures, "*.md"))
-	for _, p := range files {
-		b, _ := os.ReadFile(p)
-		f.Add(b)
-	}
-	f.Add([]byte("```\n# a\n"))
-	f.Add([]byte("---\n---\n+++\n"))
-	f.Add([]byte("a\n===\n> # b\n- # c\n"))
+	sectiontest.Seed(f, filepath.Join(fixtures, "*.md"),
+		"```\n# a\n",
+		"---\n---\n+++\n",
+		"a\n===\n> # b\n- # c\n")
 	f.Fuzz(func(t *testing.T, content []byte) {
 		split(t, content)
 	})

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/konteks/git-konteks/extract/section"
+	"github.com/konteks/git-konteks/extract/section/sectiontest"
 )
 
 const fixtures = "../../../testdata/sections/media"
@@ -63,10 +64,7 @@ func TestFixtures(t *testing.T) {
 		{"capture.webm", "Screen capture", "WebM video, 320×240, 4.2 s, ", nil},
 	}
 	for _, tt := range tests {
-		b, err := os.ReadFile(filepath.Join(fixtures, tt.file))
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := sectiontest.Read(t, fixtures, tt.file)
 		res := split(t, tt.file, b)
 		s := res.Sections[0]
 		if s.Name != tt.name || !strings.HasPrefix(s.Signature, tt.signature) {

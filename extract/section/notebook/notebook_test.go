@@ -3,13 +3,14 @@ package notebook
 import (
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/konteks/git-konteks/extract/section"
+	"github.com/konteks/git-konteks/extract/section/sectiontest"
+	"github.com/konteks/git-konteks/memory"
 )
 
 const fixtures = "../../../testdata/sections/notebook"
@@ -21,49 +22,18 @@ type want struct {
 
 func split(t testing.TB, content []byte) (section.Result, error) {
 	t.Helper()
-	in := section.Input{Path: "analysis/sales.ipynb", Language: "Jupyter Notebook", Content: content}
-	res, err := Split(in)
-	if err != nil {
-		if len(res.Sections) != 0 {
-			t.Fatalf("error %v with %d sections", err, len(res.Sections))
-		}
-		return res, err
-	}
-	section.Finish(&res, in)
-	if err := section.Validate(res, in); err != nil {
-		t.Fatal(err)
-	}
-	return res, nil
-}
-
-func read(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(fixtures, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return sectiontest.SplitOrRefuse(t, Split, section.Input{Path: "analysis/sales.ipynb", Language: "Jupyter Notebook", Content: content})
 }
 
 func check(t *testing.T, res section.Result, wants []want) {
 	t.Helper()
-	if len(res.Sections) != len(wants) {
-		for _, s := range res.Sections {
-			t.Logf("%s %q %s %q %d-%d", s.Kind, s.Anchor, s.Symbol, s.Name, s.StartLine, s.EndLine)
-		}
-		t.Fatalf("%d sections, want %d", len(res.Sections), len(wants))
-	}
-	for i, w := range wants {
-		s := res.Sections[i]
-		got := want{s.Kind, s.Symbol, s.Name, s.QName, s.Anchor, s.StartLine, s.EndLine}
-		if got != w {
-			t.Errorf("section %d = %+v, want %+v", i, got, w)
-		}
-	}
+	sectiontest.Check(t, res, wants, func(s memory.Section) want {
+		return want{s.Kind, s.Symbol, s.Name, s.QName, s.Anchor, s.StartLine, s.EndLine}
+	})
 }
 
 func TestSales(t *testing.T) {
-	res, err := split(t, read(t, "sales.ipynb"))
+	res, err := split(t, sectiontest.Read(t, fixtures, "sales.ipynb"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +70,7 @@ func TestSales(t *testing.T) {
 }
 
 func TestNBFormat3(t *testing.T) {
-	res, err := split(t, read(t, "v3.ipynb"))
+	res, err := split(t, sectiontest.Read(t, fixtures, "v3.ipynb"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,13 +132,9 @@ func TestHugeOutputs(t *testing.T) {
 }
 
 func FuzzNotebook(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join(fixtures, "*.ipynb"))
-	for _, p := range files {
-		b, _ := os.ReadFile(p)
-		f.Add(b)
-	}
-	f.Add([]byte(`{"cells":[{"cell_type":"markdown","source":"# a\n## b"},{"cell_type":"code","source":["x"]}]}`))
-	f.Add([]byte(`{"worksheets":[{"cells":[{"cell_type":"heading","level":9,"source":"x"}]}]}`))
+	sectiontest.Seed(f, filepath.Join(fixtures, "*.ipynb"),
+		`{"cells":[{"cell_type":"markdown","source":"# a\n## b"},{"cell_type":"code","source":["x"]}]}`,
+		`{"worksheets":[{"cells":[{"cell_type":"heading","level":9,"source":"x"}]}]}`)
 	f.Fuzz(func(t *testing.T, content []byte) {
 		split(t, content)
 	})

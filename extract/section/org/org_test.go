@@ -1,7 +1,6 @@
 package org
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,18 +14,10 @@ const fixtures = "../../../testdata/sections/org"
 
 var input = section.Input{Path: "notes.org", Language: "Org"}
 
-func split(t testing.TB, content []byte) section.Result {
-	t.Helper()
-	in := input
-	in.Content = content
-	return sectiontest.Split(t, Split, in, Kind, Parser)
-}
+var split = sectiontest.Bind(Split, input, Kind, Parser)
 
 func TestNotes(t *testing.T) {
-	content, err := os.ReadFile(filepath.Join(fixtures, "notes.org"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	content := sectiontest.Read(t, fixtures, "notes.org")
 	res := split(t, content)
 	sectiontest.CheckRanges(t, res, content, []sectiontest.Range{
 		sectiontest.R("preamble", 1, 4),
@@ -63,12 +54,8 @@ func TestEdgeCases(t *testing.T) {
 }
 
 func FuzzOrg(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join(fixtures, "*.org"))
-	for _, p := range files {
-		b, _ := os.ReadFile(p)
-		f.Add(b)
-	}
-	f.Add([]byte("#+TODO: A B(b) | C\n* A [#B] x [1/2] :t:\n*** \n"))
+	sectiontest.Seed(f, filepath.Join(fixtures, "*.org"),
+		"#+TODO: A B(b) | C\n* A [#B] x [1/2] :t:\n*** \n")
 	f.Fuzz(func(t *testing.T, content []byte) {
 		split(t, content)
 	})

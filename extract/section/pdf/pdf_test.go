@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/konteks/git-konteks/extract/section"
+	"github.com/konteks/git-konteks/extract/section/sectiontest"
 )
 
 const fixtures = "../../../testdata/sections/pdf"
@@ -157,10 +158,7 @@ func TestFixtures(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		got, err := os.ReadFile(filepath.Join(fixtures, name))
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := sectiontest.Read(t, fixtures, name)
 		if !bytes.Equal(got, b) {
 			t.Errorf("%s differs from its builder: KONTEKS_UPDATE_FIXTURES=1 go test -run TestFixtures", name)
 		}

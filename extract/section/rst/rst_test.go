@@ -2,7 +2,6 @@ package rst
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/konteks/git-konteks/extract/section"
 	"github.com/konteks/git-konteks/extract/section/sectiontest"
+	"github.com/konteks/git-konteks/memory"
 )
 
 const fixtures = "../../../testdata/sections/rst"
@@ -19,23 +19,9 @@ type want struct {
 	start, end           int
 }
 
-func read(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(fixtures, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 var input = section.Input{Path: "docs/api.rst", Language: "reStructuredText"}
 
-func split(t testing.TB, content []byte) section.Result {
-	t.Helper()
-	in := input
-	in.Content = content
-	return sectiontest.Split(t, Split, in, Kind, Parser)
-}
+var split = sectiontest.Bind(Split, input, Kind, Parser)
 
 func TestFixtures(t *testing.T) {
 	tests := map[string][]want{
@@ -77,24 +63,15 @@ func TestFixtures(t *testing.T) {
 	}
 	for name, ws := range tests {
 		t.Run(name, func(t *testing.T) {
-			content := read(t, name)
+			content := sectiontest.Read(t, fixtures, name)
 			res := split(t, content)
 			if res.Kind != Kind || res.Parser != Parser || res.Fallback != "" {
 				t.Errorf("result %q %q %q", res.Kind, res.Parser, res.Fallback)
 			}
-			if len(res.Sections) != len(ws) {
-				for _, s := range res.Sections {
-					t.Logf("got %q %q %d-%d", s.Symbol, s.Anchor, s.StartLine, s.EndLine)
-				}
-				t.Fatalf("%d sections, want %d", len(res.Sections), len(ws))
-			}
-			lines := strings.Split(strings.ReplaceAll(string(content), "\r", ""), "\n")
+			sectiontest.Check(t, res, ws, func(s memory.Section) want { return want{s.Symbol, s.Name, s.Anchor, s.StartLine, s.EndLine} })
+			lines := sectiontest.Lines(content)
 			for i, w := range ws {
 				s := res.Sections[i]
-				got := want{s.Symbol, s.Name, s.Anchor, s.StartLine, s.EndLine}
-				if got != w {
-					t.Errorf("section %d = %+v\n       want %+v", i, got, w)
-				}
 				if wantContent := strings.Join(lines[w.start-1:w.end], "\n"); s.Content != wantContent {
 					t.Errorf("section %d content %q\nwant %q", i, s.Content, wantContent)
 				}
@@ -107,7 +84,7 @@ func TestFixtures(t *testing.T) {
 }
 
 func TestDirectiveDocAndSignature(t *testing.T) {
-	res := split(t, read(t, "api.rst"))
+	res := split(t, sectiontest.Read(t, fixtures, "api.rst"))
 	byAnchor := map[string]int{}
 	for i, s := range res.Sections {
 		byAnchor[s.Anchor] = i
@@ -131,7 +108,7 @@ func TestDirectiveDocAndSignature(t *testing.T) {
 }
 
 func TestAnchorsStableAcrossUnrelatedEdits(t *testing.T) {
-	orig := string(read(t, "api.rst"))
+	orig := string(sectiontest.Read(t, fixtures, "api.rst"))
 	before := split(t, []byte(orig))
 	edited := strings.Replace(orig, "This part of the documentation covers all the interfaces of Flask.",
 		"This part of the documentation covers all the interfaces of Flask.\n\nMore:\n\n    code\n    ----\n", 1)
@@ -180,14 +157,10 @@ func TestManyDirectives(t *testing.T) {
 }
 
 func FuzzRST(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join(fixtures, "*.rst"))
-	for _, p := range files {
-		b, _ := os.ReadFile(p)
-		f.Add(b)
-	}
-	f.Add([]byte("===\nT\n===\n"))
-	f.Add([]byte("  .. class:: A\n.. method:: b\n    .. attribute:: c\n"))
-	f.Add([]byte("T\n-\n\n::\n\n  x\n  -\n"))
+	sectiontest.Seed(f, filepath.Join(fixtures, "*.rst"),
+		"===\nT\n===\n",
+		"  .. class:: A\n.. method:: b\n    .. attribute:: c\n",
+		"T\n-\n\n::\n\n  x\n  -\n")
 	f.Fuzz(func(t *testing.T, content []byte) {
 		split(t, content)
 	})

@@ -6,11 +6,13 @@ package sectiontest
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/konteks/git-konteks/extract/section"
+	"github.com/konteks/git-konteks/memory"
 )
 
 // Splitter is a sectioner under test.
@@ -39,6 +41,82 @@ func Split(t testing.TB, split Splitter, in section.Input, kind, parser string) 
 	return res
 }
 
+// SplitOrRefuse runs a sectioner that may refuse its input: a refusal
+// (an error) comes with no sections; any other result is finished and
+// valid (section.Validate).
+func SplitOrRefuse(t testing.TB, split func(section.Input) (section.Result, error), in section.Input) (section.Result, error) {
+	t.Helper()
+	res, err := split(in)
+	if err != nil {
+		if len(res.Sections) != 0 {
+			t.Fatalf("error %v with %d sections", err, len(res.Sections))
+		}
+		return res, err
+	}
+	section.Finish(&res, in)
+	if err := section.Validate(res, in); err != nil {
+		t.Fatal(err)
+	}
+	return res, nil
+}
+
+// Bind is Split for the tests of one sectioner: in, with the content a
+// test gives.
+func Bind(split Splitter, in section.Input, kind, parser string) func(t testing.TB, content []byte) section.Result {
+	return func(t testing.TB, content []byte) section.Result {
+		t.Helper()
+		in := in
+		in.Content = content
+		return Split(t, split, in, kind, parser)
+	}
+}
+
+// Read returns the fixture name in dir, or ends the test.
+func Read(t testing.TB, dir, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Seed adds the files matching pattern (as filepath.Glob), then seeds, to
+// a fuzz test's corpus.
+func Seed(f *testing.F, pattern string, seeds ...string) {
+	files, _ := filepath.Glob(pattern)
+	for _, p := range files {
+		b, _ := os.ReadFile(p)
+		f.Add(b)
+	}
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+}
+
+// Check checks that res has exactly the sections want, each as got sees
+// it (the fields a test compares).
+func Check[W comparable](t testing.TB, res section.Result, want []W, got func(memory.Section) W) {
+	t.Helper()
+	if len(res.Sections) != len(want) {
+		for _, s := range res.Sections {
+			t.Logf("got %+v", got(s))
+		}
+		t.Fatalf("%d sections, want %d", len(res.Sections), len(want))
+	}
+	for i, w := range want {
+		if g := got(res.Sections[i]); g != w {
+			t.Errorf("section %d = %+v\nwant %+v", i, g, w)
+		}
+	}
+}
+
+// Lines are content's lines as sections count them (no byte order mark,
+// no carriage returns): Lines(c)[s.StartLine-1:s.EndLine] is a section's.
+func Lines(content []byte) []string {
+	return strings.Split(strings.ReplaceAll(strings.TrimPrefix(string(content), "\uFEFF"), "\r", ""), "\n")
+}
+
 // Anchors lists a result's anchors in order.
 func Anchors(res section.Result) []string {
 	var out []string
@@ -58,21 +136,13 @@ type Range struct {
 // exactly its lines of content.
 func CheckRanges(t testing.TB, res section.Result, content []byte, want []Range) {
 	t.Helper()
-	if len(res.Sections) != len(want) {
-		for _, s := range res.Sections {
-			t.Logf("got %q %d-%d", s.Anchor, s.StartLine, s.EndLine)
-		}
-		t.Fatalf("%d sections, want %d", len(res.Sections), len(want))
-	}
-	lines := strings.Split(strings.ReplaceAll(strings.TrimPrefix(string(content), "\uFEFF"), "\r", ""), "\n")
+	Check(t, res, want, func(s memory.Section) Range { return Range{s.Anchor, s.StartLine, s.EndLine} })
+	lines := Lines(content)
 	for i, w := range want {
-		s := res.Sections[i]
-		if got := (Range{s.Anchor, s.StartLine, s.EndLine}); got != w {
-			t.Errorf("section %d = %+v, want %+v", i, got, w)
-			continue
-		}
-		if c := strings.Join(lines[w.Start-1:w.End], "\n"); s.Content != c {
-			t.Errorf("section %d content %q\nwant %q", i, s.Content, c)
+		if s := res.Sections[i]; s.StartLine == w.Start && s.EndLine == w.End {
+			if c := strings.Join(lines[w.Start-1:w.End], "\n"); s.Content != c {
+				t.Errorf("section %d content %q\nwant %q", i, s.Content, c)
+			}
 		}
 	}
 }
