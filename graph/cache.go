@@ -171,45 +171,28 @@ func (w *cacheWriter) add(id uint32, b []byte) {
 
 // write writes the file atomically (a temporary file renamed over p).
 func (w *cacheWriter) write(p string) error {
-	// A unique temporary name: two goroutines or processes may build the
-	// same file at once; the last rename wins, with identical content.
-	f, err := os.CreateTemp(filepath.Dir(p), filepath.Base(p)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	f.Chmod(0o644) // as the index's files: readable by whoever shares the repository
-	bw := bufio.NewWriterSize(f, 1<<20)
-	head := make([]byte, 16+24*len(w.ids))
-	copy(head, cacheMagic)
-	binary.LittleEndian.PutUint32(head[8:], uint32(len(w.ids)))
-	off := uint64(align8(len(head)))
-	for i, id := range w.ids {
-		e := head[16+i*24:]
-		binary.LittleEndian.PutUint32(e, id)
-		binary.LittleEndian.PutUint64(e[4:], off)
-		binary.LittleEndian.PutUint64(e[12:], uint64(len(w.data[i])))
-		binary.LittleEndian.PutUint32(e[20:], crc32.Checksum(w.data[i], crcTable))
-		off += uint64(align8(len(w.data[i])))
-	}
-	var zeros [8]byte
-	bw.Write(head)
-	bw.Write(zeros[:align8(len(head))-len(head)])
-	for _, b := range w.data {
-		bw.Write(b)
-		bw.Write(zeros[:align8(len(b))-len(b)])
-	}
-	err = bw.Flush()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, p)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
+	return mmap.Replace(p, func(bw *bufio.Writer) error {
+		head := make([]byte, 16+24*len(w.ids))
+		copy(head, cacheMagic)
+		binary.LittleEndian.PutUint32(head[8:], uint32(len(w.ids)))
+		off := uint64(align8(len(head)))
+		for i, id := range w.ids {
+			e := head[16+i*24:]
+			binary.LittleEndian.PutUint32(e, id)
+			binary.LittleEndian.PutUint64(e[4:], off)
+			binary.LittleEndian.PutUint64(e[12:], uint64(len(w.data[i])))
+			binary.LittleEndian.PutUint32(e[20:], crc32.Checksum(w.data[i], crcTable))
+			off += uint64(align8(len(w.data[i])))
+		}
+		var zeros [8]byte
+		bw.Write(head)
+		bw.Write(zeros[:align8(len(head))-len(head)])
+		for _, b := range w.data {
+			bw.Write(b)
+			bw.Write(zeros[:align8(len(b))-len(b)])
+		}
+		return nil
+	})
 }
 
 func align8(n int) int { return (n + 7) &^ 7 }

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -17,6 +16,7 @@ import (
 	"github.com/konteks/git-konteks/embed"
 	"github.com/konteks/git-konteks/extract/section"
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/internal/mmap"
 	"github.com/konteks/git-konteks/memory"
 )
 
@@ -224,44 +224,31 @@ func (c *vecCache) close() {
 // reader maps either the old file or the new one).
 func writeVecCache(path, model string, dim int, entries []embed.Entry) error {
 	sort.Slice(entries, func(i, j int) bool { return bytes.Compare(entries[i].Key[:], entries[j].Key[:]) < 0 })
-	tmp := path + ".tmp" + strconv.Itoa(os.Getpid())
-	f, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	hdr := make([]byte, 16+(len(model)+7)/8*8)
-	copy(hdr, vecCacheMagic)
-	binary.LittleEndian.PutUint32(hdr[4:], uint32(dim))
-	binary.LittleEndian.PutUint32(hdr[8:], uint32(len(entries)))
-	binary.LittleEndian.PutUint32(hdr[12:], uint32(len(model)))
-	copy(hdr[16:], model)
-	w.Write(hdr)
-	for _, e := range entries {
-		w.Write(e.Key[:])
-	}
-	var b [4]byte
-	for _, e := range entries {
-		binary.LittleEndian.PutUint32(b[:], math.Float32bits(e.Scale))
-		w.Write(b[:])
-	}
-	for _, e := range entries {
-		if len(e.Q) != dim {
-			f.Close()
-			os.Remove(tmp)
-			return fmt.Errorf("vector cache: vector of dimension %d, want %d", len(e.Q), dim)
+	err := mmap.Replace(path, func(w *bufio.Writer) error {
+		hdr := make([]byte, 16+(len(model)+7)/8*8)
+		copy(hdr, vecCacheMagic)
+		binary.LittleEndian.PutUint32(hdr[4:], uint32(dim))
+		binary.LittleEndian.PutUint32(hdr[8:], uint32(len(entries)))
+		binary.LittleEndian.PutUint32(hdr[12:], uint32(len(model)))
+		copy(hdr[16:], model)
+		w.Write(hdr)
+		for _, e := range entries {
+			w.Write(e.Key[:])
 		}
-		w.Write(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(e.Q))), dim))
-	}
-	err = w.Flush()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
+		var b [4]byte
+		for _, e := range entries {
+			binary.LittleEndian.PutUint32(b[:], math.Float32bits(e.Scale))
+			w.Write(b[:])
+		}
+		for _, e := range entries {
+			if len(e.Q) != dim {
+				return fmt.Errorf("vector of dimension %d, want %d", len(e.Q), dim)
+			}
+			w.Write(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(e.Q))), dim))
+		}
+		return nil
+	})
 	if err != nil {
-		os.Remove(tmp)
 		return fmt.Errorf("vector cache: %w", err)
 	}
 	return nil

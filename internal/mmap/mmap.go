@@ -1,11 +1,14 @@
 // Package mmap maps files read-only for the local caches (the search
-// index's tables, the graph cache), so a reader pages in only what it
-// touches and processes share the pages.
+// index's tables, the graph cache, the vector cache), so a reader pages in
+// only what it touches and processes share the pages, and replaces those
+// files atomically, so a reader maps either the old file or the new one.
 package mmap
 
 import (
+	"bufio"
 	"fmt"
 	"os"
+	"path/filepath"
 	"syscall"
 )
 
@@ -41,4 +44,34 @@ func File(path string) (b []byte, unmap func() error, err error) {
 		return b, func() error { return nil }, nil
 	}
 	return b, func() error { return syscall.Munmap(b) }, nil
+}
+
+// Replace writes the file at path through write and renames it into place:
+// a crash or an error leaves the old file, never a part of the new one.
+// The temporary file's name is unique, so two goroutines or processes may
+// write the same file at once (the last rename wins). The file is
+// readable by everyone, as the caches are by whoever shares the
+// repository.
+func Replace(path string, write func(w *bufio.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	f.Chmod(0o644)
+	w := bufio.NewWriterSize(f, 1<<20)
+	err = write(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
 }
