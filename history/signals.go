@@ -70,12 +70,9 @@ var (
 // when it has none), from the process cache, the disk cache, or built
 // from the records (and then cached).
 func LoadSignals(repo *gitstore.Repo, memTree gitstore.Hash) (*Signals, error) {
-	key, isTree, ok, err := repo.Lookup(memTree, Dir)
-	if err != nil || !ok {
+	key, err := dirOf(repo, memTree)
+	if err != nil || key.IsZero() {
 		return nil, err
-	}
-	if !isTree {
-		return nil, corrupt("%s is not a directory", Dir)
 	}
 	sigMu.Lock()
 	s := sigCache[key]

@@ -746,15 +746,35 @@ func cachedSegment(repo *gitstore.Repo, h gitstore.Hash, name string, want int) 
 	return cs, nil
 }
 
+// dirOf is the id of a memory tree's history directory: zero when it has
+// none.
+func dirOf(repo *gitstore.Repo, memTree gitstore.Hash) (gitstore.Hash, error) {
+	h, isTree, ok, err := repo.Lookup(memTree, Dir)
+	if err != nil || !ok {
+		return gitstore.Hash{}, err
+	}
+	if !isTree {
+		return gitstore.Hash{}, corrupt("%s is not a directory", Dir)
+	}
+	return h, nil
+}
+
+// needBlob is the id of the file p of a memory tree that its history's
+// state says is there.
+func needBlob(repo *gitstore.Repo, memTree gitstore.Hash, p string) (gitstore.Hash, error) {
+	h, _, ok, err := repo.Lookup(memTree, p)
+	if err != nil || !ok {
+		return gitstore.Hash{}, corrupt("%s is missing", p)
+	}
+	return h, nil
+}
+
 // Load reads the history of a memory tree (nil, nil when it has none).
 // Histories are cached in the process by their tree id.
 func Load(repo *gitstore.Repo, memTree gitstore.Hash) (*History, error) {
-	h, isTree, ok, err := repo.Lookup(memTree, Dir)
-	if err != nil || !ok {
+	h, err := dirOf(repo, memTree)
+	if err != nil || h.IsZero() {
 		return nil, err
-	}
-	if !isTree {
-		return nil, corrupt("%s is not a directory", Dir)
 	}
 	cacheMu.Lock()
 	if hs := cache[h]; hs != nil {
@@ -784,9 +804,9 @@ func Load(repo *gitstore.Repo, memTree gitstore.Hash) (*History, error) {
 	}{{st.Segments, SegmentPath}, {st.Back, BackPath}} {
 		for _, s := range part.segs {
 			p := part.path(s.Seq)
-			bh, _, ok, err := repo.Lookup(memTree, p)
-			if err != nil || !ok {
-				return nil, corrupt("%s is missing", p)
+			bh, err := needBlob(repo, memTree, p)
+			if err != nil {
+				return nil, err
 			}
 			cs, err := cachedSegment(repo, bh, p, s.Commits)
 			if err != nil {
@@ -796,9 +816,9 @@ func Load(repo *gitstore.Repo, memTree gitstore.Hash) (*History, error) {
 		}
 	}
 	if st.Tail > 0 {
-		th, _, ok, err := repo.Lookup(memTree, TailPath)
-		if err != nil || !ok {
-			return nil, corrupt("%s is missing", TailPath)
+		th, err := needBlob(repo, memTree, TailPath)
+		if err != nil {
+			return nil, err
 		}
 		cs, err := readCommits(repo, th, TailPath, st.Tail)
 		if err != nil {
