@@ -242,8 +242,8 @@ func Load(repo *gitstore.Repo, tree gitstore.Hash) (items []Item, bad []string, 
 	if tree.IsZero() {
 		return nil, nil, nil
 	}
-	h, isTree, ok, err := repo.Lookup(tree, memory.DurableDir)
-	if err != nil || !ok || !isTree {
+	h, err := repo.Subtree(tree, memory.DurableDir)
+	if err != nil || h.IsZero() {
 		return nil, nil, err
 	}
 	var entries []Entry

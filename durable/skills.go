@@ -176,8 +176,8 @@ func loadSkillVersions(repo *gitstore.Repo, tree gitstore.Hash) (vs []Skill, bad
 	if tree.IsZero() {
 		return nil, nil, nil
 	}
-	h, isTree, ok, err := repo.Lookup(tree, skillsDir)
-	if err != nil || !ok || !isTree {
+	h, err := repo.Subtree(tree, skillsDir)
+	if err != nil || h.IsZero() {
 		return nil, nil, err
 	}
 	err = walkEntries(repo, h, skillsDir, &bad, func(rel, p string, b []byte) {

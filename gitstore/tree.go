@@ -97,6 +97,16 @@ func (r *Repo) Lookup(tree Hash, p string) (h Hash, isTree bool, ok bool, err er
 	return e.Hash, e.Mode == filemode.Dir, true, nil
 }
 
+// Subtree is the id of the directory at path p in tree: the zero hash
+// when nothing is there or it is a file.
+func (r *Repo) Subtree(tree Hash, p string) (Hash, error) {
+	h, isTree, ok, err := r.Lookup(tree, p)
+	if err != nil || !ok || !isTree {
+		return ZeroHash, err
+	}
+	return h, nil
+}
+
 // Change is one path that differs between two trees. From is the zero hash
 // for an addition, To for a deletion. A type change (file to symlink)
 // appears as a modification with the new kind.

@@ -308,8 +308,8 @@ func (s *Server) syncResources(ctx context.Context) {
 // listDirs lists the source directories with a summary ("" is the root),
 // in path order, at most maxListedDirs.
 func listDirs(repo *gitstore.Repo, tree gitstore.Hash) []string {
-	h, isTree, ok, err := repo.Lookup(tree, memory.DirsDir)
-	if err != nil || !ok || !isTree {
+	h, err := repo.Subtree(tree, memory.DirsDir)
+	if err != nil || h.IsZero() {
 		return nil
 	}
 	var out []string

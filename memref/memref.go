@@ -147,8 +147,8 @@ type RecordRef struct {
 // Records lists every record of a memory tree, in path order. Paths that
 // fail validation (a hostile tree) are an error, not silently skipped.
 func Records(repo *gitstore.Repo, tree gitstore.Hash) ([]RecordRef, error) {
-	h, isTree, ok, err := repo.Lookup(tree, memory.FilesDir)
-	if err != nil || !ok || !isTree {
+	h, err := repo.Subtree(tree, memory.FilesDir)
+	if err != nil || h.IsZero() {
 		return nil, err
 	}
 	var out []RecordRef
@@ -176,11 +176,7 @@ func DiffRecords(repo *gitstore.Repo, from, to gitstore.Hash) ([]Change, error) 
 		if tree.IsZero() {
 			return gitstore.ZeroHash, nil
 		}
-		h, isTree, ok, err := repo.Lookup(tree, memory.FilesDir)
-		if err != nil || !ok || !isTree {
-			return gitstore.ZeroHash, err
-		}
-		return h, nil
+		return repo.Subtree(tree, memory.FilesDir)
 	}
 	a, err := sub(from)
 	if err != nil {

@@ -20,8 +20,8 @@ func Project(repo *gitstore.Repo, tree gitstore.Hash) (*memory.Project, error) {
 
 // Modules reads the module artifacts of a memory tree, largest first.
 func Modules(repo *gitstore.Repo, tree gitstore.Hash) ([]memory.Module, error) {
-	h, isTree, ok, err := repo.Lookup(tree, memory.ModulesDir)
-	if err != nil || !ok || !isTree {
+	h, err := repo.Subtree(tree, memory.ModulesDir)
+	if err != nil || h.IsZero() {
 		return nil, err
 	}
 	var mods []memory.Module

@@ -215,8 +215,8 @@ func (vr *VectorReader) allShards(h gitstore.Hash, depth int, out *[]gitstore.Ha
 // `rebuild` extraction, which starts from an empty tree, never carries
 // them over. It reports whether anything was removed.
 func DropUnstoredVectors(repo *gitstore.Repo, ed *gitstore.TreeEditor, tree gitstore.Hash) (bool, error) {
-	h, isTree, ok, err := repo.Lookup(tree, embed.VectorsDir)
-	if err != nil || !ok || !isTree {
+	h, err := repo.Subtree(tree, embed.VectorsDir)
+	if err != nil || h.IsZero() {
 		return false, err
 	}
 	t, err := repo.Tree(h)

@@ -371,11 +371,7 @@ func durableTree(repo *gitstore.Repo, tree gitstore.Hash) (gitstore.Hash, error)
 	if tree.IsZero() {
 		return gitstore.ZeroHash, nil
 	}
-	h, isTree, ok, err := repo.Lookup(tree, memory.DurableDir)
-	if err != nil || !ok || !isTree {
-		return gitstore.ZeroHash, err
-	}
-	return h, nil
+	return repo.Subtree(tree, memory.DurableDir)
 }
 
 // union merges two trees: every path of either; where both have different
