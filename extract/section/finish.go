@@ -362,7 +362,7 @@ func head(content string) string {
 		}
 		if next > MaxChunkBytes {
 			if n == 0 {
-				return cutBytes(content, MaxChunkBytes)
+				return CutBytes(content, MaxChunkBytes)
 			}
 			break
 		}
@@ -372,8 +372,8 @@ func head(content string) string {
 	return strings.TrimSuffix(content[:end], "\n")
 }
 
-// cutBytes cuts s to at most n bytes at a rune boundary.
-func cutBytes(s string, n int) string {
+// CutBytes cuts s to at most n bytes at a rune boundary.
+func CutBytes(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

@@ -189,7 +189,7 @@ func EachEmbeddingText(buf []byte, path string, s *memory.Section, fn func(hash 
 func HashBytes(text []byte) string { return hashBytes(text) }
 
 func appendChunk(b []byte, path string, s *memory.Section, c memory.Chunk, body string) []byte {
-	body = cutBytes(body, MaxChunkBytes)
+	body = CutBytes(body, MaxChunkBytes)
 	b = slices.Grow(b, len(path)+len(s.Kind)+len(s.Language)+len(s.Symbol)+len(s.QName)+len(s.Name)+len(body)+48)
 	b = embeddingHeader(b, path, s)
 	b = append(b, "lines "...)

@@ -570,7 +570,7 @@ func (s *splitter) attachDoc(d *def) {
 		}
 		d.doc = trimBlankLines(strings.Split(b.String(), "\n"))
 	}
-	d.doc = clip(d.doc, maxDoc)
+	d.doc = section.CutBytes(d.doc, maxDoc)
 }
 
 // wholeLines widens [lo, hi) to whole lines when only blanks stand before
@@ -795,7 +795,7 @@ func (s *splitter) signature(d *def) string {
 	sig = strings.TrimRight(sig, " {(:=;")
 	sig = strings.TrimSuffix(sig, " do")
 	sig = strings.TrimSuffix(sig, " where")
-	return clip(strings.TrimSpace(sig), maxSignature)
+	return section.CutBytes(strings.TrimSpace(sig), maxSignature)
 }
 
 // lineStarts indexes the byte offset of every line start; lines end at
@@ -919,15 +919,4 @@ func collapseSpace(b []byte) string {
 		sb.WriteByte(c)
 	}
 	return cleanText(sb.String())
-}
-
-// clip bounds s to n bytes on a rune boundary.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }

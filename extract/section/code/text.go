@@ -3,6 +3,8 @@ package code
 import (
 	"bytes"
 	"strings"
+
+	"github.com/konteks/git-konteks/extract/section"
 )
 
 // cleanName collapses whitespace in a captured name and strips quotes
@@ -19,7 +21,7 @@ func cleanName(b []byte) string {
 			n = n[1 : len(n)-1]
 		}
 	}
-	return clip(n, maxName)
+	return section.CutBytes(n, maxName)
 }
 
 // splitQualified splits a qualified name (C++ Foo::bar, Lua M:bar, Ruby

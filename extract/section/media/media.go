@@ -23,7 +23,6 @@ import (
 	"path"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	_ "golang.org/x/image/webp" // DecodeConfig for WebP
 
@@ -260,11 +259,7 @@ func clean(s string) string {
 	}, s)
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > maxField {
-		i := maxField
-		for i > 0 && !utf8.RuneStart(s[i]) {
-			i--
-		}
-		s = s[:i] + "…"
+		s = section.CutBytes(s, maxField) + "…"
 	}
 	return s
 }
