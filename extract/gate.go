@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"encoding/json"
 	"path"
 	"strings"
 	"sync"
@@ -552,6 +553,20 @@ func (r *run) derivedText(b []byte) []byte {
 		r.redactMu.Unlock()
 	}
 	return out
+}
+
+// writeDerivedJSON writes v at path p of memory as indented JSON, through
+// derivedText.
+func (r *run) writeDerivedJSON(p string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	h, err := r.writer.Blob(r.derivedText(append(b, '\n')))
+	if err != nil {
+		return err
+	}
+	return r.editor.Set(p, gitstore.ModeRegular, h)
 }
 
 // redactRecordText redacts the texts of a record made after the gate

@@ -218,15 +218,7 @@ func (r *run) modules() error {
 				}
 			}
 		}
-		b, err := json.MarshalIndent(m, "", "  ")
-		if err != nil {
-			return err
-		}
-		h, err := r.writer.Blob(r.derivedText(append(b, '\n')))
-		if err != nil {
-			return err
-		}
-		if err := r.editor.Set(mp, gitstore.ModeRegular, h); err != nil {
+		if err := r.writeDerivedJSON(mp, m); err != nil {
 			return err
 		}
 	}

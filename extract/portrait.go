@@ -100,15 +100,7 @@ func (r *run) portrait() error {
 	pr.Languages = langs
 	r.project = pr
 	r.portraitRefreshed = true
-	b, err := json.MarshalIndent(pr, "", "  ")
-	if err != nil {
-		return err
-	}
-	h, err := r.writer.Blob(r.derivedText(append(b, '\n')))
-	if err != nil {
-		return err
-	}
-	return r.editor.Set(memory.ProjectPath, gitstore.ModeRegular, h)
+	return r.writeDerivedJSON(memory.ProjectPath, pr)
 }
 
 func (r *run) readProject() *Project {
