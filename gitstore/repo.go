@@ -468,6 +468,17 @@ func (r *Repo) StateDir() (string, error) {
 	return d, nil
 }
 
+// StateSubdir is the directory name of the state dir (a cache's), created
+// on demand.
+func (r *Repo) StateSubdir(name string) (string, error) {
+	s, err := r.StateDir()
+	if err != nil {
+		return "", err
+	}
+	d := filepath.Join(s, name)
+	return d, os.MkdirAll(d, 0o755)
+}
+
 // HasCLI reports whether the git command line tool is available.
 func (r *Repo) HasCLI() bool { return r.gitCLI != "" }
 

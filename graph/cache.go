@@ -341,12 +341,7 @@ func mapFile(p string) ([]byte, func() error, error) {
 
 // CacheDir is the graph cache's directory under the state dir.
 func CacheDir(repo *gitstore.Repo) (string, error) {
-	s, err := repo.StateDir()
-	if err != nil {
-		return "", err
-	}
-	d := filepath.Join(s, "graph")
-	return d, os.MkdirAll(d, 0o755)
+	return repo.StateSubdir("graph")
 }
 
 // cachePath is the cache file of a memory commit.

@@ -78,12 +78,7 @@ type Options struct {
 
 // Dir is the index's directory under the state dir.
 func Dir(repo *gitstore.Repo) (string, error) {
-	s, err := repo.StateDir()
-	if err != nil {
-		return "", err
-	}
-	d := filepath.Join(s, "index")
-	return d, os.MkdirAll(d, 0o755)
+	return repo.StateSubdir("index")
 }
 
 const currentFile = "current"

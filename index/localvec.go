@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -135,12 +134,8 @@ const cacheDir = "vectors"
 
 // cachePath is the cache file of a model.
 func cachePath(repo *gitstore.Repo, model string) (string, error) {
-	s, err := repo.StateDir()
+	d, err := repo.StateSubdir(cacheDir)
 	if err != nil {
-		return "", err
-	}
-	d := filepath.Join(s, cacheDir)
-	if err := os.MkdirAll(d, 0o755); err != nil {
 		return "", err
 	}
 	return filepath.Join(d, embed.ModelDir(model)+".bin"), nil
