@@ -44,11 +44,7 @@ func ScreenPeer(repo *gitstore.Repo, ours, theirs gitstore.Hash, me, source stri
 	if theirs.IsZero() {
 		return out, nil
 	}
-	oursItems, _, err := Load(repo, ours)
-	if err != nil {
-		return out, err
-	}
-	theirItems, _, err := Load(repo, theirs)
+	oursItems, theirItems, err := loadSides(repo, ours, theirs, Load)
 	if err != nil {
 		return out, err
 	}
@@ -119,11 +115,7 @@ func ScreenPeer(repo *gitstore.Repo, ours, theirs gitstore.Hash, me, source stri
 	}
 	// A skill's purge deletes the versions its author wrote before it:
 	// the same rule, with the skill's removal as the forgetting.
-	oursSkills, _, err := loadSkillVersions(repo, ours)
-	if err != nil {
-		return out, err
-	}
-	theirSkills, _, err := loadSkillVersions(repo, theirs)
+	oursSkills, theirSkills, err := loadSides(repo, ours, theirs, loadSkillVersions)
 	if err != nil {
 		return out, err
 	}
@@ -149,6 +141,18 @@ func ScreenPeer(repo *gitstore.Repo, ours, theirs gitstore.Hash, me, source stri
 			source, p.Name, p.Author, short(p.ID), p.Author, "konteks.trust"))
 	}
 	return out, nil
+}
+
+// loadSides reads what load reads from both memory trees (the entries
+// that do not decode are left out).
+func loadSides[T any](repo *gitstore.Repo, ours, theirs gitstore.Hash, load func(*gitstore.Repo, gitstore.Hash) ([]T, []string, error)) (o, t []T, err error) {
+	if o, _, err = load(repo, ours); err != nil {
+		return nil, nil, err
+	}
+	if t, _, err = load(repo, theirs); err != nil {
+		return nil, nil, err
+	}
+	return o, t, nil
 }
 
 // decline adds this clone's decline of tombstone t.
