@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -265,19 +266,9 @@ func runMemoriesVerify(_ context.Context, opts memoriesVerifyOptions, g *GlobalO
 }
 
 func runMemoriesConfirm(_ context.Context, g *GlobalOptions, args []string) error {
-	repo, err := g.openRepoArg(args, "usage: git konteks memories confirm ID")
-	if err != nil {
-		return err
-	}
-	it, err := durable.Confirm(repo, args[0])
-	if err != nil {
-		return err
-	}
-	if g.JSON {
-		return g.printJSON(it)
-	}
-	fmt.Fprintf(g.Stdout, "confirmed as %s (supersedes %s)\n", it.ID, short(it.Supersedes))
-	return nil
+	return runOnArg(g, args, "usage: git konteks memories confirm ID", durable.Confirm, func(w io.Writer, it durable.Item) {
+		fmt.Fprintf(w, "confirmed as %s (supersedes %s)\n", it.ID, short(it.Supersedes))
+	})
 }
 
 func runMemoriesForget(_ context.Context, opts memoriesForgetOptions, g *GlobalOptions, args []string) error {

@@ -170,19 +170,9 @@ func runSkillList(_ context.Context, opts skillListOptions, g *GlobalOptions, _ 
 }
 
 func runSkillShow(_ context.Context, g *GlobalOptions, args []string) error {
-	repo, err := g.openRepoArg(args, "usage: git konteks skill show NAME")
-	if err != nil {
-		return err
-	}
-	s, err := durable.GetSkill(repo, args[0])
-	if err != nil {
-		return err
-	}
-	if g.JSON {
-		return g.printJSON(s)
-	}
-	fmt.Fprint(g.Stdout, s.Document())
-	return nil
+	return runOnArg(g, args, "usage: git konteks skill show NAME", durable.GetSkill, func(w io.Writer, s durable.Skill) {
+		fmt.Fprint(w, s.Document())
+	})
 }
 
 func runSkillRemove(_ context.Context, opts skillRemoveOptions, g *GlobalOptions, args []string) error {

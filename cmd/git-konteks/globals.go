@@ -145,6 +145,24 @@ func (g *GlobalOptions) openRepoArg(args []string, usage string) (*gitstore.Repo
 	return g.openRepo()
 }
 
+// runOnArg is a command of one argument that prints what op makes of it:
+// as JSON with --json, else through text.
+func runOnArg[T any](g *GlobalOptions, args []string, usage string, op func(*gitstore.Repo, string) (T, error), text func(io.Writer, T)) error {
+	repo, err := g.openRepoArg(args, usage)
+	if err != nil {
+		return err
+	}
+	v, err := op(repo, args[0])
+	if err != nil {
+		return err
+	}
+	if g.JSON {
+		return g.printJSON(v)
+	}
+	text(g.Stdout, v)
+	return nil
+}
+
 // reserveStdout keeps the process's stdout for a protocol spoken on
 // g.Stdout (the MCP server): whatever else would print to os.Stdout (a
 // library's stray output) goes to stderr, where clients log it, instead
