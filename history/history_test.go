@@ -386,15 +386,23 @@ func TestConfigBounds(t *testing.T) {
 	}
 }
 
-func TestShallowAndEmpty(t *testing.T) {
-	r := fixture(t)
-	clone := testgit.At(t, t.TempDir())
+// shallowClone clones the fixture r two commits deep and records the
+// clone's history: its memory tree is root.
+func shallowClone(t *testing.T) (r, clone *testgit.Repo, repo *gitstore.Repo, root gitstore.Hash) {
+	t.Helper()
+	r = fixture(t)
+	clone = testgit.At(t, t.TempDir())
 	clone.Git("clone", "-q", "--depth", "2", "file://"+r.Dir, ".")
-	repo := open(t, clone)
+	repo = open(t, clone)
 	root, res := update(t, repo, gitstore.ZeroHash, "HEAD", defaults)
 	if res.Total != 2 {
 		t.Fatalf("shallow clone recorded %d", res.Total)
 	}
+	return r, clone, repo, root
+}
+
+func TestShallowAndEmpty(t *testing.T) {
+	_, clone, repo, root := shallowClone(t)
 	h, _ := Load(repo, root)
 	if c := h.Commits[0]; !c.Has(FlagShallow) || len(c.Changes) != 0 {
 		t.Fatalf("boundary commit: %+v", c)

@@ -471,21 +471,14 @@ func TestBackfillResumes(t *testing.T) {
 // the next ordinary update records the history the clone gained, and the
 // old boundary commit gets its changes.
 func TestDeepenedShallowClone(t *testing.T) {
-	r := fixture(t)
-	clone := testgit.At(t, t.TempDir())
-	clone.Git("clone", "-q", "--depth", "2", "file://"+r.Dir, ".")
-	repo := open(t, clone)
-	root, res := update(t, repo, gitstore.ZeroHash, "HEAD", defaults)
-	if res.Total != 2 {
-		t.Fatalf("shallow clone recorded %d", res.Total)
-	}
+	r, clone, repo, root := shallowClone(t)
 	shallowFile, err := os.ReadFile(clone.Dir + "/.git/shallow")
 	if err != nil {
 		t.Fatal(err)
 	}
 	boundaries := strings.Fields(string(shallowFile))
 	clone.Git("fetch", "-q", "--deepen", "3")
-	root, res = update(t, repo, root, "HEAD", defaults)
+	root, res := update(t, repo, root, "HEAD", defaults)
 	if want := strings.Count(clone.Git("rev-list", "HEAD"), "\n") + 1; res.Total != want || want <= 2 {
 		t.Fatalf("deepened by 3: %d commits recorded, the clone has %d", res.Total, want)
 	}
