@@ -1,64 +1,20 @@
 package section_test
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/konteks/git-konteks/extract/section"
 	"github.com/konteks/git-konteks/extract/section/code"
+	"github.com/konteks/git-konteks/extract/section/sectiontest"
 	"github.com/konteks/git-konteks/memory"
 )
-
-// goroot is the Go tree the benchmarks read real code from.
-func goroot() string {
-	if r := runtime.GOROOT(); r != "" {
-		if _, err := os.Stat(filepath.Join(r, "src")); err == nil {
-			return r
-		}
-	}
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(out))
-}
-
-// goSourceFiles reads the Go files (tests included) of
-// $GOROOT/src/net/http and $GOROOT/src/go/types, not their
-// subdirectories; nil when absent.
-func goSourceFiles(tb testing.TB) []section.Input {
-	root := goroot()
-	if root == "" {
-		return nil
-	}
-	var ins []section.Input
-	for _, dir := range []string{"net/http", "go/types"} {
-		paths, _ := filepath.Glob(filepath.Join(root, "src", filepath.FromSlash(dir), "*.go"))
-		for _, p := range paths {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				tb.Fatal(err)
-			}
-			ins = append(ins, section.Input{Path: dir + "/" + filepath.Base(p), Language: "Go", Content: b})
-		}
-	}
-	return ins
-}
 
 // splitGoSource runs the code sectioner over the Go source files: the
 // real input Finish sees in an extraction.
 func splitGoSource(tb testing.TB) ([]section.Input, []section.Result, int64) {
-	ins := goSourceFiles(tb)
-	if len(ins) == 0 {
-		tb.Skip("no Go source under $GOROOT/src")
-	}
-	var total int64
+	ins, total := sectiontest.GoSource(tb, "net/http", "go/types")
 	var ress []section.Result
 	for _, in := range ins {
 		res, ok, reason := code.Split(in)
@@ -66,7 +22,6 @@ func splitGoSource(tb testing.TB) ([]section.Input, []section.Result, int64) {
 			tb.Fatalf("%s: %s", in.Path, reason)
 		}
 		ress = append(ress, res)
-		total += int64(len(in.Content))
 	}
 	return ins, ress, total
 }

@@ -1,63 +1,19 @@
 package code
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/konteks/git-konteks/extract/section"
+	"github.com/konteks/git-konteks/extract/section/sectiontest"
 )
-
-// goroot is the Go tree the benchmark reads real code from.
-func goroot() string {
-	if r := runtime.GOROOT(); r != "" {
-		if _, err := os.Stat(r); err == nil {
-			return r
-		}
-	}
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(out))
-}
-
-// netHTTPFiles reads the Go files of $GOROOT/src/net/http (not its
-// subdirectories); nil when absent.
-func netHTTPFiles(tb testing.TB) []section.Input {
-	root := goroot()
-	if root == "" {
-		return nil
-	}
-	paths, _ := filepath.Glob(filepath.Join(root, "src", "net", "http", "*.go"))
-	var ins []section.Input
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		ins = append(ins, section.Input{Path: "net/http/" + filepath.Base(p), Language: "Go", Content: b})
-	}
-	return ins
-}
 
 // BenchmarkSplitGo sections the real Go files of net/http; MB/s is
 // source bytes through parse + query + sections, on one goroutine.
 func BenchmarkSplitGo(b *testing.B) {
-	ins := netHTTPFiles(b)
-	if len(ins) == 0 {
-		b.Skip("no $GOROOT/src/net/http")
-	}
-	var total int64
-	for _, in := range ins {
-		total += int64(len(in.Content))
-	}
+	ins, total := sectiontest.GoSource(b, "net/http")
 	if _, ok, reason := Split(ins[0]); !ok { // compile the query outside the timing
 		b.Fatal(reason)
 	}
@@ -91,14 +47,7 @@ func cpuTime() time.Duration {
 // BenchmarkSplitGoParallel runs Split on all cores at once (pooled
 // parsers, one shared query); MB/s is the whole machine's.
 func BenchmarkSplitGoParallel(b *testing.B) {
-	ins := netHTTPFiles(b)
-	if len(ins) == 0 {
-		b.Skip("no $GOROOT/src/net/http")
-	}
-	var total int64
-	for _, in := range ins {
-		total += int64(len(in.Content))
-	}
+	ins, total := sectiontest.GoSource(b, "net/http")
 	b.SetBytes(total)
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
@@ -118,14 +67,7 @@ func BenchmarkSplitGoParallel(b *testing.B) {
 // MB/s is wall-clock throughput of the pair; MB/cpu-s what one core does.
 // "tree-sitter" turns go/parser off, "go-parser" is what Split does for Go.
 func BenchmarkSplitWorkers(b *testing.B) {
-	ins := netHTTPFiles(b)
-	if len(ins) == 0 {
-		b.Skip("no $GOROOT/src/net/http")
-	}
-	var total int64
-	for _, in := range ins {
-		total += int64(len(in.Content))
-	}
+	ins, total := sectiontest.GoSource(b, "net/http")
 	for _, tc := range []struct {
 		name     string
 		goParser bool

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/konteks/git-konteks/extract/section"
+	"github.com/konteks/git-konteks/extract/section/sectiontest"
 	"github.com/konteks/git-konteks/memory"
 )
 
@@ -19,7 +20,7 @@ import (
 // file of $GOROOT/src/go (all of $GOROOT/src with KONTEKS_GOPARSER_ALL=1).
 // Only the parser each section names differs.
 func TestGoParserMatchesTreeSitter(t *testing.T) {
-	root := goroot()
+	root := sectiontest.GoRoot()
 	if root == "" {
 		t.Skip("no GOROOT")
 	}

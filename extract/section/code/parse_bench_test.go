@@ -4,20 +4,14 @@ import (
 	"context"
 	"testing"
 
+	"github.com/konteks/git-konteks/extract/section/sectiontest"
 	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // BenchmarkParseOnlyGo and BenchmarkQueryOnlyGo split BenchmarkSplitGo's
 // time: tree-sitter's parse alone, and the section query alone.
 func BenchmarkParseOnlyGo(b *testing.B) {
-	ins := netHTTPFiles(b)
-	if len(ins) == 0 {
-		b.Skip("no $GOROOT/src/net/http")
-	}
-	var total int64
-	for _, in := range ins {
-		total += int64(len(in.Content))
-	}
+	ins, total := sectiontest.GoSource(b, "net/http")
 	g := byKey["go"]
 	g.load()
 	p := sitter.NewParser()
@@ -35,18 +29,13 @@ func BenchmarkParseOnlyGo(b *testing.B) {
 }
 
 func BenchmarkQueryOnlyGo(b *testing.B) {
-	ins := netHTTPFiles(b)
-	if len(ins) == 0 {
-		b.Skip("no $GOROOT/src/net/http")
-	}
-	var total int64
+	ins, total := sectiontest.GoSource(b, "net/http")
 	g := byKey["go"]
 	g.load()
 	p := sitter.NewParser()
 	p.SetLanguage(g.lang)
 	var trees []*sitter.Tree
 	for _, in := range ins {
-		total += int64(len(in.Content))
 		t, _ := p.ParseCtx(context.Background(), nil, in.Content)
 		trees = append(trees, t)
 	}

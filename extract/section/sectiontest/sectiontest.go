@@ -1,12 +1,15 @@
-// Package sectiontest holds the checks the tests of document sectioners
-// share: every result is valid, in file order, never shares a line
-// between sections, and is what a fixture says it is.
+// Package sectiontest holds what the tests of the sectioners share: the
+// checks that every result is valid, in file order, never shares a line
+// between sections, and is what a fixture says it is; reading fixtures and
+// seeding fuzz tests with them; and the Go sources the benchmarks read.
 package sectiontest
 
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -115,6 +118,47 @@ func Check[W comparable](t testing.TB, res section.Result, want []W, got func(me
 // no carriage returns): Lines(c)[s.StartLine-1:s.EndLine] is a section's.
 func Lines(content []byte) []string {
 	return strings.Split(strings.ReplaceAll(strings.TrimPrefix(string(content), "\uFEFF"), "\r", ""), "\n")
+}
+
+// GoRoot is the Go tree the benchmarks read real code from: "" when there
+// is none with its sources.
+func GoRoot() string {
+	if r := runtime.GOROOT(); r != "" {
+		if _, err := os.Stat(filepath.Join(r, "src")); err == nil {
+			return r
+		}
+	}
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// GoSource reads the Go files (tests included) of the directories dirs of
+// $GOROOT/src, not their subdirectories, as inputs named dir/file, and
+// their total size; it skips tb when there are none.
+func GoSource(tb testing.TB, dirs ...string) ([]section.Input, int64) {
+	tb.Helper()
+	var ins []section.Input
+	var total int64
+	if root := GoRoot(); root != "" {
+		for _, dir := range dirs {
+			paths, _ := filepath.Glob(filepath.Join(root, "src", filepath.FromSlash(dir), "*.go"))
+			for _, p := range paths {
+				b, err := os.ReadFile(p)
+				if err != nil {
+					tb.Fatal(err)
+				}
+				ins = append(ins, section.Input{Path: dir + "/" + filepath.Base(p), Language: "Go", Content: b})
+				total += int64(len(b))
+			}
+		}
+	}
+	if len(ins) == 0 {
+		tb.Skipf("no Go source in $GOROOT/src/%s", strings.Join(dirs, ", "))
+	}
+	return ins, total
 }
 
 // Anchors lists a result's anchors in order.
