@@ -260,14 +260,7 @@ func (p *provider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func serve(t *testing.T, p *provider) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewUnstartedServer(p)
-	srv.Listener.Close()
-	srv.Listener = l
-	srv.Start()
+	srv := httptest.NewServer(p) // on 127.0.0.1
 	t.Cleanup(srv.Close)
 	return srv.URL
 }

@@ -3,7 +3,6 @@ package extract
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -51,14 +50,7 @@ func (o *ollama) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func serveOllama(t *testing.T, r *testgit.Repo) *ollama {
 	t.Helper()
 	o := &ollama{}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewUnstartedServer(o)
-	srv.Listener.Close()
-	srv.Listener = l
-	srv.Start()
+	srv := httptest.NewServer(o) // on 127.0.0.1
 	t.Cleanup(srv.Close)
 	r.Git("config", "konteks.embed.provider", "ollama")
 	r.Git("config", "konteks.embed.url", srv.URL)
