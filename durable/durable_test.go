@@ -13,11 +13,7 @@ import (
 
 func openRepo(t *testing.T) *gitstore.Repo {
 	t.Helper()
-	for _, kv := range testgit.Env() {
-		if k, v, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "GIT_") {
-			t.Setenv(k, v)
-		}
-	}
+	testgit.Setenv(t)
 	r := testgit.New(t)
 	r.Write("a.txt", "a\n")
 	r.Commit("a")

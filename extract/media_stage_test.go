@@ -43,11 +43,7 @@ func mediaRepo(t *testing.T) (*testgit.Repo, *gitstore.Repo) {
 // and config isolation in the environment (Run starts git processes).
 func openRepo(t *testing.T, r *testgit.Repo) *gitstore.Repo {
 	t.Helper()
-	for _, kv := range testgit.Env() {
-		if k, v, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "GIT_") {
-			t.Setenv(k, v)
-		}
-	}
+	testgit.Setenv(t)
 	repo, err := gitstore.Open(r.Dir)
 	if err != nil {
 		t.Fatal(err)

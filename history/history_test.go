@@ -16,20 +16,11 @@ import (
 	"github.com/konteks/git-konteks/memref"
 )
 
-// isolate runs gitstore's git processes without the machine's config.
-func isolate(t *testing.T) {
-	for _, kv := range testgit.Env() {
-		if k, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, "GIT_") {
-			t.Setenv(k, v)
-		}
-	}
-}
-
 // fixture scripts a history: a file with a body and a trailer, an edit, a
 // rename with an edit, a bot commit, a formatting commit, a revert, a side
 // branch merged with --no-ff, and a message holding a token.
 func fixture(t *testing.T) *testgit.Repo {
-	isolate(t)
+	testgit.Setenv(t)
 	r := testgit.New(t)
 	r.Write("a.go", "package a\n\nfunc Parse() {}\n")
 	r.Write("util.go", "package a\n\nfunc helper() {}\n")
@@ -473,7 +464,7 @@ func TestMissingBlobs(t *testing.T) {
 }
 
 func TestOddPaths(t *testing.T) {
-	isolate(t)
+	testgit.Setenv(t)
 	r := testgit.New(t)
 	names := []string{"sp ace.go", "tab\there.go", "new\nline.go", "ünï.go", ":colon.go"}
 	for _, n := range names {
@@ -603,7 +594,7 @@ func TestPartialClone(t *testing.T) {
 // another: small commits only, at least the asked number of them, by
 // their newest names, deleted files left out, largest share first.
 func TestCompanions(t *testing.T) {
-	isolate(t)
+	testgit.Setenv(t)
 	r := testgit.New(t)
 	r.Write("lib.go", "package a\n")
 	r.Write("lib_test.go", "package a\n")
@@ -699,7 +690,7 @@ func TestSaysFormat(t *testing.T) {
 // missing, the commit it listed just before (held back, as it might be
 // cut short) is diffed again alone, not lost: its inexact rename is kept.
 func TestRenameBeforeAMissingBlob(t *testing.T) {
-	isolate(t)
+	testgit.Setenv(t)
 	r := testgit.New(t)
 	body := func(name string) string {
 		var b strings.Builder
@@ -737,7 +728,7 @@ func TestRenameBeforeAMissingBlob(t *testing.T) {
 // user.email does not reach the memory every clone fetches; the commit
 // keeps its message, changes and flag.
 func TestAuthorWithCredentialWithheld(t *testing.T) {
-	isolate(t)
+	testgit.Setenv(t)
 	r := testgit.New(t)
 	r.Write("a.go", "package a\n")
 	r.Commit("An ordinary commit")

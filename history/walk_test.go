@@ -25,7 +25,7 @@ import (
 // binary files, symlinks, mode and type changes, formatting commits,
 // deletions, and merges of a branch that renamed files.
 func generated(t *testing.T) *testgit.Repo {
-	isolate(t)
+	testgit.Setenv(t)
 	r := testgit.New(t)
 	when := int64(1700000000)
 	commit := func(msg string) {
@@ -256,7 +256,7 @@ func TestTreesOnlyWalkOnARealRepository(t *testing.T) {
 	if dir == "" {
 		t.Skip("set KONTEKS_HISTORY_COMPARE to a repository's git directory")
 	}
-	isolate(t)
+	testgit.Setenv(t)
 	recentCommits = 1 << 30 // the first walk records everything
 	defer func() { recentCommits = RecentCommits }()
 	// A clone sharing its objects: the memory written goes into the

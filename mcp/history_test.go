@@ -9,11 +9,7 @@ import (
 )
 
 func TestHistoryTools(t *testing.T) {
-	for _, kv := range testgit.Env() {
-		if k, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, "GIT_") {
-			t.Setenv(k, v)
-		}
-	}
+	testgit.Setenv(t)
 	r := fixture(t)
 	r.Write("internal/store/store.go", "package store\n\n// Store keeps values.\ntype Store struct{ m map[string]string }\n")
 	r.Commit("Store keeps values in a map for speed")

@@ -15,10 +15,7 @@ import (
 
 func openRepo(t *testing.T, r *testgit.Repo) *gitstore.Repo {
 	t.Helper()
-	for _, kv := range testgit.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
+	testgit.Setenv(t)
 	repo, err := gitstore.Open(r.Dir)
 	if err != nil {
 		t.Fatal(err)

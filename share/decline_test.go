@@ -36,7 +36,7 @@ func as(c *clone, name string) {
 
 func newTeam(t *testing.T) *team {
 	t.Helper()
-	setEnv(t)
+	testgit.Setenv(t)
 	remote, _ := bareRemote(t)
 	tm := &team{remote: remote, alice: newClone(t, remote, "alice"), bob: newClone(t, remote, "bob"), carol: newClone(t, remote, "carol")}
 	for _, c := range []*clone{tm.alice, tm.bob, tm.carol} {

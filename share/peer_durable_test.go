@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/konteks/git-konteks/durable"
+	"github.com/konteks/git-konteks/internal/testgit"
 )
 
 // status returns the status of entry id in c's memory.
@@ -56,7 +57,7 @@ func fetchBothWays(t *testing.T, c *clone, path string) (Outcome, error) {
 // our id and other content at its place, is refused: our entry stays
 // showable and forgettable.
 func TestTwinsRefused(t *testing.T) {
-	setEnv(t)
+	testgit.Setenv(t)
 	for _, path := range []string{"konteks fetch", "git fetch"} {
 		for _, twin := range []string{"other shard", "same place, other text"} {
 			t.Run(path+", "+twin, func(t *testing.T) {
@@ -90,7 +91,7 @@ func TestTwinsRefused(t *testing.T) {
 // local `memories forget` agrees. A tombstone signed by a trusted signer
 // as its author is applied.
 func TestSpoofedTombstonesNotApplied(t *testing.T) {
-	setEnv(t)
+	testgit.Setenv(t)
 	for _, path := range []string{"konteks fetch", "git fetch"} {
 		for _, author := range []string{"Mallory <mallory@evil.example>", ""} {
 			name := path + ", as " + map[bool]string{true: "us", false: "another author"}[author == ""]
@@ -150,7 +151,7 @@ func TestSpoofedTombstonesNotApplied(t *testing.T) {
 // TestLegacyEntriesLoad: entries saved with the old random ids still load,
 // marked, and take part in merges.
 func TestLegacyEntriesLoad(t *testing.T) {
-	setEnv(t)
+	testgit.Setenv(t)
 	victim, peer, _ := shared(t)
 	legacy := durable.Entry{ID: "0123abcd" + "00000190a1b2", Type: durable.TypeMemory, Kind: "note",
 		Text: "an old memory saved before ids were bound to content", Author: "Test Author <author@example.invalid>",

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/konteks/git-konteks/internal/testgit"
 	"github.com/konteks/git-konteks/memory"
 )
 
@@ -14,7 +15,7 @@ import (
 // since (its ref deleted by another clone) is pushed again rather than
 // reported as "nothing to push".
 func TestPushAsksTheRemote(t *testing.T) {
-	setEnv(t)
+	testgit.Setenv(t)
 	remote, _ := bareRemote(t)
 	a, b, c := newClone(t, remote, "a"), newClone(t, remote, "b"), newClone(t, remote, "c")
 	mustSave(t, a, "The release job deploys from the main branch")
@@ -42,7 +43,7 @@ func TestPushAsksTheRemote(t *testing.T) {
 // expected Y"; the push treats it as the remote having moved, merges and
 // tries again, and succeeds.
 func TestPushRetriesLockRace(t *testing.T) {
-	setEnv(t)
+	testgit.Setenv(t)
 	remote, _ := bareRemote(t)
 	a, b := newClone(t, remote, "a"), newClone(t, remote, "b")
 	mustSave(t, a, "Deploys go through the release job")

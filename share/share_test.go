@@ -21,16 +21,6 @@ import (
 	"github.com/konteks/git-konteks/memref"
 )
 
-// setEnv gives the in-process git identity the tests' fixed one.
-func setEnv(t *testing.T) {
-	for _, kv := range testgit.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "GIT_") {
-			t.Setenv(k, v)
-		}
-	}
-}
-
 type clone struct {
 	*testgit.Repo
 	name string
@@ -79,7 +69,7 @@ func liveIDs(t *testing.T, c *clone) (live, all []string) {
 }
 
 func TestTransports(t *testing.T) {
-	setEnv(t)
+	testgit.Setenv(t)
 	remote, _ := bareRemote(t)
 	urls := map[string]string{"path": remote, "file": "file://" + remote}
 	if port, stop := gitDaemon(t, filepath.Dir(remote)); port != 0 {
@@ -155,7 +145,7 @@ func mustSave(t *testing.T, c *clone, text string) durable.Item {
 }
 
 func TestDerivedMemoryFollowsLocalHistory(t *testing.T) {
-	setEnv(t)
+	testgit.Setenv(t)
 	remote, _ := bareRemote(t)
 	a := newClone(t, remote, "a")
 	b := newClone(t, remote, "b")
@@ -220,7 +210,7 @@ func TestDerivedMemoryFollowsLocalHistory(t *testing.T) {
 }
 
 func TestHostileRemoteMemory(t *testing.T) {
-	setEnv(t)
+	testgit.Setenv(t)
 	remote, _ := bareRemote(t)
 	peer := newClone(t, remote, "peer")
 	victim := newClone(t, remote, "victim")
@@ -326,7 +316,7 @@ func TestHostileRemoteMemory(t *testing.T) {
 // remote. After a final sync of all three, each holds exactly the union of
 // what was saved, minus what was forgotten.
 func TestThreeClonesNeverLoseMemories(t *testing.T) {
-	setEnv(t)
+	testgit.Setenv(t)
 	remote, _ := bareRemote(t)
 	clones := []*clone{newClone(t, remote, "a"), newClone(t, remote, "b"), newClone(t, remote, "c")}
 	// One person on three clones: their signatures vouch for the

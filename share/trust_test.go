@@ -12,6 +12,7 @@ import (
 	"github.com/konteks/git-konteks/durable"
 	"github.com/konteks/git-konteks/extract"
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/internal/testgit"
 	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/memref"
 	"github.com/konteks/git-konteks/recall"
@@ -220,7 +221,7 @@ func extractOrFail(t *testing.T, c *clone, mode string) {
 // fetch` and over plain `git fetch` plus the hooks' merge, with local
 // memory or with none, and survives no extraction.
 func TestUnsignedPeerCannotInjectText(t *testing.T) {
-	setEnv(t)
+	testgit.Setenv(t)
 	remote, _ := bareRemote(t)
 	peer := newClone(t, remote, "peer")
 	peer.Write("feature.go", "package main\n\nfunc Feature() {}\n")
@@ -280,7 +281,7 @@ func TestUnsignedPeerCannotInjectText(t *testing.T) {
 // victim lists in konteks.trust, is adopted (derived memory is theirs);
 // git itself verifies the memory commit with gpg.ssh.allowedSignersFile.
 func TestTrustedSignerIsAdopted(t *testing.T) {
-	setEnv(t)
+	testgit.Setenv(t)
 	remote, _ := bareRemote(t)
 	peer := newClone(t, remote, "peer")
 	s := newSigner(t, "author@example.invalid")
@@ -331,7 +332,7 @@ func TestTrustedSignerIsAdopted(t *testing.T) {
 // TestSignedMemoryCommits: with konteks.sign, every memory commit
 // (extraction, durable save, merge) is signed and verifies with git.
 func TestSignedMemoryCommits(t *testing.T) {
-	setEnv(t)
+	testgit.Setenv(t)
 	remote, _ := bareRemote(t)
 	a := newClone(t, remote, "a")
 	b := newClone(t, remote, "b")
@@ -372,7 +373,7 @@ func TestSignedMemoryCommits(t *testing.T) {
 // TestSigningFollowsGitsSettings: git's own SSH commit signing turns
 // memory signing on; konteks.sign=false turns it off.
 func TestSigningFollowsGitsSettings(t *testing.T) {
-	setEnv(t)
+	testgit.Setenv(t)
 	remote, _ := bareRemote(t)
 	c := newClone(t, remote, "c")
 	if c.repo.SigningEnabled() {

@@ -35,7 +35,7 @@ func dotGitTree(t *testing.T, w *gitstore.Writer, name string) gitstore.Hash {
 // refusal is remembered, and local memory still pushes to a remote that
 // checks objects as GitHub does (receive.fsckObjects).
 func TestDotGitRefused(t *testing.T) {
-	setEnv(t)
+	testgit.Setenv(t)
 	remote, _ := bareRemote(t)
 	peer := newClone(t, remote, "peer")
 	extractOrFail(t, peer, "")
@@ -107,7 +107,7 @@ func TestDotGitRefused(t *testing.T) {
 // limit, behind many paths, cost one bounded attempt; the refusal is
 // remembered so the next pass costs nothing.
 func TestSizeBombsBounded(t *testing.T) {
-	setEnv(t)
+	testgit.Setenv(t)
 	remote, _ := bareRemote(t)
 	peer := newClone(t, remote, "peer")
 	victim := newClone(t, remote, "victim")

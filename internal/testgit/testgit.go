@@ -47,6 +47,17 @@ func Env() []string {
 	)
 }
 
+// Setenv gives the test process the git variables of Env (the fixed
+// identity, dates and empty config) until t ends, for code under test that
+// runs git in-process (gitstore's git processes inherit them).
+func Setenv(t testing.TB) {
+	for _, kv := range Env() {
+		if k, v, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "GIT_") {
+			t.Setenv(k, v)
+		}
+	}
+}
+
 // Repo is a repository under test.
 type Repo struct {
 	T   testing.TB
