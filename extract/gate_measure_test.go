@@ -28,25 +28,14 @@ func TestGateOnRepos(t *testing.T) {
 	fmt.Println("| repository | files | linguist vendored | now vendored | kept now (by where) | redacted files (kinds) | skipped as secret | detector ms / MB |")
 	fmt.Println("|---|---|---|---|---|---|---|---|")
 	for _, dir := range strings.Split(list, ":") {
-		repo, err := gitstore.Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		head, err := repo.Resolve("HEAD")
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := NewGate(repo, head.TreeHash, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		repo, tree, g := openGate(t, dir)
 		files, oldV, newV := 0, 0, 0
 		kept := map[string]int{}
 		kinds := map[string]int{}
 		redacted, secretSkip := 0, 0
 		var detect time.Duration
 		var bytesRead int64
-		err = repo.WalkTree(head.TreeHash, nil, func(e gitstore.Entry) error {
+		err := repo.WalkTree(tree, nil, func(e gitstore.Entry) error {
 			if e.Kind != gitstore.KindFile {
 				return nil
 			}

@@ -23,7 +23,14 @@ func gateOver(t *testing.T, files map[string]string) *Gate {
 	r.WriteFiles(files)
 	r.Git("add", "-A", "-f")
 	r.Commit("tree")
-	repo, err := gitstore.Open(r.Dir)
+	_, _, g := openGate(t, r.Dir)
+	return g
+}
+
+// openGate opens the repository at dir and the gate over its HEAD's tree.
+func openGate(t *testing.T, dir string) (*gitstore.Repo, gitstore.Hash, *Gate) {
+	t.Helper()
+	repo, err := gitstore.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +42,7 @@ func gateOver(t *testing.T, files map[string]string) *Gate {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return g
+	return repo, head.TreeHash, g
 }
 
 // TestThirdPartyRules: dependency trees and licensed third_party/ code are
