@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"os"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/konteks/git-konteks/durable"
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/internal/benchrepo"
 	"github.com/konteks/git-konteks/internal/testgit"
 )
 
@@ -136,7 +136,7 @@ func TestIngestBig(t *testing.T) {
 	r, repo := clientRepo(t)
 	data := bigClaude(bigSession, r.Dir)
 	size := len(data)
-	before := cpu()
+	before := benchrepo.CPUTime()
 	dg, err := Read(bytes.NewReader(data), ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +145,7 @@ func TestIngestBig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	used := cpu() - before
+	used := benchrepo.CPUTime() - before
 	t.Logf("%d MB transcript: %v CPU, %d entries, %d bytes written", size>>20, used, res.New, res.Written)
 	if used > slow*time.Second {
 		t.Errorf("ingesting %d MB took %v of CPU (limit %v)", size>>20, used, slow*time.Second)
@@ -156,13 +156,4 @@ func TestIngestBig(t *testing.T) {
 	if len(res.Record.Record.Files) > durable.MaxRecordList || res.Record.Record.Calls < 100 {
 		t.Errorf("record: %d files, %d calls", len(res.Record.Record.Files), res.Record.Record.Calls)
 	}
-}
-
-// cpu is the CPU time this process has used.
-func cpu() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

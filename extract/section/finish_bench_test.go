@@ -1,13 +1,12 @@
 package section_test
 
 import (
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/konteks/git-konteks/extract/section"
 	"github.com/konteks/git-konteks/extract/section/code"
 	"github.com/konteks/git-konteks/extract/section/sectiontest"
+	"github.com/konteks/git-konteks/internal/benchrepo"
 	"github.com/konteks/git-konteks/memory"
 )
 
@@ -41,7 +40,7 @@ func BenchmarkFinishGoSource(b *testing.B) {
 	}
 	b.SetBytes(total)
 	b.ReportAllocs()
-	cpu0 := cpuTime()
+	cpu0 := benchrepo.CPUTime()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
@@ -56,15 +55,7 @@ func BenchmarkFinishGoSource(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	if cpu := (cpuTime() - cpu0).Seconds(); cpu > 0 {
+	if cpu := (benchrepo.CPUTime() - cpu0).Seconds(); cpu > 0 {
 		b.ReportMetric(float64(total)*float64(b.N)/cpu/1e6, "MB/cpu-s")
 	}
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -2,12 +2,11 @@ package code
 
 import (
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/konteks/git-konteks/extract/section"
 	"github.com/konteks/git-konteks/extract/section/sectiontest"
+	"github.com/konteks/git-konteks/internal/benchrepo"
 )
 
 // BenchmarkSplitGo sections the real Go files of net/http; MB/s is
@@ -19,7 +18,7 @@ func BenchmarkSplitGo(b *testing.B) {
 	}
 	b.SetBytes(total)
 	b.ReportAllocs()
-	cpu0 := cpuTime()
+	cpu0 := benchrepo.CPUTime()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		for _, in := range ins {
@@ -31,17 +30,9 @@ func BenchmarkSplitGo(b *testing.B) {
 	b.StopTimer()
 	// MB per CPU-second of the whole process (GC included): what one
 	// core does, whatever else the machine is running.
-	if cpu := (cpuTime() - cpu0).Seconds(); cpu > 0 {
+	if cpu := (benchrepo.CPUTime() - cpu0).Seconds(); cpu > 0 {
 		b.ReportMetric(float64(total)*float64(b.N)/cpu/1e6, "MB/cpu-s")
 	}
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkSplitGoParallel runs Split on all cores at once (pooled
@@ -79,7 +70,7 @@ func BenchmarkSplitWorkers(b *testing.B) {
 				b.Fatal(reason)
 			}
 			b.SetBytes(total)
-			cpu0 := cpuTime()
+			cpu0 := benchrepo.CPUTime()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				jobs := make(chan section.Input, len(ins))
@@ -102,7 +93,7 @@ func BenchmarkSplitWorkers(b *testing.B) {
 				wg.Wait()
 			}
 			b.StopTimer()
-			if cpu := (cpuTime() - cpu0).Seconds(); cpu > 0 {
+			if cpu := (benchrepo.CPUTime() - cpu0).Seconds(); cpu > 0 {
 				b.ReportMetric(float64(total)*float64(b.N)/cpu/1e6, "MB/cpu-s")
 			}
 		})

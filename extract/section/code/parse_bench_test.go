@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/konteks/git-konteks/extract/section/sectiontest"
+	"github.com/konteks/git-konteks/internal/benchrepo"
 	sitter "github.com/smacker/go-tree-sitter"
 )
 
@@ -17,7 +18,7 @@ func BenchmarkParseOnlyGo(b *testing.B) {
 	p := sitter.NewParser()
 	p.SetLanguage(g.lang)
 	b.SetBytes(total)
-	cpu0 := cpuTime()
+	cpu0 := benchrepo.CPUTime()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		for _, in := range ins {
@@ -25,7 +26,7 @@ func BenchmarkParseOnlyGo(b *testing.B) {
 			t.Close()
 		}
 	}
-	b.ReportMetric(float64(total)*float64(b.N)/(cpuTime()-cpu0).Seconds()/1e6, "MB/cpu-s")
+	b.ReportMetric(float64(total)*float64(b.N)/(benchrepo.CPUTime()-cpu0).Seconds()/1e6, "MB/cpu-s")
 }
 
 func BenchmarkQueryOnlyGo(b *testing.B) {
@@ -40,9 +41,11 @@ func BenchmarkQueryOnlyGo(b *testing.B) {
 		trees = append(trees, t)
 	}
 	b.SetBytes(total)
-	cpu0 := cpuTime()
+	cpu0 := benchrepo.CPUTime()
 	b.ResetTimer()
-	defer func() { b.ReportMetric(float64(total)*float64(b.N)/(cpuTime()-cpu0).Seconds()/1e6, "MB/cpu-s") }()
+	defer func() {
+		b.ReportMetric(float64(total)*float64(b.N)/(benchrepo.CPUTime()-cpu0).Seconds()/1e6, "MB/cpu-s")
+	}()
 	for i := 0; i < b.N; i++ {
 		for _, t := range trees {
 			qc := sitter.NewQueryCursor()
