@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/konteks/git-konteks/extract"
+	"github.com/konteks/git-konteks/gitstore"
 )
 
 // TestHistorySignalRescores checks that the history signal lifts the file
@@ -15,15 +16,8 @@ func TestHistorySignalRescores(t *testing.T) {
 	r, repo := repoWithMemory(t)
 	r.Write("render/extra4.go", "package render\n\n// Helper4 does helper things number 4.\nfunc Helper4() int { return 4 + 0 }\n")
 	r.Commit("Cache the widget thumbnails between runs")
-	if _, err := extract.Run(context.Background(), repo, extract.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	s := openS(t, repo, OpenOptions{NoEmbedder: true})
 	q := "cache the thumbnails of helper things"
-	off := DefaultRanking
-	off.HistoryRanking = HistoryRanking{}
-	opt := Options{Limit: 20, PerFile: 1, Mode: Lexical, NoContent: true, Ranking: &off}
-	base := search(t, s, q, opt)
+	s, opt, base := withoutHistory(t, repo, q)
 	rk := DefaultRanking
 	rk.History = 2
 	rk.HistoryMinCommits = 0 // the fixture's history is young
@@ -70,15 +64,8 @@ func TestCompanionSignal(t *testing.T) {
 		r.Write("golden/output.txt", fmt.Sprintf("expected picture %d\n", i))
 		r.Commit(fmt.Sprintf("Regenerate the golden file, round %d", i))
 	}
-	if _, err := extract.Run(context.Background(), repo, extract.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	s := openS(t, repo, OpenOptions{NoEmbedder: true})
 	q := "bar chart values as SVG"
-	off := DefaultRanking
-	off.HistoryRanking = HistoryRanking{}
-	opt := Options{Limit: 20, PerFile: 1, Mode: Lexical, NoContent: true, Ranking: &off}
-	base := search(t, s, q, opt)
+	s, opt, base := withoutHistory(t, repo, q)
 	if base.Hits[0].Path != "render/chart.go" {
 		t.Fatalf("first hit %s, want render/chart.go", base.Hits[0].Path)
 	}
@@ -87,7 +74,7 @@ func TestCompanionSignal(t *testing.T) {
 			t.Fatalf("test does not test: the golden file matches the task by content")
 		}
 	}
-	rk := off
+	rk := *opt.Ranking
 	rk.Companion, rk.CompanionSeeds, rk.CompanionShare, rk.CompanionCommits = 0.8, 3, 0.2, 2
 	opt.Ranking = &rk
 	res := search(t, s, q, opt)
@@ -104,6 +91,21 @@ func TestCompanionSignal(t *testing.T) {
 	if res := search(t, s, q, opt); len(res.Hits) != len(base.Hits) {
 		t.Fatalf("a companion of too few commits was added: %v", paths(res.Hits))
 	}
+}
+
+// withoutHistory extracts memory of the commits a test added and ranks q
+// with no history signal: the searcher, the options (lexical, 20 hits, one
+// per file, the ranking without history) and their result.
+func withoutHistory(t *testing.T, repo *gitstore.Repo, q string) (*Searcher, Options, *Result) {
+	t.Helper()
+	if _, err := extract.Run(context.Background(), repo, extract.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	s := openS(t, repo, OpenOptions{NoEmbedder: true})
+	off := DefaultRanking
+	off.HistoryRanking = HistoryRanking{}
+	opt := Options{Limit: 20, PerFile: 1, Mode: Lexical, NoContent: true, Ranking: &off}
+	return s, opt, search(t, s, q, opt)
 }
 
 func paths(hs []Hit) []string {
@@ -127,15 +129,8 @@ func TestHistoryFloor(t *testing.T) {
 	}
 	r.Write("render/extra5.go", "package render\n\n// Helper5 does helper things number 5.\nfunc Helper5() int { return 5 + 1 }\n")
 	r.Commit("Thumbnail cache: one more knob")
-	if _, err := extract.Run(context.Background(), repo, extract.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	s := openS(t, repo, OpenOptions{NoEmbedder: true})
 	q := "tune the thumbnail cache of bar charts"
-	off := DefaultRanking
-	off.HistoryRanking = HistoryRanking{}
-	opt := Options{Limit: 20, PerFile: 1, Mode: Lexical, NoContent: true, Ranking: &off}
-	base := search(t, s, q, opt)
+	s, opt, base := withoutHistory(t, repo, q)
 	if len(base.Hits) == 0 || base.Hits[0].Path != "render/chart.go" {
 		t.Fatalf("content ranking: %v", paths(base.Hits))
 	}
@@ -144,7 +139,7 @@ func TestHistoryFloor(t *testing.T) {
 			t.Fatalf("test does not test: content ranking finds render/extra3.go")
 		}
 	}
-	rk := off
+	rk := *opt.Ranking
 	rk.History, rk.HistoryCommits, rk.HistoryMaxFiles = 2.5, 20, 8
 	rk.HistoryFloor, rk.HistoryFloorMin, rk.HistoryFloorCommits = 0.5, 0.3, 2
 	opt.Ranking = &rk
