@@ -6,19 +6,14 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/konteks/git-konteks/internal/testgit"
 )
 
 func TestInitSetsUpHooksSharingAndMemory(t *testing.T) {
 	t.Parallel()
-	seed := mixedRepo(t)
-	remote := filepath.Join(t.TempDir(), "remote.git")
-	seed.Git("clone", "-q", "--bare", seed.Dir, remote)
+	remote := bareRemote(t, mixedRepo(t))
 
 	// The first clone publishes memory; the second gets it through init.
-	a := testgit.At(t, filepath.Join(t.TempDir(), "a"))
-	seed.Git("clone", "-q", remote, a.Dir)
+	a := cloneOf(t, remote, "a")
 	out := run(t, a.Dir, "init")
 	for _, want := range []string{"hooks: installed", "refs/konteks-remotes/origin", "has no memory yet", "full extraction"} {
 		if !strings.Contains(out, want) {
@@ -28,8 +23,7 @@ func TestInitSetsUpHooksSharingAndMemory(t *testing.T) {
 	run(t, a.Dir, "remember", "--kind", "fact", "The HTTP handler lives in cmd/app/main.go and serves /get")
 	run(t, a.Dir, "push")
 
-	b := testgit.At(t, filepath.Join(t.TempDir(), "b"))
-	seed.Git("clone", "-q", remote, b.Dir)
+	b := cloneOf(t, remote, "b")
 	out = run(t, b.Dir, "init")
 	// Derived memory from an untrusted peer is not adopted (docs/trust.md):
 	// b takes a's durable memory and extracts its own.

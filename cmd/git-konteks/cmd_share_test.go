@@ -24,9 +24,16 @@ func teamRemote(t *testing.T) (string, *testgit.Repo) {
 	seed.Write("main.go", "package main\n\n// Serve answers requests.\nfunc Serve() {}\n")
 	seed.Commit("seed")
 	seed.Git("branch", "-M", "main")
+	return bareRemote(t, seed), seed
+}
+
+// bareRemote clones seed into a bare repository, the remote of the clones
+// a test makes with cloneOf.
+func bareRemote(t *testing.T, seed *testgit.Repo) string {
+	t.Helper()
 	remote := filepath.Join(t.TempDir(), "remote.git")
 	seed.Git("clone", "-q", "--bare", seed.Dir, remote)
-	return remote, seed
+	return remote
 }
 
 func cloneOf(t *testing.T, remote, name string) *testgit.Repo {

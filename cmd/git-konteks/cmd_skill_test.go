@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -140,13 +139,8 @@ func TestSkillAddListShowRemove(t *testing.T) {
 // push and fetch both hold every version and agree on the newest.
 func TestSkillMergeAcrossClones(t *testing.T) {
 	t.Parallel()
-	seed := mixedRepo(t)
-	remote := filepath.Join(t.TempDir(), "remote.git")
-	seed.Git("clone", "-q", "--bare", seed.Dir, remote)
-	a := testgit.At(t, filepath.Join(t.TempDir(), "a"))
-	seed.Git("clone", "-q", remote, a.Dir)
-	b := testgit.At(t, filepath.Join(t.TempDir(), "b"))
-	seed.Git("clone", "-q", remote, b.Dir)
+	remote := bareRemote(t, mixedRepo(t))
+	a, b := cloneOf(t, remote, "a"), cloneOf(t, remote, "b")
 
 	a.Write("SKILL.md", deploySkill)
 	run(t, a.Dir, "skill", "add", "SKILL.md")
