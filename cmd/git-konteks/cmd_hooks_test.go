@@ -24,8 +24,7 @@ func waitForMemory(t *testing.T, r *testgit.Repo, want string) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	log, _ := os.ReadFile(filepath.Join(r.Dir, ".git", "konteks", "log"))
-	t.Fatalf("memory never reached %s; runner log:\n%s", want, log)
+	t.Fatalf("memory never reached %s; runner log:\n%s", want, readLog(r))
 }
 
 func TestHooksKeepMemoryCurrent(t *testing.T) {
@@ -58,16 +57,7 @@ func TestHooksKeepMemoryCurrent(t *testing.T) {
 	}
 	// The runner warms recall's caches after extracting: the first
 	// question finds the index current.
-	logPath := filepath.Join(r.Dir, ".git", "konteks", "log")
-	for deadline := time.Now().Add(scaled(30 * time.Second)); ; time.Sleep(50 * time.Millisecond) {
-		if b, _ := os.ReadFile(logPath); strings.Contains(string(b), "caches warmed") {
-			break
-		}
-		if time.Now().After(deadline) {
-			b, _ := os.ReadFile(logPath)
-			t.Fatalf("caches never warmed; runner log:\n%s", b)
-		}
-	}
+	waitForLog(t, r, "caches warmed", 30*time.Second, "caches never warmed")
 	memCommit := r.Git("rev-parse", "refs/konteks")
 	if gen, _ := os.ReadFile(filepath.Join(r.Dir, ".git", "konteks", "index", "current")); !strings.HasSuffix(strings.TrimSpace(string(gen)), memCommit[:12]) {
 		t.Fatalf("the current index generation %q is not of memory %s", gen, memCommit)
@@ -130,13 +120,5 @@ func TestHookNeverFailsCommit(t *testing.T) {
 	if d := time.Since(start); d > scaled(5*time.Second) {
 		t.Fatalf("commit took %s", d)
 	}
-	deadline := time.Now().Add(scaled(20 * time.Second))
-	for time.Now().Before(deadline) {
-		b, _ := os.ReadFile(filepath.Join(r.Dir, ".git", "konteks", "log"))
-		if strings.Contains(string(b), "corrupt") {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatal("the runner did not log the failure")
+	waitForLog(t, r, "corrupt", 20*time.Second, "the runner did not log the failure")
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -47,16 +45,7 @@ func TestInitSetsUpHooksSharingAndMemory(t *testing.T) {
 	}
 	// With the hooks installed, a fetch that moved memory has the
 	// background runner warm recall's caches.
-	logPath := filepath.Join(b.Dir, ".git", "konteks", "log")
-	for deadline := time.Now().Add(scaled(30 * time.Second)); ; time.Sleep(50 * time.Millisecond) {
-		if lb, _ := os.ReadFile(logPath); strings.Contains(string(lb), "caches warmed") {
-			break
-		}
-		if time.Now().After(deadline) {
-			lb, _ := os.ReadFile(logPath)
-			t.Fatalf("fetch did not warm the caches in the background; runner log:\n%s", lb)
-		}
-	}
+	waitForLog(t, b, "caches warmed", 30*time.Second, "fetch did not warm the caches in the background")
 	// Running init again changes nothing.
 	before := b.Git("config", "--get-all", "remote.origin.fetch")
 	run(t, b.Dir, "init")

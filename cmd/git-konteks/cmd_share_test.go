@@ -199,9 +199,31 @@ func TestPlainFetchMergesOnRead(t *testing.T) {
 }
 
 func readLog(r *testgit.Repo) string {
-	out, _ := r.TryGit("rev-parse", "--git-common-dir")
-	b, _ := os.ReadFile(filepath.Join(r.Dir, out, "konteks", "log"))
+	b, _ := os.ReadFile(logPath(r))
 	return string(b)
+}
+
+// logPath is the hooks runner's log of r.
+func logPath(r *testgit.Repo) string {
+	out, _ := r.TryGit("rev-parse", "--git-common-dir")
+	return filepath.Join(r.Dir, out, "konteks", "log")
+}
+
+// waitForLog polls the hooks runner's log of r until it holds want (the
+// runner is asynchronous by design); after d (scaled) it fails the test,
+// saying what did not happen, with the log.
+func waitForLog(t *testing.T, r *testgit.Repo, want string, d time.Duration, what string) {
+	t.Helper()
+	p := logPath(r)
+	for deadline := time.Now().Add(scaled(d)); ; time.Sleep(50 * time.Millisecond) {
+		b, _ := os.ReadFile(p)
+		if strings.Contains(string(b), want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s; runner log:\n%s", what, b)
+		}
+	}
 }
 
 // memoryRefs lists every memory ref of a repository: local, tracking,
@@ -502,16 +524,7 @@ func TestLinkedWorktreeNeverAnswersFromAnotherBranch(t *testing.T) {
 	w := testgit.At(t, wt)
 	w.Remove("billing/invoice.go")
 	w.Commit("drop invoices on the feature branch")
-	logPath := filepath.Join(r.Dir, ".git", "konteks", "log")
-	for deadline := time.Now().Add(scaled(20 * time.Second)); ; time.Sleep(50 * time.Millisecond) {
-		if b, _ := os.ReadFile(logPath); strings.Contains(string(b), "linked worktree") {
-			break
-		}
-		if time.Now().After(deadline) {
-			b, _ := os.ReadFile(logPath)
-			t.Fatalf("the runner did not see the linked worktree's commit; log:\n%s", b)
-		}
-	}
+	waitForLog(t, r, "linked worktree", 20*time.Second, "the runner did not see the linked worktree's commit")
 	var st struct {
 		SourceCommit string `json:"source_commit"`
 	}

@@ -25,16 +25,7 @@ func TestHooksKeepVectorRecall(t *testing.T) {
 	r.Write("fetch/jitter.go", "package fetch\n\n// Jitter spreads the retries of many clients apart with randomness.\nfunc Jitter() {}\n")
 	head := r.Commit("jitter")
 	waitForMemory(t, r, head)
-	logPath := filepath.Join(r.Dir, ".git", "konteks", "log")
-	for deadline := time.Now().Add(scaled(60 * time.Second)); ; time.Sleep(50 * time.Millisecond) {
-		if b, _ := os.ReadFile(logPath); strings.Contains(string(b), "caches warmed") {
-			break
-		}
-		if time.Now().After(deadline) {
-			b, _ := os.ReadFile(logPath)
-			t.Fatalf("caches never warmed; runner log:\n%s", b)
-		}
-	}
+	waitForLog(t, r, "caches warmed", 60*time.Second, "caches never warmed")
 	// The generation the runner built is the built-in model's, with
 	// vectors, and memory stores none of them.
 	gen, err := os.ReadFile(filepath.Join(r.Dir, ".git", "konteks", "index", "current"))
