@@ -759,14 +759,14 @@ func dirOf(repo *gitstore.Repo, memTree gitstore.Hash) (gitstore.Hash, error) {
 	return h, nil
 }
 
-// needBlob is the id of the file p of a memory tree that its history's
-// state says is there.
-func needBlob(repo *gitstore.Repo, memTree gitstore.Hash, p string) (gitstore.Hash, error) {
+// readPart reads, through read, the part p of a memory tree's history (a
+// segment or the tail) that its state says is there with want commits.
+func readPart(repo *gitstore.Repo, memTree gitstore.Hash, p string, want int, read func(*gitstore.Repo, gitstore.Hash, string, int) ([]Commit, error)) ([]Commit, error) {
 	h, _, ok, err := repo.Lookup(memTree, p)
 	if err != nil || !ok {
-		return gitstore.Hash{}, corrupt("%s is missing", p)
+		return nil, corrupt("%s is missing", p)
 	}
-	return h, nil
+	return read(repo, h, p, want)
 }
 
 // Load reads the history of a memory tree (nil, nil when it has none).
@@ -803,12 +803,7 @@ func Load(repo *gitstore.Repo, memTree gitstore.Hash) (*History, error) {
 		path func(int) string
 	}{{st.Segments, SegmentPath}, {st.Back, BackPath}} {
 		for _, s := range part.segs {
-			p := part.path(s.Seq)
-			bh, err := needBlob(repo, memTree, p)
-			if err != nil {
-				return nil, err
-			}
-			cs, err := cachedSegment(repo, bh, p, s.Commits)
+			cs, err := readPart(repo, memTree, part.path(s.Seq), s.Commits, cachedSegment)
 			if err != nil {
 				return nil, err
 			}
@@ -816,11 +811,7 @@ func Load(repo *gitstore.Repo, memTree gitstore.Hash) (*History, error) {
 		}
 	}
 	if st.Tail > 0 {
-		th, err := needBlob(repo, memTree, TailPath)
-		if err != nil {
-			return nil, err
-		}
-		cs, err := readCommits(repo, th, TailPath, st.Tail)
+		cs, err := readPart(repo, memTree, TailPath, st.Tail, readCommits)
 		if err != nil {
 			return nil, err
 		}
