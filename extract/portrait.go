@@ -453,14 +453,7 @@ func readInput(pr *Project, p, dir, base string, b []byte) {
 			pr.Dependencies["bundler"] = append(pr.Dependencies["bundler"], string(m[1]))
 		}
 	case base == "pom.xml":
-		pkg := Package{Path: dir, Manager: "maven"}
-		if m := reMavenArtifact.FindSubmatch(b); m != nil {
-			pkg.Name = string(m[1])
-		}
-		if m := reMavenVersion.FindSubmatch(b); m != nil {
-			pkg.Version = string(m[1])
-		}
-		pr.Packages = append(pr.Packages, pkg)
+		pr.Packages = append(pr.Packages, Package{Path: dir, Manager: "maven", Name: submatch(reMavenArtifact, b), Version: submatch(reMavenVersion, b)})
 	case base == "build.gradle" || base == "build.gradle.kts":
 		pr.Packages = append(pr.Packages, Package{Path: dir, Manager: "gradle", Name: path.Base("/" + dir)})
 		for _, m := range reGradleDep.FindAllSubmatch(b, -1) {
@@ -471,14 +464,7 @@ func readInput(pr *Project, p, dir, base string, b []byte) {
 			pr.Packages = append(pr.Packages, Package{Path: dir, Manager: "swift", Name: string(m[1])})
 		}
 	case base == "mix.exs":
-		pkg := Package{Path: dir, Manager: "mix"}
-		if m := reMixApp.FindSubmatch(b); m != nil {
-			pkg.Name = string(m[1])
-		}
-		if m := reMixVersion.FindSubmatch(b); m != nil {
-			pkg.Version = string(m[1])
-		}
-		pr.Packages = append(pr.Packages, pkg)
+		pr.Packages = append(pr.Packages, Package{Path: dir, Manager: "mix", Name: submatch(reMixApp, b), Version: submatch(reMixVersion, b)})
 	case base == "Makefile" && dir == "":
 		for _, m := range reMakeTarget.FindAllSubmatch(b, -1) {
 			pr.Scripts = append(pr.Scripts, Script{Name: "make " + string(m[1]), Source: p})
@@ -488,6 +474,14 @@ func readInput(pr *Project, p, dir, base string, b []byte) {
 			pr.Docker = append(pr.Docker, p+": "+string(m[1]))
 		}
 	}
+}
+
+// submatch is re's first group in b: "" when re does not match.
+func submatch(re *regexp.Regexp, b []byte) string {
+	if m := re.FindSubmatch(b); m != nil {
+		return string(m[1])
+	}
+	return ""
 }
 
 // techSignals names well-known frameworks found among the dependencies.
