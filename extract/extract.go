@@ -765,23 +765,13 @@ func (r *run) decodeRecord(h gitstore.Hash, p string) (*memory.File, error) {
 }
 
 func ensureMaps(t *manifest.Totals) {
-	if t.Skipped == nil {
-		t.Skipped = map[string]int{}
-	}
-	if t.SectionsByKind == nil {
-		t.SectionsByKind = map[string]int{}
-	}
-	if t.Parsers == nil {
-		t.Parsers = map[string]int{}
-	}
-	if t.SectionsByParser == nil {
-		t.SectionsByParser = map[string]int{}
+	for _, m := range []*map[string]int{&t.Skipped, &t.SectionsByKind, &t.Parsers, &t.SectionsByParser, &t.Fallbacks} {
+		if *m == nil {
+			*m = map[string]int{}
+		}
 	}
 	if t.Languages == nil {
 		t.Languages = map[string]int64{}
-	}
-	if t.Fallbacks == nil {
-		t.Fallbacks = map[string]int{}
 	}
 }
 
