@@ -190,28 +190,16 @@ func (c *cacheFile) entries() ([]entry, error) {
 	if err != nil || paths.len() != c.n {
 		return nil, fmt.Errorf("%w: paths", errCache)
 	}
-	bb, err := c.sec(secBlocks)
+	boff, bdata, err := c.rows(secBlocks, 1)
 	if err != nil {
 		return nil, err
 	}
-	boff, bdata, err := rows(bb, c.n, 1)
-	if err != nil {
-		return nil, err
-	}
-	db, err := c.sec(secDefs)
-	if err != nil {
-		return nil, err
-	}
-	doff, ddata, err := rows(db, c.n, 4)
+	doff, ddata, err := c.rows(secDefs, 4)
 	if err != nil {
 		return nil, err
 	}
 	defs := u32s(ddata[:4*doff[c.n]])
-	rb, err := c.sec(secRefs)
-	if err != nil {
-		return nil, err
-	}
-	roff, rdata, err := rows(rb, c.n, 5)
+	roff, rdata, err := c.rows(secRefs, 5)
 	if err != nil {
 		return nil, err
 	}

@@ -107,6 +107,16 @@ func (c *cacheFile) sec(id uint32) ([]byte, error) {
 	return s.data, nil
 }
 
+// rows reads section id as a row table of one row per file, items of elem
+// bytes (see rows).
+func (c *cacheFile) rows(id uint32, elem int) ([]uint32, []byte, error) {
+	b, err := c.sec(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	return rows(b, c.n, elem)
+}
+
 func (c *cacheFile) close() {
 	if c != nil && c.unmap != nil {
 		c.unmap()

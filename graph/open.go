@@ -145,11 +145,7 @@ func newGraph(c *cacheFile) (*Graph, error) {
 		return nil, fmt.Errorf("%w: %d paths for %d files", errCache, g.paths.len(), g.n)
 	}
 	csr := func(id uint32) ([]uint32, []uint32, []float32, error) {
-		b, err := c.sec(id)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		off, rest, err := rows(b, g.n, 8)
+		off, rest, err := c.rows(id, 8)
 		if err != nil {
 			return nil, nil, nil, err
 		}

@@ -172,11 +172,7 @@ func rank(n Node, want string) int {
 // Find answers Find from the cache: the same walk over the files in path
 // order as findScan, over the cached blocks (imports already resolved).
 func (g *Graph) Find(name string, limit int) ([]Node, error) {
-	bb, err := g.c.sec(secBlocks)
-	if err != nil {
-		return nil, err
-	}
-	boff, bdata, err := rows(bb, g.n, 1)
+	boff, bdata, err := g.c.rows(secBlocks, 1)
 	if err != nil {
 		return nil, err
 	}
