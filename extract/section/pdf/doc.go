@@ -168,30 +168,30 @@ func (d *doc) mergeTrailer(t dict) {
 
 // objHeader reads "num gen" right before the "obj" at data[at].
 func objHeader(data []byte, at int) (num, gen int, ok bool) {
-	i := at - 1
-	for i >= 0 && isWhite(data[i]) {
-		i--
-	}
-	g := i
-	for i >= 0 && data[i] >= '0' && data[i] <= '9' {
-		i--
-	}
-	if i == g || g-i > 6 {
+	gen, i, ok := numberBefore(data, at-1, 6)
+	if !ok {
 		return 0, 0, false
 	}
-	gen = atoi(data[i+1 : g+1])
-	for i >= 0 && isWhite(data[i]) {
-		i--
-	}
-	n := i
-	for i >= 0 && data[i] >= '0' && data[i] <= '9' {
-		i--
-	}
-	if i == n || n-i > 10 {
+	if num, _, ok = numberBefore(data, i, 10); !ok {
 		return 0, 0, false
 	}
-	num = atoi(data[i+1 : n+1])
 	return num, gen, num >= 0 && num < 1<<30
+}
+
+// numberBefore reads backwards from data[i], past white space, a number of
+// at most digits digits: its value and the index just before it.
+func numberBefore(data []byte, i, digits int) (n, before int, ok bool) {
+	for i >= 0 && isWhite(data[i]) {
+		i--
+	}
+	end := i
+	for i >= 0 && data[i] >= '0' && data[i] <= '9' {
+		i--
+	}
+	if i == end || end-i > digits {
+		return 0, i, false
+	}
+	return atoi(data[i+1 : end+1]), i, true
 }
 
 func atoi(b []byte) int {
