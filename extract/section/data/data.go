@@ -151,7 +151,11 @@ func commentBlock(src []byte, lines *section.LineIndex, n int, marker string) st
 	return strings.Join(parts, "\n")
 }
 
-// recovered turns a parser panic into an error.
-func recovered(format string, r any) error {
-	return fmt.Errorf("%s: parser panic: %v", format, r)
+// recoverInto, deferred by a splitter with named results res and err,
+// turns a parser panic into an error and a result without sections.
+func (b *builder) recoverInto(res *section.Result, err *error) {
+	if r := recover(); r != nil {
+		*res, *err = b.res, fmt.Errorf("%s: parser panic: %v", b.res.Kind, r)
+		res.Sections = nil
+	}
 }

@@ -23,12 +23,7 @@ func SplitTOML(in section.Input) (res section.Result, err error) {
 	src := section.StripBOM(in.Content)
 	lines := section.Lines(src)
 	b := newBuilder("toml", in, lines)
-	defer func() {
-		if r := recover(); r != nil {
-			res, err = b.res, recovered("toml", r)
-			res.Sections = nil
-		}
-	}()
+	defer b.recoverInto(&res, &err)
 
 	type group struct {
 		key      string

@@ -30,12 +30,7 @@ func SplitYAML(in section.Input) (res section.Result, err error) {
 	src := section.StripBOM(in.Content)
 	lines := section.Lines(src)
 	b := newBuilder("yaml", in, lines)
-	defer func() {
-		if r := recover(); r != nil {
-			res, err = b.res, recovered("yaml", r)
-			res.Sections = nil
-		}
-	}()
+	defer b.recoverInto(&res, &err)
 
 	var docs []*yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(yamlBreaks(src)))
