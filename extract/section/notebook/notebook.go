@@ -171,68 +171,67 @@ func decode(src []byte) ([]cell, meta, error) {
 	var cells []cell
 	found := false
 	d := json.NewDecoder(bytes.NewReader(src))
-	if err := expect(d, '{'); err != nil {
-		return nil, md, err
+	readInto := func() (err error) {
+		cells, err = readCells(d, src, cells)
+		return err
 	}
-	for d.More() {
-		key, err := d.Token()
-		if err != nil {
-			return nil, md, err
-		}
+	err := object(d, func(key string) error {
 		switch key {
 		case "cells":
 			found = true
-			if cells, err = readCells(d, src, cells); err != nil {
-				return nil, md, err
-			}
+			return readInto()
 		case "worksheets": // nbformat 3
 			found = true
 			if err := expect(d, '['); err != nil {
-				return nil, md, err
+				return err
 			}
 			for d.More() {
-				if err := expect(d, '{'); err != nil {
-					return nil, md, err
-				}
-				for d.More() {
-					k, err := d.Token()
-					if err != nil {
-						return nil, md, err
+				if err := object(d, func(key string) error {
+					if key == "cells" {
+						return readInto()
 					}
-					if k == "cells" {
-						if cells, err = readCells(d, src, cells); err != nil {
-							return nil, md, err
-						}
-					} else if err := skip(d); err != nil {
-						return nil, md, err
-					}
-				}
-				if err := expect(d, '}'); err != nil {
-					return nil, md, err
+					return skip(d)
+				}); err != nil {
+					return err
 				}
 			}
-			if err := expect(d, ']'); err != nil {
-				return nil, md, err
-			}
+			return expect(d, ']')
 		case "metadata":
 			var raw json.RawMessage
 			if err := d.Decode(&raw); err != nil {
-				return nil, md, err
+				return err
 			}
 			_ = json.Unmarshal(raw, &md) // odd metadata is no reason to lose the cells
-		default:
-			if err := skip(d); err != nil {
-				return nil, md, err
-			}
+			return nil
 		}
-	}
-	if err := expect(d, '}'); err != nil {
+		return skip(d)
+	})
+	if err != nil {
 		return nil, md, err
 	}
 	if !found {
 		return nil, md, ErrNotNotebook
 	}
 	return cells, md, nil
+}
+
+// object reads a JSON object, calling field with each key when the value
+// is next in d (field reads it).
+func object(d *json.Decoder, field func(key string) error) error {
+	if err := expect(d, '{'); err != nil {
+		return err
+	}
+	for d.More() {
+		t, err := d.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := t.(string)
+		if err := field(key); err != nil {
+			return err
+		}
+	}
+	return expect(d, '}')
 }
 
 func readCells(d *json.Decoder, src []byte, cells []cell) ([]cell, error) {
