@@ -77,13 +77,7 @@ func Answer(ctx context.Context, s *Searcher, task string, opt AnswerOptions) (*
 		}
 		r.Mode, r.Notes, r.Memory = res.Mode, res.Notes, res.Memory
 		r.Evidence = s.Judge(task, FileSections(res.Files), res.Confidence, opt.Ranking)
-		res.Files = res.Files[:min(len(res.Files), limit)]
-		if !r.Evidence.NoMatch {
-			r.Files = res.Files
-		}
-		for _, f := range r.Files {
-			paths = append(paths, f.Path)
-		}
+		r.Files = answered(res.Files, limit, r.Evidence, &paths, func(f FileHit) string { return f.Path })
 		if r.Files == nil {
 			r.Files = []FileHit{}
 		}
@@ -94,13 +88,7 @@ func Answer(ctx context.Context, s *Searcher, task string, opt AnswerOptions) (*
 		}
 		r.Mode, r.Notes, r.Memory = res.Mode, res.Notes, res.Memory
 		r.Evidence = s.Judge(task, res.Hits, res.Confidence, opt.Ranking)
-		res.Hits = res.Hits[:min(len(res.Hits), limit)]
-		if !r.Evidence.NoMatch {
-			r.Hits = res.Hits
-		}
-		for _, h := range r.Hits {
-			paths = append(paths, h.Path)
-		}
+		r.Hits = answered(res.Hits, limit, r.Evidence, &paths, func(h Hit) string { return h.Path })
 	}
 	if r.Hits == nil {
 		r.Hits = []Hit{}
@@ -110,6 +98,20 @@ func Answer(ctx context.Context, s *Searcher, task string, opt AnswerOptions) (*
 		return nil, err
 	}
 	return r, nil
+}
+
+// answered is what an answer shows of the hits or files found: the first
+// limit, none when the evidence says nothing matches (the least bad hits
+// would only mislead). Their paths are added to paths.
+func answered[T any](found []T, limit int, ev Evidence, paths *[]string, path func(T) string) []T {
+	if ev.NoMatch {
+		return nil
+	}
+	found = found[:min(len(found), limit)]
+	for _, x := range found {
+		*paths = append(*paths, path(x))
+	}
+	return found
 }
 
 // MatchMemories returns the saved entries that match task about as well
