@@ -1,6 +1,7 @@
 package history
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/internal/mmap"
 	"github.com/konteks/git-konteks/text"
 )
 
@@ -135,20 +137,11 @@ func writeSignals(dir string, key gitstore.Hash, s *Signals) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, "tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(s.encode()); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
 	name := key.String() + ".sig"
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, name)); err != nil {
+	if err := mmap.Replace(filepath.Join(dir, name), func(w *bufio.Writer) error {
+		_, err := w.Write(s.encode())
+		return err
+	}); err != nil {
 		return err
 	}
 	ents, _ := os.ReadDir(dir)

@@ -1,7 +1,8 @@
 // Package mmap maps files read-only for the local caches (the search
 // index's tables, the graph cache, the vector cache), so a reader pages in
-// only what it touches and processes share the pages, and replaces those
-// files atomically, so a reader maps either the old file or the new one.
+// only what it touches and processes share the pages, and replaces the
+// caches' files (those and history's signals) atomically, so a reader
+// sees either the old file or the new one.
 package mmap
 
 import (
