@@ -73,10 +73,8 @@ func (x *LineIndex) Start(n int) int {
 // (a '\r' before the '\n' is included), clamped to the buffer.
 func (x *LineIndex) End(n int) int {
 	switch {
-	case len(x.starts) == 0 || n < 1:
-		return 0
-	case n > len(x.starts):
-		return x.size
+	case len(x.starts) == 0 || n < 1 || n > len(x.starts):
+		return x.Start(n) // clamped as Start clamps
 	case n == len(x.starts):
 		// The last line ends at the buffer end, minus a final newline.
 		if x.final {
