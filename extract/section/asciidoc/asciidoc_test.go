@@ -73,10 +73,7 @@ func TestManyTitles(t *testing.T) {
 }
 
 func FuzzAsciiDoc(f *testing.F) {
-	sectiontest.Seed(f, filepath.Join(fixtures, "*.adoc"),
+	sectiontest.Fuzz(f, split, filepath.Join(fixtures, "*.adoc"),
 		"= T\n\n----\n== x\n----\nA\n-\n",
 		"== *a* _b_ `c` +d+ #e#\n")
-	f.Fuzz(func(t *testing.T, content []byte) {
-		split(t, content)
-	})
 }

@@ -164,10 +164,7 @@ func TestManyHeadings(t *testing.T) {
 }
 
 func FuzzHTML(f *testing.F) {
-	sectiontest.Seed(f, filepath.Join(fixtures, "*.html"),
+	sectiontest.Fuzz(f, split, filepath.Join(fixtures, "*.html"),
 		"<h1>a<a href=x>b</a></h1><pre>\n c</pre><nav><nav></nav>",
 		"<title>x<h1>y")
-	f.Fuzz(func(t *testing.T, content []byte) {
-		split(t, content)
-	})
 }

@@ -208,13 +208,10 @@ func TestRecordsAreValidJSON(t *testing.T) {
 }
 
 func FuzzMarkdown(f *testing.F) {
-	sectiontest.Seed(f, filepath.Join(fixtures, "*.md"),
+	sectiontest.Fuzz(f, split, filepath.Join(fixtures, "*.md"),
 		"```\n# a\n",
 		"---\n---\n+++\n",
 		"a\n===\n> # b\n- # c\n")
-	f.Fuzz(func(t *testing.T, content []byte) {
-		split(t, content)
-	})
 }
 
 // generated returns about size bytes of realistic Markdown: nested

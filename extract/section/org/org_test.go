@@ -54,9 +54,6 @@ func TestEdgeCases(t *testing.T) {
 }
 
 func FuzzOrg(f *testing.F) {
-	sectiontest.Seed(f, filepath.Join(fixtures, "*.org"),
+	sectiontest.Fuzz(f, split, filepath.Join(fixtures, "*.org"),
 		"#+TODO: A B(b) | C\n* A [#B] x [1/2] :t:\n*** \n")
-	f.Fuzz(func(t *testing.T, content []byte) {
-		split(t, content)
-	})
 }

@@ -157,13 +157,10 @@ func TestManyDirectives(t *testing.T) {
 }
 
 func FuzzRST(f *testing.F) {
-	sectiontest.Seed(f, filepath.Join(fixtures, "*.rst"),
+	sectiontest.Fuzz(f, split, filepath.Join(fixtures, "*.rst"),
 		"===\nT\n===\n",
 		"  .. class:: A\n.. method:: b\n    .. attribute:: c\n",
 		"T\n-\n\n::\n\n  x\n  -\n")
-	f.Fuzz(func(t *testing.T, content []byte) {
-		split(t, content)
-	})
 }
 
 // generated returns about size bytes of a realistic API reference.

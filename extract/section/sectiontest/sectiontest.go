@@ -97,6 +97,13 @@ func Seed(f *testing.F, pattern string, seeds ...string) {
 	}
 }
 
+// Fuzz fuzzes split with f, its corpus seeded as Seed seeds it: every
+// result must keep split's checks.
+func Fuzz(f *testing.F, split func(testing.TB, []byte) section.Result, pattern string, seeds ...string) {
+	Seed(f, pattern, seeds...)
+	f.Fuzz(func(t *testing.T, content []byte) { split(t, content) })
+}
+
 // Check checks that res has exactly the sections want, each as got sees
 // it (the fields a test compares).
 func Check[W comparable](t testing.TB, res section.Result, want []W, got func(memory.Section) W) {
