@@ -92,15 +92,7 @@ func TestInspector(t *testing.T) {
 		// --strict: a tool schema problem of error severity (one a client
 		// could not map) fails the call.
 		{args: []string{"--method", "tools/list", "--strict"}, legacy: true, check: func(label string, res json.RawMessage, stderr string) {
-			var list struct{ Tools []struct{ Name string } }
-			inspectorDecode(t, label, res, &list)
-			var names []string
-			for _, tl := range list.Tools {
-				names = append(names, tl.Name)
-			}
-			if want := inspectorSorted(mcp.Tools); !slices.Equal(inspectorSorted(names), want) {
-				t.Errorf("%s: names %v, want %v", label, inspectorSorted(names), want)
-			}
+			inspectorNames(t, label, res, "tools", mcp.Tools)
 			if strings.HasPrefix(label, "stdio legacy") {
 				t.Logf("%s: %d schema portability warnings, no errors", label, strings.Count(stderr, "Warning: "))
 			}
@@ -113,15 +105,7 @@ func TestInspector(t *testing.T) {
 			}
 		}},
 		{args: []string{"--method", "prompts/list"}, legacy: true, check: func(label string, res json.RawMessage, _ string) {
-			var list struct{ Prompts []struct{ Name string } }
-			inspectorDecode(t, label, res, &list)
-			var names []string
-			for _, p := range list.Prompts {
-				names = append(names, p.Name)
-			}
-			if want := inspectorSorted(mcp.Prompts); !slices.Equal(inspectorSorted(names), want) {
-				t.Errorf("%s: names %v, want %v", label, inspectorSorted(names), want)
-			}
+			inspectorNames(t, label, res, "prompts", mcp.Prompts)
 		}},
 		{args: []string{"--method", "tools/call", "--tool-name", mcp.ToolRecall, "--tool-arg", "task=get the value stored for a key"},
 			check: func(label string, res json.RawMessage, _ string) {
@@ -339,6 +323,23 @@ func inspectorDecode(t *testing.T, label string, res json.RawMessage, v any) {
 	t.Helper()
 	if err := json.Unmarshal(res, v); err != nil {
 		t.Errorf("%s: decode %s: %v", label, res, err)
+	}
+}
+
+// inspectorNames checks that the list under key of a tools/list or
+// prompts/list answer names exactly want.
+func inspectorNames(t *testing.T, label string, res json.RawMessage, key string, want []string) {
+	t.Helper()
+	var lists map[string]json.RawMessage
+	var list []struct{ Name string }
+	inspectorDecode(t, label, res, &lists)
+	inspectorDecode(t, label, lists[key], &list)
+	var names []string
+	for _, x := range list {
+		names = append(names, x.Name)
+	}
+	if want := inspectorSorted(want); !slices.Equal(inspectorSorted(names), want) {
+		t.Errorf("%s: names %v, want %v", label, inspectorSorted(names), want)
 	}
 }
 
