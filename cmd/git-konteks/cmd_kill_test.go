@@ -111,23 +111,26 @@ func binJSON(t *testing.T, dir string, v any, args ...string) {
 // status and text, in id order.
 func memoryState(t *testing.T, dir string) string {
 	t.Helper()
-	var items []durable.Item
-	binJSON(t, dir, &items, "memories", "list", "--all", "--json")
-	var lines []string
-	for _, it := range items {
-		lines = append(lines, it.ID+" "+it.Status+" "+it.Text)
-	}
-	sort.Strings(lines)
-	return strings.Join(lines, "\n")
+	return listState(t, dir, func(it durable.Item) string { return it.ID + " " + it.Status + " " + it.Text },
+		"memories", "list", "--all", "--json")
 }
 
+// skillState is the same of skills: each one's name, type and versions.
 func skillState(t *testing.T, dir string) string {
 	t.Helper()
-	var skills []durable.Skill
-	binJSON(t, dir, &skills, "skill", "list", "--all", "--json")
+	return listState(t, dir, func(s durable.Skill) string { return fmt.Sprintf("%s %s %d", s.Name, s.Type, s.Versions) },
+		"skill", "list", "--all", "--json")
+}
+
+// listState is the list the binary prints for args, one line per element
+// (as line writes it), sorted.
+func listState[T any](t *testing.T, dir string, line func(T) string, args ...string) string {
+	t.Helper()
+	var list []T
+	binJSON(t, dir, &list, args...)
 	var lines []string
-	for _, s := range skills {
-		lines = append(lines, fmt.Sprintf("%s %s %d", s.Name, s.Type, s.Versions))
+	for _, x := range list {
+		lines = append(lines, line(x))
 	}
 	sort.Strings(lines)
 	return strings.Join(lines, "\n")
