@@ -44,7 +44,7 @@ func TestInspector(t *testing.T) {
 	if _, err := os.Stat(insp); err != nil {
 		t.Fatalf("$%s: %v (run make inspector)", inspectorEnv, err)
 	}
-	r := mcpRepo(t)
+	r := mixedRepo(t)
 	run(t, r.Dir, "extract")
 	files := strings.Fields(r.Git("ls-files"))
 	t.Logf("inspector %s (%s)", inspectorVersion(t, insp), insp)

@@ -101,7 +101,7 @@ func TestMCPOutsideRepository(t *testing.T) {
 // serves it.
 func TestMCPRoots(t *testing.T) {
 	t.Parallel()
-	r := mcpRepo(t)
+	r := mixedRepo(t)
 	run(t, r.Dir, "extract")
 	cs := startMCP(t, t.TempDir(), []string{"mcp"}, nil,
 		&sdk.Root{URI: "file://" + t.TempDir(), Name: "not a repository"},
@@ -160,7 +160,7 @@ func TestMCPEmptyRepository(t *testing.T) {
 // error in words, naming the argument and what it should be.
 func TestMCPBadArguments(t *testing.T) {
 	t.Parallel()
-	r := mcpRepo(t)
+	r := mixedRepo(t)
 	run(t, r.Dir, "extract")
 	cs := startMCP(t, r.Dir, []string{"mcp"}, nil)
 	for _, c := range []struct {
@@ -230,7 +230,7 @@ func (p *progressLog) all() []string {
 // and the client, which gave a progress token, hears of it.
 func TestMCPColdIndexProgress(t *testing.T) {
 	t.Parallel()
-	r := mcpRepo(t)
+	r := mixedRepo(t)
 	pl := newProgressLog()
 	cs := startMCP(t, r.Dir, []string{"mcp"}, &sdk.ClientOptions{ProgressNotificationHandler: pl.handler})
 	callMCP(t, cs, mcp.ToolStatus, nil, nil)
@@ -320,7 +320,7 @@ func TestMCPCancel(t *testing.T) {
 // changes when memory moves.
 func TestMCPResources(t *testing.T) {
 	t.Parallel()
-	r := mcpRepo(t)
+	r := mixedRepo(t)
 	run(t, r.Dir, "extract")
 	var mu sync.Mutex
 	updated, listChanged := map[string]int{}, 0
@@ -450,7 +450,7 @@ func TestMCPResources(t *testing.T) {
 // non-loopback address is refused unless asked for.
 func TestMCPHTTP(t *testing.T) {
 	t.Parallel()
-	r := mcpRepo(t)
+	r := mixedRepo(t)
 	run(t, r.Dir, "extract")
 	cmd := exec.Command(binary, "mcp", "--http", "127.0.0.1:0")
 	cmd.Dir = r.Dir

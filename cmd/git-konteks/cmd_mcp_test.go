@@ -17,7 +17,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/konteks/git-konteks/agent"
-	"github.com/konteks/git-konteks/internal/testgit"
 	"github.com/konteks/git-konteks/mcp"
 )
 
@@ -86,21 +85,13 @@ func tryMCP(t *testing.T, cs *sdk.ClientSession, name string, args map[string]an
 	return text.String(), res.IsError
 }
 
-func mcpRepo(t *testing.T) *testgit.Repo {
-	t.Helper()
-	r := testgit.New(t)
-	r.CopyTree("../../testdata/repos/mixed")
-	r.Commit("import the mixed fixture")
-	return r
-}
-
 // TestMCPServer drives the real binary as an agent would: handshake, tool
 // and prompt lists, every tool before and after memory exists, saving and
 // finding memories, bad arguments, concurrent calls, and a refresh after a
 // commit.
 func TestMCPServer(t *testing.T) {
 	t.Parallel()
-	r := mcpRepo(t)
+	r := mixedRepo(t)
 	head := r.Git("rev-parse", "HEAD")
 	cs := mcpClient(t, r.Dir)
 	ctx := context.Background()
@@ -501,7 +492,7 @@ func getPrompt(t *testing.T, cs *sdk.ClientSession, name string, args map[string
 // what the files already hold.
 func TestMCPConfig(t *testing.T) {
 	t.Parallel()
-	r := mcpRepo(t)
+	r := mixedRepo(t)
 	codexHome := t.TempDir()
 	home := t.TempDir()
 	env := []string{"CODEX_HOME=" + codexHome, "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config")}

@@ -11,7 +11,7 @@ import (
 // match in memory".
 func TestRecallEvidence(t *testing.T) {
 	t.Parallel()
-	r := mcpRepo(t)
+	r := mixedRepo(t)
 	run(t, r.Dir, "extract")
 	out := run(t, r.Dir, "recall", "get the value stored for a key")
 	if !strings.HasPrefix(out, "internal/store/store.go:") || !strings.Contains(out, "evidence: strong evidence") {
