@@ -15,9 +15,14 @@ func writeSession(b *strings.Builder, s *SessionLink) {
 
 // Briefs are the briefs of the commits, in order.
 func (r *WhyResult) Briefs() []*Brief {
-	bs := make([]*Brief, len(r.Commits))
-	for i := range r.Commits {
-		bs[i] = &r.Commits[i].Brief
+	return briefsOf(r.Commits, func(c *WhyCommit) *Brief { return &c.Brief })
+}
+
+// briefsOf is the brief of each of xs, in order.
+func briefsOf[T any](xs []T, brief func(*T) *Brief) []*Brief {
+	bs := make([]*Brief, len(xs))
+	for i := range xs {
+		bs[i] = brief(&xs[i])
 	}
 	return bs
 }
@@ -72,11 +77,7 @@ func (r *WhyResult) Text() string {
 
 // Briefs are the briefs of the hits, in order.
 func (r *SearchResult) Briefs() []*Brief {
-	bs := make([]*Brief, len(r.Hits))
-	for i := range r.Hits {
-		bs[i] = &r.Hits[i].Brief
-	}
-	return bs
+	return briefsOf(r.Hits, func(h *Hit) *Brief { return &h.Brief })
 }
 
 // Text renders a `history` answer: each commit with the files it touched.
