@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -764,5 +765,42 @@ func TestAuthorWithCredentialWithheld(t *testing.T) {
 	}
 	if withheldN != 2 {
 		t.Fatalf("%d authors withheld, want 2", withheldN)
+	}
+}
+
+// TestStreamedSignalsMatchLoaded: the signals streamed part by part
+// (what a cold recall builds) are those of the loaded history, over
+// segments, a tail, renames, a deletion, commits of equal dates and a
+// branch whose older-dated commit is recorded last.
+func TestStreamedSignalsMatchLoaded(t *testing.T) {
+	tailMax, segmentMax = 4, 3
+	defer func() { tailMax, segmentMax = TailMax, SegmentMax }()
+	r := fixture(t)
+	repo := open(t, r)
+	root, _ := update(t, repo, gitstore.ZeroHash, "HEAD", defaults)
+	r.Git("checkout", "-q", "-b", "topic", "HEAD~4")
+	r.Git("rm", "-q", "util.go")
+	r.Git("commit", "-q", "--date", "2019-05-06T07:08:09Z", "-m", "Drop the helper file")
+	root, _ = update(t, repo, root, "HEAD", defaults)
+	h, err := Load(repo, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.State.Tail == 0 || len(h.State.Segments) == 0 {
+		t.Fatalf("want segments and a tail: %+v", h.State)
+	}
+	if h.Commits[0].Subject != "Drop the helper file" {
+		t.Fatalf("the older-dated commit is not first in time order: %q", h.Commits[0].Subject)
+	}
+	want := h.signals()
+	got, err := streamSignals(repo, root, h.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("streamed signals differ:\n got %v\nwant %v", got, want)
+	}
+	if len(got.ChID) == 0 || !slices.ContainsFunc(got.ChID, func(id int32) bool { return id < 0 }) {
+		t.Fatalf("no deletion among the changes: %v", got.ChID)
 	}
 }

@@ -12,53 +12,75 @@ import (
 func (h *History) build() {
 	h.once.Do(func() {
 		h.byH = make(map[string]int, len(h.Commits))
-		h.live = map[string]int32{}
-		h.last = map[string]int32{}
+		h.fileIDs = newFileIDs()
 		h.changeIDs = make([][]int32, len(h.Commits))
+		h.ix = &msgIndex{post: map[string]postings{}, dl: make([]uint16, 0, len(h.Commits))}
+		tf := map[string]int{}
 		for i := range h.Commits {
 			c := &h.Commits[i]
 			h.byH[c.Hash] = i
 			ids := make([]int32, len(c.Changes))
 			for j, ch := range c.Changes {
-				var id int32
-				switch ch.Kind {
-				case "R":
-					old, ok := h.live[ch.Old]
-					if !ok {
-						old = h.newID(ch.Old)
-					}
-					delete(h.live, ch.Old)
-					id = old
-					h.idName[id] = ch.Path
-				case "A", "C":
-					id = h.newID(ch.Path)
-				default:
-					var ok bool
-					if id, ok = h.live[ch.Path]; !ok {
-						id = h.newID(ch.Path)
-					}
-				}
-				if ch.Kind == "D" {
-					delete(h.live, ch.Path)
-				} else {
-					h.live[ch.Path] = id
-				}
-				h.last[ch.Path] = id
-				ids[j] = id
-				if n := len(h.idCommits[id]); n == 0 || h.idCommits[id][n-1] != int32(i) {
-					h.idCommits[id] = append(h.idCommits[id], int32(i))
-				}
+				ids[j] = h.assign(int32(i), ch.Kind, ch.Path, ch.Old)
 			}
 			h.changeIDs[i] = ids
+			h.ix.add(int32(i), c.Subject, c.Body, tf)
 		}
-		h.ix = newMsgIndex(h.Commits)
+		h.ix.finish()
 	})
 }
 
-func (h *History) newID(p string) int32 {
-	id := int32(len(h.idName))
-	h.idName = append(h.idName, p)
-	h.idCommits = append(h.idCommits, nil)
+// fileIDs follows files through renames: each file gets an identity
+// when it is added (or first seen), keeps it through renames, and loses
+// its path when deleted. Commits are assigned in time order.
+type fileIDs struct {
+	live      map[string]int32 // path -> identity of the file there now
+	last      map[string]int32 // path -> identity of the last file there (deleted too)
+	idName    []string         // identity -> its newest path
+	idCommits [][]int32        // identity -> commits that changed it, oldest first
+}
+
+func newFileIDs() fileIDs {
+	return fileIDs{live: map[string]int32{}, last: map[string]int32{}}
+}
+
+// assign gives the change (kind, path, old path) of commit i its file
+// identity.
+func (f *fileIDs) assign(i int32, kind, path, old string) int32 {
+	var id int32
+	switch kind {
+	case "R":
+		o, ok := f.live[old]
+		if !ok {
+			o = f.newID(old)
+		}
+		delete(f.live, old)
+		id = o
+		f.idName[id] = path
+	case "A", "C":
+		id = f.newID(path)
+	default:
+		var ok bool
+		if id, ok = f.live[path]; !ok {
+			id = f.newID(path)
+		}
+	}
+	if kind == "D" {
+		delete(f.live, path)
+	} else {
+		f.live[path] = id
+	}
+	f.last[path] = id
+	if n := len(f.idCommits[id]); n == 0 || f.idCommits[id][n-1] != i {
+		f.idCommits[id] = append(f.idCommits[id], i)
+	}
+	return id
+}
+
+func (f *fileIDs) newID(p string) int32 {
+	id := int32(len(f.idName))
+	f.idName = append(f.idName, p)
+	f.idCommits = append(f.idCommits, nil)
 	return id
 }
 
@@ -210,6 +232,7 @@ type msgIndex struct {
 	post  map[string]postings
 	dl    []uint16
 	avgdl float64
+	total int // terms over all documents
 }
 
 // postings are the documents holding a term, ascending, and the term's
@@ -219,35 +242,36 @@ type postings struct {
 	tfs  []uint16
 }
 
-func newMsgIndex(cs []Commit) *msgIndex {
-	ix := &msgIndex{post: map[string]postings{}, dl: make([]uint16, len(cs))}
-	total := 0
-	tf := map[string]int{}
-	for i := range cs {
-		clear(tf)
-		n := 0
-		for k, part := range []string{cs[i].Subject, cs[i].Subject, cs[i].Body} {
-			if k == 2 && len(part) > 1500 {
-				part = part[:1500]
-			}
-			for _, t := range text.Terms(part) {
-				tf[t]++
-				n++
-			}
-		}
-		ix.dl[i] = uint16(min(n, math.MaxUint16))
-		total += n
-		for t, f := range tf {
-			p := ix.post[t]
-			p.docs = append(p.docs, int32(i))
-			p.tfs = append(p.tfs, uint16(min(f, math.MaxUint16)))
-			ix.post[t] = p
+// add indexes the message of document i (the next one: documents are
+// added in order): the subject counts twice, the body's first 1,500
+// bytes once. tf is scratch space, reused between calls.
+func (ix *msgIndex) add(i int32, subject, body string, tf map[string]int) {
+	clear(tf)
+	n := 0
+	if len(body) > 1500 {
+		body = body[:1500]
+	}
+	for _, part := range []string{subject, subject, body} {
+		for _, t := range text.Terms(part) {
+			tf[t]++
+			n++
 		}
 	}
-	if len(cs) > 0 {
-		ix.avgdl = float64(total) / float64(len(cs))
+	ix.dl = append(ix.dl, uint16(min(n, math.MaxUint16)))
+	ix.total += n
+	for t, f := range tf {
+		p := ix.post[t]
+		p.docs = append(p.docs, i)
+		p.tfs = append(p.tfs, uint16(min(f, math.MaxUint16)))
+		ix.post[t] = p
 	}
-	return ix
+}
+
+// finish sets the mean document length once every document is added.
+func (ix *msgIndex) finish() {
+	if len(ix.dl) > 0 {
+		ix.avgdl = float64(ix.total) / float64(len(ix.dl))
+	}
 }
 
 func (ix *msgIndex) score(terms []string) map[int32]float64 {

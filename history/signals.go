@@ -90,11 +90,16 @@ func LoadSignals(repo *gitstore.Repo, memTree gitstore.Hash) (*Signals, error) {
 			return s, nil
 		}
 	}
-	h, err := Load(repo, memTree)
-	if err != nil || h == nil {
+	// A history this process holds already is flattened; otherwise the
+	// commits are streamed, never all held at once.
+	cacheMu.Lock()
+	h := cache[key]
+	cacheMu.Unlock()
+	if h != nil {
+		s = h.signals()
+	} else if s, err = streamSignals(repo, memTree, key); err != nil {
 		return nil, err
 	}
-	s = h.signals()
 	if dir != "" {
 		_ = writeSignals(dir, key, s) // a cache: failing to write it costs time only
 	}
@@ -206,40 +211,57 @@ func (s *Signals) check() error {
 // signals flattens a history.
 func (h *History) signals() *Signals {
 	h.build()
-	n := len(h.Commits)
-	s := &Signals{Key: h.Key.String(), Version: signalsVersion, N: n, DL: h.ix.dl, AvgDL: h.ix.avgdl}
-	s.Terms = make([]string, 0, len(h.ix.post))
-	for t := range h.ix.post {
+	weight := make([]float32, len(h.Commits))
+	files := make([]int32, len(h.Commits))
+	chIDs := make([][]int32, len(h.Commits))
+	for i := range h.Commits {
+		c := &h.Commits[i]
+		weight[i], files[i] = float32(c.Weight), int32(c.Files)
+		chIDs[i] = markDeleted(h.changeIDs[i], func(j int) bool { return c.Changes[j].Kind == "D" })
+	}
+	return newSignals(h.Key.String(), h.ix, weight, files, chIDs, &h.fileIDs)
+}
+
+// markDeleted is ids with the identities of deletions (del(j)) as -id-1.
+func markDeleted(ids []int32, del func(j int) bool) []int32 {
+	out := make([]int32, len(ids))
+	for j, id := range ids {
+		if del(j) {
+			id = -id - 1
+		}
+		out[j] = id
+	}
+	return out
+}
+
+// newSignals flattens what a history's commits (in time order) gave:
+// their message index, weights, numbers of files, the identities of
+// their changes (deletions marked) and the files' identities.
+func newSignals(key string, ix *msgIndex, weight []float32, files []int32, chIDs [][]int32, ids *fileIDs) *Signals {
+	n := len(weight)
+	s := &Signals{Key: key, Version: signalsVersion, N: n, DL: ix.dl, AvgDL: ix.avgdl, Weight: weight, Files: files}
+	s.Terms = make([]string, 0, len(ix.post))
+	for t := range ix.post {
 		s.Terms = append(s.Terms, t)
 	}
 	sort.Strings(s.Terms)
 	s.Off = make([]int32, 0, len(s.Terms)+1)
 	s.Off = append(s.Off, 0)
 	for _, t := range s.Terms {
-		p := h.ix.post[t]
+		p := ix.post[t]
 		s.Docs = append(s.Docs, p.docs...)
 		s.TFs = append(s.TFs, p.tfs...)
 		s.Off = append(s.Off, int32(len(s.Docs)))
 	}
-	s.Weight = make([]float32, n)
-	s.Files = make([]int32, n)
 	s.ChOff = make([]int32, 0, n+1)
 	s.ChOff = append(s.ChOff, 0)
-	for i := range h.Commits {
-		c := &h.Commits[i]
-		s.Weight[i] = float32(c.Weight)
-		s.Files[i] = int32(c.Files)
-		for j, id := range h.changeIDs[i] {
-			if c.Changes[j].Kind == "D" {
-				id = -id - 1
-			}
-			s.ChID = append(s.ChID, id)
-		}
+	for _, cs := range chIDs {
+		s.ChID = append(s.ChID, cs...)
 		s.ChOff = append(s.ChOff, int32(len(s.ChID)))
 	}
-	s.Names = h.idName
-	s.IDOff = append(make([]int32, 0, len(h.idName)+1), 0)
-	for _, cs := range h.idCommits {
+	s.Names = ids.idName
+	s.IDOff = append(make([]int32, 0, len(ids.idName)+1), 0)
+	for _, cs := range ids.idCommits {
 		s.IDCom = append(s.IDCom, cs...)
 		s.IDOff = append(s.IDOff, int32(len(s.IDCom)))
 	}
@@ -255,9 +277,121 @@ func (h *History) signals() *Signals {
 		}
 		return ps, ids
 	}
-	s.LivePaths, s.LiveIDs = flat(h.live)
-	s.LastPaths, s.LastIDs = flat(h.last)
+	s.LivePaths, s.LiveIDs = flat(ids.live)
+	s.LastPaths, s.LastIDs = flat(ids.last)
 	return s
+}
+
+// streamSignals builds the signals of the history directory key without
+// holding its commits: each part is decoded, reduced to what the signals
+// read (time, weight, number of files, the changes with their paths
+// shared, the message's terms) and dropped. On rails (99,000 commits)
+// the decoded commits held 100 MB; what is kept holds a tenth of it. The
+// result is the one h.signals() gives.
+func streamSignals(repo *gitstore.Repo, memTree, key gitstore.Hash) (*Signals, error) {
+	st, err := readLoadable(repo, key)
+	if err != nil {
+		return nil, err
+	}
+	type change struct {
+		kind      string
+		path, old string
+	}
+	type slim struct {
+		time    int64
+		weight  float32
+		files   int32
+		changes []change
+	}
+	cs := make([]slim, 0, st.Commits)
+	// Messages are indexed in recording order, renumbered below.
+	ix := &msgIndex{post: map[string]postings{}, dl: make([]uint16, 0, st.Commits)}
+	tf := map[string]int{}
+	paths := map[string]string{}
+	share := func(p string) string {
+		if p == "" {
+			return ""
+		}
+		if q, ok := paths[p]; ok {
+			return q
+		}
+		paths[p] = p
+		return p
+	}
+	err = eachPart(repo, memTree, st, readCommits, func(part []Commit) error {
+		for i := range part {
+			c := &part[i]
+			ix.add(int32(len(cs)), c.Subject, c.Body, tf)
+			sc := slim{time: c.Time, weight: float32(c.Weight), files: int32(c.Files), changes: make([]change, len(c.Changes))}
+			for j, ch := range c.Changes {
+				sc.changes[j] = change{kind: kindOf(ch.Kind), path: share(ch.Path), old: share(ch.Old)}
+			}
+			cs = append(cs, sc)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	ix.finish()
+	// Time order, stable for equal dates, as Load sorts.
+	order := make([]int32, len(cs))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	sort.SliceStable(order, func(a, b int) bool { return cs[order[a]].time < cs[order[b]].time })
+	rank := make([]int32, len(cs))
+	for r, i := range order {
+		rank[i] = int32(r)
+	}
+	dl := make([]uint16, len(cs))
+	for i, d := range ix.dl {
+		dl[rank[i]] = d
+	}
+	ix.dl = dl
+	for t, p := range ix.post {
+		for k, d := range p.docs {
+			p.docs[k] = rank[d]
+		}
+		sort.Sort(byDoc(p))
+		ix.post[t] = p
+	}
+	ids := newFileIDs()
+	weight := make([]float32, len(cs))
+	files := make([]int32, len(cs))
+	chIDs := make([][]int32, len(cs))
+	for r, i := range order {
+		c := &cs[i]
+		weight[r], files[r] = c.weight, c.files
+		got := make([]int32, len(c.changes))
+		for j, ch := range c.changes {
+			got[j] = ids.assign(int32(r), ch.kind, ch.path, ch.old)
+		}
+		chIDs[r] = markDeleted(got, func(j int) bool { return c.changes[j].kind == "D" })
+		c.changes = nil
+	}
+	return newSignals(key.String(), ix, weight, files, chIDs, &ids), nil
+}
+
+// kindOf is a change kind as a constant string, so that the kinds of
+// many changes share one.
+func kindOf(k string) string {
+	for _, c := range [...]string{"M", "A", "D", "R", "T", "C"} {
+		if k == c {
+			return c
+		}
+	}
+	return k
+}
+
+// byDoc sorts postings by document.
+type byDoc postings
+
+func (p byDoc) Len() int           { return len(p.docs) }
+func (p byDoc) Less(i, j int) bool { return p.docs[i] < p.docs[j] }
+func (p byDoc) Swap(i, j int) {
+	p.docs[i], p.docs[j] = p.docs[j], p.docs[i]
+	p.tfs[i], p.tfs[j] = p.tfs[j], p.tfs[i]
 }
 
 func (s *Signals) fileID(p string) (int32, bool) {

@@ -703,14 +703,11 @@ type History struct {
 	State   State
 	Commits []Commit
 
-	once      sync.Once
-	ix        *msgIndex
-	byH       map[string]int
-	live      map[string]int32 // path -> identity of the file there now
-	last      map[string]int32 // path -> identity of the last file there (deleted too)
-	idName    []string         // identity -> its newest path
-	idCommits [][]int32        // identity -> commits that changed it, oldest first
-	changeIDs [][]int32        // per commit, per change: the file identity
+	once sync.Once
+	ix   *msgIndex
+	byH  map[string]int
+	fileIDs
+	changeIDs [][]int32 // per commit, per change: the file identity
 }
 
 var (
@@ -769,19 +766,38 @@ func readPart(repo *gitstore.Repo, memTree gitstore.Hash, p string, want int, re
 	return read(repo, h, p, want)
 }
 
-// Load reads the history of a memory tree (nil, nil when it has none).
-// Histories are cached in the process by their tree id.
-func Load(repo *gitstore.Repo, memTree gitstore.Hash) (*History, error) {
-	h, err := dirOf(repo, memTree)
-	if err != nil || h.IsZero() {
-		return nil, err
+// eachPart calls fn with the commits of each part of a history, in
+// recording order: the recent segments, then the older ones the
+// background walk recorded, then the tail. Segments are read through
+// read (cachedSegment keeps them for the next memory commit).
+func eachPart(repo *gitstore.Repo, memTree gitstore.Hash, st *State, read func(*gitstore.Repo, gitstore.Hash, string, int) ([]Commit, error), fn func([]Commit) error) error {
+	for _, part := range []struct {
+		segs []Segment
+		path func(int) string
+	}{{st.Segments, SegmentPath}, {st.Back, BackPath}} {
+		for _, s := range part.segs {
+			cs, err := readPart(repo, memTree, part.path(s.Seq), s.Commits, read)
+			if err != nil {
+				return err
+			}
+			if err := fn(cs); err != nil {
+				return err
+			}
+		}
 	}
-	cacheMu.Lock()
-	if hs := cache[h]; hs != nil {
-		cacheMu.Unlock()
-		return hs, nil
+	if st.Tail > 0 {
+		cs, err := readPart(repo, memTree, TailPath, st.Tail, readCommits)
+		if err != nil {
+			return err
+		}
+		return fn(cs)
 	}
-	cacheMu.Unlock()
+	return nil
+}
+
+// readLoadable reads the state of the history directory h, refusing a
+// format this tool does not read.
+func readLoadable(repo *gitstore.Repo, h gitstore.Hash) (*State, error) {
 	sh, _, ok, err := repo.Lookup(h, "state")
 	if err != nil {
 		return nil, corrupt("%v", err)
@@ -796,26 +812,32 @@ func Load(repo *gitstore.Repo, memTree gitstore.Hash) (*History, error) {
 	if st.Version != Version {
 		return nil, corrupt("format version %d, this tool reads %d", st.Version, Version)
 	}
-	hs := &History{Key: h, State: *st, Commits: make([]Commit, 0, st.Commits)}
-	// Recent segments, then the older ones the background walk recorded.
-	for _, part := range []struct {
-		segs []Segment
-		path func(int) string
-	}{{st.Segments, SegmentPath}, {st.Back, BackPath}} {
-		for _, s := range part.segs {
-			cs, err := readPart(repo, memTree, part.path(s.Seq), s.Commits, cachedSegment)
-			if err != nil {
-				return nil, err
-			}
-			hs.Commits = append(hs.Commits, cs...)
-		}
+	return st, nil
+}
+
+// Load reads the history of a memory tree (nil, nil when it has none).
+// Histories are cached in the process by their tree id.
+func Load(repo *gitstore.Repo, memTree gitstore.Hash) (*History, error) {
+	h, err := dirOf(repo, memTree)
+	if err != nil || h.IsZero() {
+		return nil, err
 	}
-	if st.Tail > 0 {
-		cs, err := readPart(repo, memTree, TailPath, st.Tail, readCommits)
-		if err != nil {
-			return nil, err
-		}
+	cacheMu.Lock()
+	if hs := cache[h]; hs != nil {
+		cacheMu.Unlock()
+		return hs, nil
+	}
+	cacheMu.Unlock()
+	st, err := readLoadable(repo, h)
+	if err != nil {
+		return nil, err
+	}
+	hs := &History{Key: h, State: *st, Commits: make([]Commit, 0, st.Commits)}
+	if err := eachPart(repo, memTree, st, cachedSegment, func(cs []Commit) error {
 		hs.Commits = append(hs.Commits, cs...)
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	// Commits of several branches arrive in recording order; queries
 	// want time order (stable for equal dates).
