@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"iter"
 	"maps"
 	"os"
 	"path/filepath"
@@ -80,6 +81,8 @@ type sectionDoc struct {
 	// vecs are the vectors of keys, in order, when the index computes
 	// them (see localVectors); nil when they come from the memory ref.
 	vecs []embed.Quantized
+	// fresh says, per vector, whether it may go into the local cache.
+	fresh []bool
 }
 
 // recordDocs are the documents of one record: its sections', and the
@@ -228,7 +231,10 @@ func capText(s string, n int) string {
 func readRecords(ctx context.Context, repo *gitstore.Repo, refs []memref.RecordRef, withBleve bool, lv *localVectors, progress func(done, total int), fn func(recordDocs) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	results := make(chan recordDocs, 64)
+	// A record's documents hold its analysed fields, often the largest
+	// part of a build's heap; a few in the queue keep the consumer busy,
+	// more only hold memory (64 held 60 MB on rails).
+	results := make(chan recordDocs, 4)
 	errc := make(chan error, 1)
 	go func() {
 		errc <- memref.ReadParallel(ctx, repo, refs, func() func(int, []byte) error {
@@ -442,18 +448,19 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, model s
 			vecc <- loaded{v, d, err, true}
 		}()
 	}
-	type entry struct {
-		doc  Doc
-		keys []embed.Key
-		vecs []embed.Quantized
+	ar := &docArena{}
+	if lv != nil {
+		ar.dim = lv.emb.Dim()
 	}
-	var entries []entry
 	err = readRecords(ctx, repo, refs, true, lv, progress, func(rd recordDocs) error {
-		for _, d := range rd.sections {
+		for i := range rd.sections {
+			d := &rd.sections[i]
 			if err := secs.add(d.bdoc); err != nil {
 				return err
 			}
-			entries = append(entries, entry{d.doc, d.keys, d.vecs})
+			if err := ar.add(d); err != nil {
+				return err
+			}
 		}
 		if rd.file != nil {
 			return files.add(rd.file)
@@ -481,28 +488,14 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, model s
 		<-bleveDone
 		return nil, lvs.err
 	}
-	sort.Slice(entries, func(i, j int) bool { return entries[i].doc.ID < entries[j].doc.ID })
-	docs := make([]Doc, 0, len(entries))
-	keys := make([][]embed.Key, 0, len(entries))
-	computed := make([][]embed.Quantized, 0, len(entries))
-	for i, e := range entries {
-		if i > 0 && e.doc.ID == entries[i-1].doc.ID {
-			continue
-		}
-		docs = append(docs, e.doc)
-		keys = append(keys, e.keys)
-		computed = append(computed, e.vecs)
-	}
+	ents := ar.sorted()
 	vecs, dim := lvs.vecs, lvs.dim
 	var rows []vecRow
-	for i, ks := range keys {
-		for j, k := range ks {
+	for i, e := range ents {
+		for k := e.k0; k < e.k1; k++ {
 			if lv != nil {
-				if j < len(computed[i]) {
-					q := computed[i][j]
-					rows = append(rows, vecRow{doc: uint32(i), scale: q.Scale, q: q.Q})
-				}
-			} else if q, ok := vecs[k]; ok {
+				rows = append(rows, vecRow{doc: uint32(i), scale: ar.scales[k], q: ar.vec(k)})
+			} else if q, ok := vecs[ar.keys[k]]; ok {
 				rows = append(rows, vecRow{doc: uint32(i), scale: q.Scale, q: q.Q})
 			}
 		}
@@ -514,12 +507,18 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, model s
 	// holds none of its vectors: a query for that model is then answered
 	// knowing so, and one for another model builds its own (see fits).
 	m := &meta{Format: FormatVersion, Memory: mem.Commit.String(), Tree: mem.Tree.String(), Model: model, Dim: dim,
-		Content: contentKey(repo, mem.Tree, model), Docs: len(docs), Vectors: len(rows), Built: time.Now().UTC(), How: "build", Tokens: tokens(docs), Files: countFiles(docs),
-		Languages: addLanguages(map[string]int{}, docs, 1)}
+		Content: contentKey(repo, mem.Tree, model), Docs: len(ents), Vectors: len(rows), Built: time.Now().UTC(), How: "build"}
+	m.Tokens, m.Files, m.Languages = docStats(ar.docs(ents))
 	if lv != nil {
 		m.Computed, m.Cached = int(lv.computed.Load()), int(lv.cached.Load())
 	}
-	err = writeTables(dir, docs, model, dim, rows, m)
+	err = ar.writeDocs(filepath.Join(dir, "docs.bin"), ents)
+	if err == nil {
+		err = writeVecs(dir, model, dim, rows)
+	}
+	if err == nil {
+		err = writeMeta(dir, m)
+	}
 	if berr := <-bleveDone; err == nil {
 		err = berr
 	}
@@ -529,64 +528,61 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, model s
 	if lv != nil {
 		// A cache that cannot be written costs the next build time, not
 		// this one its answer.
-		_ = lv.keep(repo, model, keys)
+		_ = lv.keep(repo, model, ar)
 	}
 	return m, nil
 }
 
-// tokens totals the analysed lengths of every field; a whole file's length
-// is its sections' text plus its path once (see fileDoc). Summing the
-// table costs a few milliseconds; bleve's own statistic is not a length
-// (it counts dictionary terms, once per segment).
-func tokens(docs []Doc) map[string]int64 {
-	t := map[string]int64{fieldText: 0, fieldName: 0, fieldPath: 0, fieldFile: 0}
+// docStats totals what a generation's meta records of docs in id order:
+// the analysed lengths of every field (a whole file's length is its
+// sections' text plus its path once, see fileDoc; bleve's own statistic
+// is not a length: it counts dictionary terms, once per segment), the
+// files, and the sections of each language.
+func docStats(docs iter.Seq[*Doc]) (tokens map[string]int64, files int, langs map[string]int) {
+	tokens = map[string]int64{fieldText: 0, fieldName: 0, fieldPath: 0, fieldFile: 0}
+	langs = map[string]int{}
 	prev := ""
-	for _, d := range docs {
-		t[fieldText] += int64(d.lens[0])
-		t[fieldName] += int64(d.lens[1])
-		t[fieldPath] += int64(d.lens[2])
-		t[fieldFile] += int64(d.lens[0])
+	for d := range docs {
+		tokens[fieldText] += int64(d.lens[0])
+		tokens[fieldName] += int64(d.lens[1])
+		tokens[fieldPath] += int64(d.lens[2])
+		tokens[fieldFile] += int64(d.lens[0])
 		if d.Path != prev {
-			t[fieldFile] += int64(d.lens[2])
+			tokens[fieldFile] += int64(d.lens[2])
 			prev = d.Path
+			files++
+		}
+		if d.Language != "" {
+			langs[d.Language]++
 		}
 	}
-	return t
+	return tokens, files, langs
 }
 
-// addLanguages adds sign times each doc's language to counts, dropping
-// languages that reach zero.
-func addLanguages(counts map[string]int, docs []Doc, sign int) map[string]int {
-	for _, d := range docs {
-		if d.Language == "" {
-			continue
+// addLanguages adds sign times each language's count to counts,
+// dropping languages that reach zero.
+// each yields pointers to the docs of a slice.
+func each(docs []Doc) iter.Seq[*Doc] {
+	return func(yield func(*Doc) bool) {
+		for i := range docs {
+			if !yield(&docs[i]) {
+				return
+			}
 		}
-		if counts[d.Language] += sign; counts[d.Language] <= 0 {
-			delete(counts, d.Language)
+	}
+}
+
+func addLanguages(counts map[string]int, langs map[string]int, sign int) map[string]int {
+	for l, n := range langs {
+		if counts[l] += sign * n; counts[l] <= 0 {
+			delete(counts, l)
 		}
 	}
 	return counts
 }
 
-func countFiles(docs []Doc) int {
-	n, prev := 0, ""
-	for _, d := range docs {
-		if d.Path != prev {
-			n++
-			prev = d.Path
-		}
-	}
-	return n
-}
-
-func writeTables(dir string, docs []Doc, model string, dim int, rows []vecRow, m *meta) error {
-	if err := os.WriteFile(filepath.Join(dir, "docs.bin"), encodeDocs(docs), 0o644); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "vectors.bin"), encodeVecs(model, dim, rows), 0o644); err != nil {
-		return err
-	}
-	return writeMeta(dir, m)
+func writeVecs(dir, model string, dim int, rows []vecRow) error {
+	return os.WriteFile(filepath.Join(dir, "vectors.bin"), encodeVecs(model, dim, rows), 0o644)
 }
 
 func writeMeta(dir string, m *meta) error {
@@ -798,23 +794,25 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 	for _, f := range plan.fresh {
 		freshDocs = append(freshDocs, fresh[f].doc)
 	}
-	tok := map[string]int64{}
-	for f, n := range old.meta.Tokens {
-		tok[f] = n
+	rmTok, rmFiles, rmLangs := docStats(each(removed))
+	addTok, addFiles, addLangs := docStats(each(freshDocs))
+	tok := maps.Clone(old.meta.Tokens)
+	if tok == nil {
+		tok = map[string]int64{}
 	}
-	for f, n := range tokens(removed) {
+	for f, n := range rmTok {
 		tok[f] -= n
 	}
-	for f, n := range tokens(freshDocs) {
+	for f, n := range addTok {
 		tok[f] += n
 	}
 	var langs map[string]int
 	if old.meta.Languages != nil {
-		langs = addLanguages(addLanguages(maps.Clone(old.meta.Languages), removed, -1), freshDocs, 1)
+		langs = addLanguages(addLanguages(maps.Clone(old.meta.Languages), rmLangs, -1), addLangs, 1)
 	}
 	m := &meta{Format: FormatVersion, Memory: mem.Commit.String(), Tree: mem.Tree.String(), Model: model, Dim: dim,
 		Content: contentKey(repo, mem.Tree, model), Docs: plan.n, Vectors: nvecs, Built: time.Now().UTC(), How: "update", Changes: len(changes), Tokens: tok,
-		Files: old.files - countFiles(removed) + countFiles(freshDocs), Languages: langs}
+		Files: old.files - rmFiles + addFiles, Languages: langs}
 	if lv != nil {
 		m.Computed, m.Cached = int(lv.computed.Load()), int(lv.cached.Load())
 	}

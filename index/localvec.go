@@ -8,7 +8,6 @@ import (
 	"math"
 	"path/filepath"
 	"sort"
-	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -27,8 +26,6 @@ import (
 type localVectors struct {
 	emb   embed.InProcess
 	cache *vecCache // nil: none yet
-	mu    sync.Mutex
-	made  []embed.Entry // computed and verified: they go into the next cache
 	// Counts, for the benchmark and the tests.
 	computed, cached atomic.Int64
 }
@@ -58,13 +55,13 @@ func (lv *localVectors) close() {
 // fill sets the vectors of rd's sections (aligned with their keys), from
 // the cache or computed with vz. buf is scratch space, returned grown.
 func (lv *localVectors) fill(vz embed.Vectorizer, buf []byte, f *memory.File, rd *recordDocs) []byte {
-	var made []embed.Entry
 	for i := range rd.sections {
 		sd := &rd.sections[i]
 		if len(sd.keys) == 0 {
 			continue
 		}
 		sd.vecs = make([]embed.Quantized, 0, len(sd.keys))
+		sd.fresh = make([]bool, 0, len(sd.keys))
 		s := &f.Sections[i]
 		// EachEmbeddingText yields the texts in the order makeDocs took
 		// their keys (chunks in order, or the section's own text); keys
@@ -77,50 +74,35 @@ func (lv *localVectors) fill(vz embed.Vectorizer, buf []byte, f *memory.File, rd
 			if q, ok := lv.cache.get(k); ok {
 				lv.cached.Add(1)
 				sd.vecs = append(sd.vecs, q)
+				sd.fresh = append(sd.fresh, true)
 				return
 			}
 			q := embed.QuantizeOwned(vz.Vector(string(text)))
 			lv.computed.Add(1)
 			sd.vecs = append(sd.vecs, q)
-			if section.HashBytes(text) == hash {
-				made = append(made, embed.Entry{Key: k, Quantized: q})
-			}
+			// Only a vector of the very text its key names may be
+			// cached under that key.
+			sd.fresh = append(sd.fresh, section.HashBytes(text) == hash)
 		})
 		if len(sd.vecs) != len(sd.keys) {
-			sd.vecs = nil // not reached: the two walks agree
+			sd.vecs, sd.fresh = nil, nil // not reached: the two walks agree
 		}
-	}
-	if len(made) > 0 {
-		lv.mu.Lock()
-		lv.made = append(lv.made, made...)
-		lv.mu.Unlock()
 	}
 	return buf
 }
 
-// keep writes the cache for the next build: the vectors of every key in
-// keys, from the cache or computed in this build (a vector whose text did
-// not hash to its key is not kept). The cache so holds exactly the current
-// memory's vectors and its size follows the memory's.
-func (lv *localVectors) keep(repo *gitstore.Repo, model string, keys [][]embed.Key) error {
-	have := make(map[embed.Key]embed.Quantized, len(lv.made))
-	for _, e := range lv.made {
-		have[e.Key] = e.Quantized
-	}
+// keep writes the local cache of the model's vectors: every cacheable
+// vector of the arena (the ones taken from the cache, and the computed
+// ones whose text hashes to their key), once per key.
+func (lv *localVectors) keep(repo *gitstore.Repo, model string, a *docArena) error {
 	var out []embed.Entry
-	seen := map[embed.Key]bool{}
-	for _, ks := range keys {
-		for _, k := range ks {
-			if seen[k] {
-				continue
-			}
-			seen[k] = true
-			if q, ok := have[k]; ok {
-				out = append(out, embed.Entry{Key: k, Quantized: q})
-			} else if q, ok := lv.cache.get(k); ok {
-				out = append(out, embed.Entry{Key: k, Quantized: q})
-			}
+	seen := make(map[embed.Key]bool, len(a.keys))
+	for i, k := range a.keys {
+		if !a.cacheable[i] || seen[k] {
+			continue
 		}
+		seen[k] = true
+		out = append(out, embed.Entry{Key: k, Quantized: embed.Quantized{Scale: a.scales[i], Q: a.vec(uint32(i))}})
 	}
 	p, err := cachePath(repo, model)
 	if err != nil {

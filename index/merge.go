@@ -83,7 +83,7 @@ func mergePlan(t *docTable, removed []int, fresh []sectionDoc) mergePlanT {
 	return p
 }
 
-// writeDocsMerged writes the docs table of a merge plan (see encodeDocs
+// writeDocsMerged writes the docs table of a merge plan (see docsMagic
 // for the layout).
 func writeDocsMerged(path, oldPath string, t *docTable, p mergePlanT, fresh []sectionDoc) error {
 	enc := make(map[int][]byte, len(p.fresh))

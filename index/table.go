@@ -50,27 +50,6 @@ func docID(path, anchor string) string { return path + "#" + anchor }
 //	        per topic
 const docsMagic = "KXD3"
 
-func encodeDocs(docs []Doc) []byte {
-	size := 0
-	for _, d := range docs {
-		size += 64 + len(d.ID) + len(d.Summary) + len(d.QName) + len(d.Blob) + 16*len(d.Topics)
-	}
-	data := make([]byte, 0, size)
-	offs := make([]uint32, 0, len(docs)+1)
-	for i := range docs {
-		offs = append(offs, uint32(len(data)))
-		data = appendDoc(data, &docs[i])
-	}
-	offs = append(offs, uint32(len(data)))
-	out := make([]byte, 0, 8+4*len(offs)+len(data))
-	out = append(out, docsMagic...)
-	out = binary.LittleEndian.AppendUint32(out, uint32(len(docs)))
-	for _, o := range offs {
-		out = binary.LittleEndian.AppendUint32(out, o)
-	}
-	return append(out, data...)
-}
-
 // appendDoc appends the record of one doc.
 func appendDoc(data []byte, d *Doc) []byte {
 	str := func(s string) {
@@ -220,8 +199,11 @@ func (t *docTable) language(i int) string {
 }
 
 // doc decodes doc i.
-func (t *docTable) doc(i int) Doc {
-	r := reader{b: t.record(i)}
+func (t *docTable) doc(i int) Doc { return decodeDoc(t.record(i)) }
+
+// decodeDoc decodes a record of the table (see appendDoc).
+func decodeDoc(rec []byte) Doc {
+	r := reader{b: rec}
 	pl := r.uv()
 	var d Doc
 	d.ID = r.str()

@@ -1,0 +1,172 @@
+package index
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"iter"
+	"math"
+	"slices"
+
+	"github.com/konteks/git-konteks/embed"
+)
+
+// docArena holds what a cold build keeps of every section until the
+// tables are written: its docs.bin record, its vectors' keys and, for a
+// model whose vectors the index computes, the vectors themselves. All of
+// it lives in a few large pointer-free slices. On rails (59,000
+// sections) the same held as Docs and per-section slices took 80 MB of
+// live heap, most of it small objects the collector marked again on every
+// cycle of the build; here it is 45 MB that the collector never scans,
+// which lets a build run under a lower memory limit at little cost.
+type docArena struct {
+	recs chunks[byte] // the docs' records, as docs.bin encodes them
+	ents []arenaEnt   // a section's record and keys, in arrival order
+	keys []embed.Key
+	// With computed vectors (dim > 0): per key, the vector's scale, its
+	// components (q at i*dim) and whether it may go into the local cache.
+	dim       int
+	scales    []float32
+	vecs      []uint64 // where in q
+	q         chunks[int8]
+	cacheable []bool
+
+	buf []byte // scratch: the record being added
+}
+
+// arenaEnt is one section: its record (n bytes at off in recs) and
+// keys[k0:k1].
+type arenaEnt struct {
+	off    uint64
+	n      uint32
+	k0, k1 uint32
+}
+
+// chunks is an append-only sequence of values in chunks of chunkSize:
+// growing it never copies what it holds (a slice doubling its capacity
+// holds both the old and the new array for a moment, and up to twice
+// what it needs after), and a run appended at once stays in one chunk.
+type chunks[T any] struct {
+	c [][]T
+}
+
+const chunkSize = 1 << 20
+
+// add appends vs, in one chunk, and returns where: the chunk in the high
+// 32 bits, the position in it in the low ones.
+func (c *chunks[T]) add(vs ...T) uint64 {
+	n := len(c.c)
+	if n == 0 || len(c.c[n-1])+len(vs) > cap(c.c[n-1]) {
+		c.c = append(c.c, make([]T, 0, max(chunkSize, len(vs))))
+		n++
+	}
+	at := uint64(n-1)<<32 | uint64(len(c.c[n-1]))
+	c.c[n-1] = append(c.c[n-1], vs...)
+	return at
+}
+
+// at is the run of n values that add placed at loc.
+func (c *chunks[T]) at(loc uint64, n int) []T {
+	i := int(loc & (1<<32 - 1))
+	return c.c[loc>>32][i : i+n]
+}
+
+var errArenaFull = errors.New("index: the memory's sections exceed what one index table holds (4 GB of records)")
+
+// add appends a section. With computed vectors, a section whose vectors
+// are missing keeps no keys (it has no vector row either way).
+func (a *docArena) add(d *sectionDoc) error {
+	a.buf = appendDoc(a.buf[:0], &d.doc)
+	if len(a.buf) > math.MaxUint32 || len(a.keys)+len(d.keys) > math.MaxUint32 {
+		return errArenaFull
+	}
+	e := arenaEnt{off: a.recs.add(a.buf...), n: uint32(len(a.buf)), k0: uint32(len(a.keys))}
+	switch {
+	case a.dim == 0:
+		a.keys = append(a.keys, d.keys...)
+	case len(d.vecs) == len(d.keys):
+		for i, v := range d.vecs {
+			if len(v.Q) != a.dim {
+				return fmt.Errorf("index: a vector of %s has %d dimensions, the model %d", d.doc.ID, len(v.Q), a.dim)
+			}
+			a.keys = append(a.keys, d.keys[i])
+			a.scales = append(a.scales, v.Scale)
+			a.vecs = append(a.vecs, a.q.add(v.Q...))
+			a.cacheable = append(a.cacheable, i < len(d.fresh) && d.fresh[i])
+		}
+	}
+	e.k1 = uint32(len(a.keys))
+	a.ents = append(a.ents, e)
+	return nil
+}
+
+func (a *docArena) rec(e arenaEnt) []byte { return a.recs.at(e.off, int(e.n)) }
+
+// vec is the components of the vector of key i (with computed vectors).
+func (a *docArena) vec(i uint32) []int8 { return a.q.at(a.vecs[i], a.dim) }
+
+// recordID is the doc id in a record (see appendDoc: the path's length, then
+// the id).
+func recordID(rec []byte) []byte {
+	r := reader{b: rec}
+	r.uv()
+	n := r.uv()
+	if n > len(r.b) {
+		return nil
+	}
+	return r.b[:n]
+}
+
+// sorted is the sections in id order, each id once (the first to arrive
+// of a record's sections with the same anchor), as the docs table wants
+// them.
+func (a *docArena) sorted() []arenaEnt {
+	out := slices.Clone(a.ents)
+	slices.SortStableFunc(out, func(x, y arenaEnt) int { return bytes.Compare(recordID(a.rec(x)), recordID(a.rec(y))) })
+	return slices.CompactFunc(out, func(x, y arenaEnt) bool { return bytes.Equal(recordID(a.rec(x)), recordID(a.rec(y))) })
+}
+
+// docs yields the docs of ents, decoded one at a time into the same Doc.
+func (a *docArena) docs(ents []arenaEnt) iter.Seq[*Doc] {
+	return func(yield func(*Doc) bool) {
+		var d Doc
+		for _, e := range ents {
+			d = decodeDoc(a.rec(e))
+			if !yield(&d) {
+				return
+			}
+		}
+	}
+}
+
+// writeDocs writes the docs table of ents (in id order) to path, record
+// by record, without a copy of the table in memory.
+func (a *docArena) writeDocs(path string, ents []arenaEnt) error {
+	var size uint64
+	for _, e := range ents {
+		size += uint64(e.n)
+	}
+	if size > math.MaxUint32 {
+		return errArenaFull
+	}
+	return writeFile(path, "", func(w *tableWriter) error {
+		var b [4]byte
+		u32 := func(v uint32) {
+			binary.LittleEndian.PutUint32(b[:], v)
+			w.Write(b[:])
+		}
+		w.WriteString(docsMagic)
+		u32(uint32(len(ents)))
+		off := uint32(0)
+		for _, e := range ents {
+			u32(off)
+			off += e.n
+		}
+		u32(off)
+		for _, e := range ents {
+			w.Write(a.rec(e))
+		}
+		return nil
+	})
+}
