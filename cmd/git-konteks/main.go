@@ -50,15 +50,18 @@ func main() {
 
 // gcFreeHeap is the heap a run may reach before its first garbage
 // collection.
-const gcFreeHeap = 192 << 20
+const gcFreeHeap = 160 << 20
 
 // memoryLimit is the soft limit of the Go heap of every command once
-// collection is on. The live heap of a full extraction of rails or
-// $GOROOT/src stays under 170 MB, and the background runner and a cold
-// recall build the same local cache; without a limit the collector lets
-// the heap grow to twice the live heap before it runs (a cold recall on
-// rails peaked at over 1 GB of RSS).
-const memoryLimit = 256 << 20
+// collection is on. Without a limit the collector lets the heap grow to
+// twice the live heap before it runs (a cold recall on rails peaked at
+// over 1 GB of RSS); with one, the heap runs up to it. The live heap of a
+// full extraction or a cold index build of rails stays under 130 MB and
+// of $GOROOT/src under 200 MB (history streamed into its signals, the
+// build's sections in pointer-free arenas): under this limit both peak
+// under 300 MB of RSS for the CPU they took under 256 MiB (see
+// docs/performance.md).
+const memoryLimit = 180 << 20
 
 // tuneGC defers garbage collection until the heap reaches gcFreeHeap, then
 // collects as usual under memoryLimit. Most runs (a post-commit extraction
