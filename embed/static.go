@@ -11,9 +11,12 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/konteks/git-konteks/text"
 )
 
 // The static model: a table of token vectors trained by this project
@@ -264,9 +267,15 @@ func (m *StaticModel) vector(text string, many bool) []float32 {
 		}
 		counts[i]++
 	})
+	return m.sum(order, func(i int32) int { return counts[i] })
+}
+
+// sum is the vector of rows (in the order given: the order of the sum is
+// part of the result) each counted count(i) times.
+func (m *StaticModel) sum(rows []int32, count func(i int32) int) []float32 {
 	v := make([]float32, m.dim)
-	for _, i := range order {
-		w := m.scales[i] * float32(1+math.Log(float64(counts[i])))
+	for _, i := range rows {
+		w := m.scales[i] * float32(1+math.Log(float64(count(i))))
 		row := m.rows[int(i)*m.dim : (int(i)+1)*m.dim]
 		for j, q := range row {
 			v[j] += w * float32(q)
@@ -309,11 +318,61 @@ func (s *Static) Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
 
 // NewVectorizer implements InProcess.
-func (s *Static) NewVectorizer() Vectorizer { return staticVectorizer{s.m} }
+func (s *Static) NewVectorizer() Vectorizer { return newStaticVectorizer(s.m) }
 
-type staticVectorizer struct{ m *StaticModel }
+// staticVectorizer embeds texts one after another, keeping what it
+// learnt of each distinct word: the model rows of its tokens. Source text
+// repeats its words endlessly, and splitting, lowercasing, stemming and
+// looking up a word's tokens cost more than adding its rows (on
+// prometheus' cold build, embedding took a quarter of the CPU, most of it
+// tokens). Counts are kept in a dense array by row. The vectors are those
+// of StaticModel.Vector: the same rows, in the same order, with the same
+// counts.
+type staticVectorizer struct {
+	m      *StaticModel
+	words  map[string][]int32 // word -> rows of its known tokens
+	counts []int32            // per row, in the text being embedded
+	order  []int32            // rows in first-seen order
+	wt     wordTokens
+}
 
-func (v staticVectorizer) Vector(text string) []float32 { return v.m.vector(text, true) }
+// maxVectorizerWords bounds a vectorizer's word cache, whatever a
+// hostile text holds.
+const maxVectorizerWords = 1 << 17
+
+func newStaticVectorizer(m *StaticModel) *staticVectorizer {
+	return &staticVectorizer{m: m, words: map[string][]int32{}, counts: make([]int32, len(m.ends))}
+}
+
+func (v *staticVectorizer) Vector(s string) []float32 {
+	v.order = v.order[:0]
+	text.Words(s, func(w string) {
+		rows, ok := v.words[w]
+		if !ok {
+			rows = []int32{}
+			v.wt.each(w, func(tok string) {
+				if i := v.m.lookup(tok, true); i >= 0 {
+					rows = append(rows, i)
+				}
+			})
+			if len(v.words) >= maxVectorizerWords {
+				clear(v.words)
+			}
+			v.words[strings.Clone(w)] = rows
+		}
+		for _, i := range rows {
+			if v.counts[i] == 0 {
+				v.order = append(v.order, i)
+			}
+			v.counts[i]++
+		}
+	})
+	out := v.m.sum(v.order, func(i int32) int { return int(v.counts[i]) })
+	for _, i := range v.order {
+		v.counts[i] = 0
+	}
+	return out
+}
 
 // bytesAsInt8 views b as int8s without copying (the model's rows stay in
 // the binary's read-only data).

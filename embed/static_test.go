@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -155,5 +156,40 @@ func BenchmarkVectorizers(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestVectorizerIsExact: a vectorizer's vectors, made with its word
+// cache warm, are StaticModel.Vector's bit for bit (the local vector
+// cache and the index compare them across processes), on this package's
+// own source a section at a time, texts seen again included.
+func TestVectorizerIsExact(t *testing.T) {
+	m, err := BuiltinStatic()
+	if err == ErrNoModel {
+		t.Skip("this build holds no static model (make model)")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcs, _ := filepath.Glob("*.go")
+	var texts []string
+	for _, f := range srcs {
+		data, _ := os.ReadFile(f)
+		for len(data) > 0 {
+			n := min(len(data), 1500)
+			texts = append(texts, string(data[:n]))
+			data = data[n:]
+		}
+	}
+	texts = append(texts, "", "x", strings.Repeat("averyveryverylongidentifierthatisoverfortycharacters ", 3), texts[0])
+	v := newStaticVectorizer(m)
+	for i, s := range texts {
+		if i == len(texts)/2 {
+			clear(v.words) // as when the cache reaches its bound
+		}
+		got, want := v.Vector(s), m.Vector(s)
+		if !slices.Equal(got, want) {
+			t.Fatalf("text %d: the vectorizer's vector differs from Vector's", i)
+		}
 	}
 }

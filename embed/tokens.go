@@ -17,24 +17,32 @@ const maxModelTokenLen = 40
 // always read the way it was trained; changing its output needs a new
 // model (make model).
 func ModelTokens(s string, fn func(tok string)) {
-	var parts []string
-	var lower []byte
-	text.Words(s, func(w string) {
-		if len(w) > maxModelTokenLen {
-			return
+	var wt wordTokens
+	text.Words(s, func(w string) { wt.each(w, fn) })
+}
+
+// wordTokens gives the tokens of one word (see ModelTokens), with scratch
+// space kept from one word to the next.
+type wordTokens struct {
+	parts []string
+	lower []byte
+}
+
+func (t *wordTokens) each(w string, fn func(tok string)) {
+	if len(w) > maxModelTokenLen {
+		return
+	}
+	t.parts = appendParts(t.parts[:0], w)
+	if len(t.parts) > 1 {
+		t.lower = text.AppendLower(t.lower[:0], w)
+		fn(string(t.lower))
+	}
+	for _, p := range t.parts {
+		if len(p) < 2 || isDigits(p) {
+			continue
 		}
-		parts = appendParts(parts[:0], w)
-		if len(parts) > 1 {
-			lower = text.AppendLower(lower[:0], w)
-			fn(string(lower))
-		}
-		for _, p := range parts {
-			if len(p) < 2 || isDigits(p) {
-				continue
-			}
-			fn(text.Stem(p))
-		}
-	})
+		fn(text.Stem(p))
+	}
 }
 
 // appendParts appends the lowercase parts of an identifier.
