@@ -15,6 +15,7 @@ import (
 	"github.com/konteks/git-konteks/internal/testgit"
 	"github.com/konteks/git-konteks/manifest"
 	"github.com/konteks/git-konteks/memref"
+	"github.com/konteks/git-konteks/text"
 )
 
 // fixture scripts a history: a file with a body and a trailer, an edit, a
@@ -802,5 +803,27 @@ func TestStreamedSignalsMatchLoaded(t *testing.T) {
 	}
 	if len(got.ChID) == 0 || !slices.ContainsFunc(got.ChID, func(id int32) bool { return id < 0 }) {
 		t.Fatalf("no deletion among the changes: %v", got.ChID)
+	}
+}
+
+// TestMsgTermsAreTextTerms: the cached analysis of messages gives
+// text.Terms, with its cache warm, cold and cleared.
+func TestMsgTermsAreTextTerms(t *testing.T) {
+	texts := []string{
+		"Fix parseHTTPRequest retries when the config file is missing",
+		"Fix parse_http_request; retries, retries and RETRIES",
+		"", "   ", "naïve café — déjà vu 123abc x",
+		"Fix parseHTTPRequest retries when the config file is missing",
+	}
+	var mt msgTerms
+	for i, s := range texts {
+		if i == 4 {
+			clear(mt.words)
+		}
+		var got []string
+		mt.each(s, func(t string) { got = append(got, t) })
+		if want := text.Terms(s); !slices.Equal(got, want) {
+			t.Fatalf("%q: %q, want %q", s, got, want)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package history
 import (
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/konteks/git-konteks/text"
 )
@@ -15,7 +16,7 @@ func (h *History) build() {
 		h.fileIDs = newFileIDs()
 		h.changeIDs = make([][]int32, len(h.Commits))
 		h.ix = &msgIndex{post: map[string]postings{}, dl: make([]uint16, 0, len(h.Commits))}
-		tf := map[string]int{}
+		var mt msgTerms
 		for i := range h.Commits {
 			c := &h.Commits[i]
 			h.byH[c.Hash] = i
@@ -24,7 +25,7 @@ func (h *History) build() {
 				ids[j] = h.assign(int32(i), ch.Kind, ch.Path, ch.Old)
 			}
 			h.changeIDs[i] = ids
-			h.ix.add(int32(i), c.Subject, c.Body, tf)
+			h.ix.add(int32(i), c.Subject, c.Body, &mt)
 		}
 		h.ix.finish()
 	})
@@ -244,18 +245,22 @@ type postings struct {
 
 // add indexes the message of document i (the next one: documents are
 // added in order): the subject counts twice, the body's first 1,500
-// bytes once. tf is scratch space, reused between calls.
-func (ix *msgIndex) add(i int32, subject, body string, tf map[string]int) {
+// bytes once.
+func (ix *msgIndex) add(i int32, subject, body string, mt *msgTerms) {
+	if mt.tf == nil {
+		mt.tf = map[string]int{}
+	}
+	tf := mt.tf
 	clear(tf)
 	n := 0
 	if len(body) > 1500 {
 		body = body[:1500]
 	}
 	for _, part := range []string{subject, subject, body} {
-		for _, t := range text.Terms(part) {
+		mt.each(part, func(t string) {
 			tf[t]++
 			n++
-		}
+		})
 	}
 	ix.dl = append(ix.dl, uint16(min(n, math.MaxUint16)))
 	ix.total += n
@@ -265,6 +270,38 @@ func (ix *msgIndex) add(i int32, subject, body string, tf map[string]int) {
 		p.tfs = append(p.tfs, uint16(min(f, math.MaxUint16)))
 		ix.post[t] = p
 	}
+}
+
+// msgTerms gives the terms of messages (text.Terms), keeping each
+// distinct word's: messages repeat their words, and analysing every word
+// of rails' 99,000 messages again took over a second of a cold recall.
+type msgTerms struct {
+	a     text.Analyzer
+	words map[string][]string
+	tf    map[string]int // scratch for add
+}
+
+// maxMsgWords bounds the word cache.
+const maxMsgWords = 1 << 17
+
+// each calls fn with the terms of s, in order, repeats included.
+func (m *msgTerms) each(s string, fn func(term string)) {
+	if m.words == nil {
+		m.words = map[string][]string{}
+	}
+	text.Words(s, func(w string) {
+		ts, ok := m.words[w]
+		if !ok {
+			ts = m.a.AppendTerms(nil, w)
+			if len(m.words) >= maxMsgWords {
+				clear(m.words)
+			}
+			m.words[strings.Clone(w)] = ts
+		}
+		for _, t := range ts {
+			fn(t)
+		}
+	})
 }
 
 // finish sets the mean document length once every document is added.

@@ -306,7 +306,7 @@ func streamSignals(repo *gitstore.Repo, memTree, key gitstore.Hash) (*Signals, e
 	cs := make([]slim, 0, st.Commits)
 	// Messages are indexed in recording order, renumbered below.
 	ix := &msgIndex{post: map[string]postings{}, dl: make([]uint16, 0, st.Commits)}
-	tf := map[string]int{}
+	var mt msgTerms
 	paths := map[string]string{}
 	share := func(p string) string {
 		if p == "" {
@@ -321,7 +321,7 @@ func streamSignals(repo *gitstore.Repo, memTree, key gitstore.Hash) (*Signals, e
 	err = eachPart(repo, memTree, st, readCommits, func(part []Commit) error {
 		for i := range part {
 			c := &part[i]
-			ix.add(int32(len(cs)), c.Subject, c.Body, tf)
+			ix.add(int32(len(cs)), c.Subject, c.Body, &mt)
 			sc := slim{time: c.Time, weight: float32(c.Weight), files: int32(c.Files), changes: make([]change, len(c.Changes))}
 			for j, ch := range c.Changes {
 				sc.changes[j] = change{kind: kindOf(ch.Kind), path: share(ch.Path), old: share(ch.Old)}
