@@ -1,22 +1,22 @@
 package history
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/internal/jsondec"
 	"github.com/konteks/git-konteks/memory"
 )
 
@@ -636,24 +636,30 @@ func readCommits(repo *gitstore.Repo, h gitstore.Hash, name string, want int) ([
 }
 
 // decodeCommits decodes and validates the JSON lines of a segment or the
-// tail; they may come from a peer.
+// tail; they may come from a peer. It reads what encoding/json's Decoder
+// reads, value for value (jsondec; FuzzDecodeCommitsLikeJSON), at a
+// fraction of its cost: a cold recall decodes every recorded commit.
 func decodeCommits(raw []byte, name string, want int) ([]Commit, error) {
 	if want < 0 || want > maxPerSegment {
 		return nil, corrupt("%s: %d commits expected", name, want)
 	}
-	d := json.NewDecoder(bytes.NewReader(raw))
+	p := &jsondec.Parser{Clone: true}
+	if len(raw) > 0 {
+		p.S = unsafe.String(&raw[0], len(raw))
+	}
 	out := make([]Commit, 0, want)
 	for {
-		var c Commit
-		err := d.Decode(&c)
-		if err == io.EOF {
+		p.WS()
+		if p.I >= len(p.S) {
 			break
-		}
-		if err != nil {
-			return nil, corrupt("%s: %v", name, err)
 		}
 		if len(out) >= maxPerSegment {
 			return nil, corrupt("%s: more than %d commits", name, maxPerSegment)
+		}
+		var c Commit
+		parseCommit(p, &c)
+		if p.Err != nil {
+			return nil, corrupt("%s: %v", name, p.Err)
 		}
 		if err := c.validate(); err != nil {
 			return nil, corrupt("%s: commit %d: %v", name, len(out), err)
@@ -664,6 +670,64 @@ func decodeCommits(raw []byte, name string, want int) ([]Commit, error) {
 		return nil, corrupt("%s: %d commits, the state says %d", name, len(out), want)
 	}
 	return out, nil
+}
+
+// The JSON keys of Commit and Change.
+var (
+	commitKeys = []string{"h", "p", "a", "e", "t", "s", "b", "c", "n", "f", "w"}
+	changeKeys = []string{"p", "o", "k", "add", "del"}
+)
+
+func parseCommit(p *jsondec.Parser, c *Commit) {
+	p.Fields("commit", commitKeys, func(k string) bool {
+		switch k {
+		case "h":
+			p.Text(&c.Hash)
+		case "p":
+			jsondec.List(p, &c.Parents, p.Text)
+		case "a":
+			p.Text(&c.Author)
+		case "e":
+			p.Text(&c.Email)
+		case "t":
+			p.Integer64(&c.Time)
+		case "s":
+			p.Text(&c.Subject)
+		case "b":
+			p.Text(&c.Body)
+		case "c":
+			jsondec.List(p, &c.Changes, func(ch *Change) { parseChange(p, ch) })
+		case "n":
+			p.Integer(&c.Files)
+		case "f":
+			jsondec.List(p, &c.Flags, p.Text)
+		case "w":
+			p.Float64(&c.Weight)
+		default:
+			return false
+		}
+		return true
+	})
+}
+
+func parseChange(p *jsondec.Parser, ch *Change) {
+	p.Fields("change", changeKeys, func(k string) bool {
+		switch k {
+		case "p":
+			p.Text(&ch.Path)
+		case "o":
+			p.Text(&ch.Old)
+		case "k":
+			p.Text(&ch.Kind)
+		case "add":
+			p.Integer(&ch.Add)
+		case "del":
+			p.Integer(&ch.Del)
+		default:
+			return false
+		}
+		return true
+	})
 }
 
 func (c *Commit) validate() error {

@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/konteks/git-konteks/internal/jsondec"
 )
 
 // decodeJSON is what DecodeFile must match: the record decoded by
@@ -195,7 +197,7 @@ func TestDecodeFileClones(t *testing.T) {
 	}
 	for _, clone := range []bool{true, false} {
 		buf := bytes.Clone(raw)
-		f, err := (&parser{clone: clone}).record(buf)
+		f, err := (&parser{Parser: jsondec.Parser{Clone: clone}}).record(buf)
 		if err != nil {
 			t.Fatal(err)
 		}
