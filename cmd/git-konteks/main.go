@@ -20,6 +20,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/internal/cmalloc"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -27,6 +28,7 @@ var version = "dev"
 
 func main() {
 	tuneGC()
+	cmalloc.Tune() // the parsers' C heap, outside the Go heap's limit
 	// KONTEKS_CPUPROFILE=FILE writes a CPU profile (for `make bench`) of
 	// this process only: the background runner it may start must not
 	// overwrite the file. With %p in FILE every git konteks process the

@@ -1,0 +1,5 @@
+//go:build !linux || !cgo
+
+package cmalloc
+
+func tune() {}

@@ -1,0 +1,9 @@
+package cmalloc
+
+import "testing"
+
+// TestTune: setting the options is safe at any time, and twice.
+func TestTune(t *testing.T) {
+	Tune()
+	Tune()
+}
