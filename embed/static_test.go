@@ -129,9 +129,8 @@ func BenchmarkStaticQuery(b *testing.B) {
 	}
 }
 
-// BenchmarkVectorizers compares the built-in embedders on this package's
-// own source, a section-sized text at a time.
-func BenchmarkVectorizers(b *testing.B) {
+// sourceTexts is this package's own source, in section-sized texts.
+func sourceTexts() []string {
 	srcs, _ := filepath.Glob("*.go")
 	var texts []string
 	for _, f := range srcs {
@@ -142,6 +141,13 @@ func BenchmarkVectorizers(b *testing.B) {
 			data = data[n:]
 		}
 	}
+	return texts
+}
+
+// BenchmarkVectorizers compares the built-in embedders on this package's
+// own source, a section-sized text at a time.
+func BenchmarkVectorizers(b *testing.B) {
+	texts := sourceTexts()
 	var bytes int64
 	for _, t := range texts {
 		bytes += int64(len(t))
@@ -171,16 +177,7 @@ func TestVectorizerIsExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srcs, _ := filepath.Glob("*.go")
-	var texts []string
-	for _, f := range srcs {
-		data, _ := os.ReadFile(f)
-		for len(data) > 0 {
-			n := min(len(data), 1500)
-			texts = append(texts, string(data[:n]))
-			data = data[n:]
-		}
-	}
+	texts := sourceTexts()
 	texts = append(texts, "", "x", strings.Repeat("averyveryverylongidentifierthatisoverfortycharacters ", 3), texts[0])
 	v := newStaticVectorizer(m)
 	for i, s := range texts {
