@@ -286,8 +286,8 @@ func newSignals(key string, ix *msgIndex, weight []float32, files []int32, chIDs
 // holding its commits: each part is decoded, reduced to what the signals
 // read (time, weight, number of files, the changes with their paths
 // shared, the message's terms) and dropped. On rails (99,000 commits)
-// the decoded commits held 100 MB; what is kept holds a tenth of it. The
-// result is the one h.signals() gives.
+// the decoded commits held 100 MB, and the phase's live heap fell from
+// 188 MB to under 60 MB. The result is the one h.signals() gives.
 func streamSignals(repo *gitstore.Repo, memTree, key gitstore.Hash) (*Signals, error) {
 	st, err := readLoadable(repo, key)
 	if err != nil {
