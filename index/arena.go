@@ -106,18 +106,6 @@ func (a *docArena) rec(e arenaEnt) []byte { return a.recs.at(e.off, int(e.n)) }
 // vec is the components of the vector of key i (with computed vectors).
 func (a *docArena) vec(i uint32) []int8 { return a.q.at(a.vecs[i], a.dim) }
 
-// recordID is the doc id in a record (see appendDoc: the path's length, then
-// the id).
-func recordID(rec []byte) []byte {
-	r := reader{b: rec}
-	r.uv()
-	n := r.uv()
-	if n > len(r.b) {
-		return nil
-	}
-	return r.b[:n]
-}
-
 // sorted is the sections in id order, each id once (the first to arrive
 // of a record's sections with the same anchor), as the docs table wants
 // them.

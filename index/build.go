@@ -559,8 +559,6 @@ func docStats(docs iter.Seq[*Doc]) (tokens map[string]int64, files int, langs ma
 	return tokens, files, langs
 }
 
-// addLanguages adds sign times each language's count to counts,
-// dropping languages that reach zero.
 // each yields pointers to the docs of a slice.
 func each(docs []Doc) iter.Seq[*Doc] {
 	return func(yield func(*Doc) bool) {
@@ -572,6 +570,8 @@ func each(docs []Doc) iter.Seq[*Doc] {
 	}
 }
 
+// addLanguages adds sign times each language's count to counts,
+// dropping languages that reach zero.
 func addLanguages(counts map[string]int, langs map[string]int, sign int) map[string]int {
 	for l, n := range langs {
 		if counts[l] += sign * n; counts[l] <= 0 {

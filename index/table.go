@@ -160,8 +160,12 @@ func (t *docTable) id(i int) string { return string(t.idBytes(i)) }
 
 // idBytes returns the id of doc i as it is in the table (not a copy: for
 // comparisons only).
-func (t *docTable) idBytes(i int) []byte {
-	r := reader{b: t.record(i)}
+func (t *docTable) idBytes(i int) []byte { return recordID(t.record(i)) }
+
+// recordID is the doc id in a record (see appendDoc: the path's length, then
+// the id).
+func recordID(rec []byte) []byte {
+	r := reader{b: rec}
 	r.uv()
 	n := r.uv()
 	if n > len(r.b) {
