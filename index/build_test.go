@@ -365,6 +365,20 @@ func TestTailMergePlan(t *testing.T) {
 	if got := planOf(&tail, seg{1, 1631, 1630}, seg{2, 1, 1}); len(got) != 0 {
 		t.Fatalf("tail plan of a one-file update: %v", got)
 	}
+	// A build of rails' size, 84 segments of about 1,500 sections each
+	// (the last one partial): an update merges none of them.
+	var built []seg
+	for i := int64(1); i <= 84; i++ {
+		built = append(built, seg{i, 1500 - i, 1500 - i})
+	}
+	built = append(built, seg{85, 300, 300}, seg{100, 3, 3})
+	for _, task := range planOf(&tail, built...) {
+		for _, id := range task {
+			if id < 85 {
+				t.Fatalf("tail plan rewrites segment %d of the build: %v", id, task)
+			}
+		}
+	}
 	// The background merger of an update, as scorch reads its options.
 	bg := mergeplan.DefaultMergePlanOptions
 	b, _ := json.Marshal(updateConfig()["scorchMergePlanOptions"])
@@ -416,4 +430,37 @@ func TestBuildLeavesCollectionOn(t *testing.T) {
 			t.Errorf("GOGC=%q, percentage %d before a build: %d after it, want %d", c.gogc, c.before, got, c.want)
 		}
 	}
+}
+
+// A generation records the segments its build left, updates carry the
+// number over, and one that has collected too many segments from updates
+// is built anew instead of updated.
+func TestFragmentedGenerationIsRebuilt(t *testing.T) {
+	r, _ := fixture(t)
+	repo := extractAt(t, r)
+	ix := open(t, repo, Options{Model: embed.LocalModel})
+	built := ix.meta.Segments
+	if n := len(zapFiles(t, ix, sectionsDir)) + len(zapFiles(t, ix, filesDir)); built == 0 || built != n {
+		t.Fatalf("meta says %d segments, the build left %d", built, n)
+	}
+	ix.Close()
+	edit := func(i int) *Index {
+		t.Helper()
+		r.Write("fetch/retry.go", strings.Replace(retryGo, "ParseHeader", fmt.Sprintf("ParseHeader%d", i), -1))
+		r.Commit(fmt.Sprint("edit ", i))
+		extractAt(t, r)
+		return open(t, repo, Options{Model: embed.LocalModel})
+	}
+	up := edit(1)
+	if up.How != "update" || up.meta.Segments != built {
+		t.Fatalf("an update: how %q, segments of the build %d, want update and %d", up.How, up.meta.Segments, built)
+	}
+	up.Close()
+	defer func(s int) { segmentSlack = s }(segmentSlack)
+	segmentSlack = -built - 1 // any generation is fragmented
+	re := edit(2)
+	if re.How != "build" {
+		t.Fatalf("a fragmented generation was %q, want build", re.How)
+	}
+	re.Close()
 }

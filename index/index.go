@@ -220,7 +220,7 @@ func refresh(ctx context.Context, repo *gitstore.Repo, dir string, mem *memref.M
 	if old != nil && old.meta.Format == FormatVersion && old.meta.Model == opt.Model && !vectorsFilled(repo, old, mem, opt.Model) {
 		var changes []memref.Change
 		changes, err = memref.DiffRecords(repo, gitstore.ParseHash(old.meta.Tree), mem.Tree)
-		if err == nil && len(changes) <= maxUpdate {
+		if err == nil && len(changes) <= maxUpdate && !fragmented(old.dir, old.meta.Segments) {
 			how = "update"
 			_, err = update(ctx, repo, old, changes, mem, opt.Model, gdir, opt.Progress)
 		}
