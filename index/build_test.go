@@ -464,3 +464,39 @@ func TestFragmentedGenerationIsRebuilt(t *testing.T) {
 	}
 	re.Close()
 }
+
+// A cold build leaves every segment as it built it, so two builds of the
+// same memory are the same index: bleve merged a build's small segments
+// while it ran, when its merger got to them, and merging changed their
+// documents' scores (prometheus: two builds of one memory ranked eight
+// queries with different scores).
+func TestBuildIsDeterministic(t *testing.T) {
+	r, _ := fixture(t)
+	for i := 0; i < 40; i++ {
+		r.Write(fmt.Sprintf("pkg%d/file.go", i), fmt.Sprintf("package pkg%d\n\n// Thing%d does thing number %d.\nfunc Thing%d() int { return %d }\n\n// More%d parses a header.\nfunc More%d() {}\n", i, i, i, i, i, i, i))
+	}
+	r.Commit("more files")
+	repo := extractAt(t, r)
+	defer func(n int) { buildBatch = n }(buildBatch)
+	buildBatch = 40 // a segment every few sections
+	var ixs [2]*Index
+	for i := range ixs {
+		ixs[i] = open(t, repo, Options{Model: embed.LocalModel, Rebuild: true})
+		// every batch is a segment: more than one per five sections
+		if n, docs := len(zapFiles(t, ixs[i], sectionsDir)), ixs[i].docs.n; n*5 < docs {
+			t.Fatalf("build %d: %d segments for %d sections: the build merged", i, n, docs)
+		}
+	}
+	for _, q := range []string{"parse header", "thing number 7", "backoff retry", "render page template"} {
+		a, _ := ixs[0].Lexical(context.Background(), QueryTerms(q), DefaultBoosts, 1000)
+		b, _ := ixs[1].Lexical(context.Background(), QueryTerms(q), DefaultBoosts, 1000)
+		if len(a) == 0 || !reflect.DeepEqual(a, b) {
+			t.Fatalf("%q: two builds of one memory rank differently:\n%v\n%v", q, a, b)
+		}
+		fa, _ := ixs[0].Files(context.Background(), QueryTerms(q), 1000, 1)
+		fb, _ := ixs[1].Files(context.Background(), QueryTerms(q), 1000, 1)
+		if !reflect.DeepEqual(fa, fb) {
+			t.Fatalf("%q: two builds of one memory rank files differently:\n%v\n%v", q, fa, fb)
+		}
+	}
+}
