@@ -304,8 +304,8 @@ func loadVectors(repo *gitstore.Repo, tree gitstore.Hash, model string, keys map
 // whatever the segments' sizes (its default floor of 2,000 documents
 // merged the small segments of a repository of prometheus' size: a
 // tenth of a cold build's CPU, 18% on the Go tree). The segments stay as
-// built: a query visits more of them (rails: 90 against 30, 2 ms more
-// CPU a query; the Go tree: the same latency), and updates leave them
+// built: a query visits more of them (rails: 42 against 30, 1-2 ms more
+// CPU a query; the Go tree: 76 against 46, the same latency), and updates leave them
 // alone (see tailMergePlan).
 func buildConfig() map[string]interface{} {
 	return map[string]interface{}{
