@@ -29,13 +29,6 @@ type LearnedRanking struct {
 	// Weights by feature name (see FeatureNames); a feature without a
 	// weight counts 0.
 	Weights map[string]float64
-	// Trees are regression trees fitted after the weights, to the same
-	// loss (gradient boosting): each adds its leaf's value to a file's
-	// score. Their features are indices in Features.
-	Trees []TreeNodes
-	// Features are the feature names the trees were fitted with:
-	// FeatureNames at the time (TestLearnedFeatures checks they agree).
-	Features []string
 	// Strong and Weak are the thresholds of the evidence label on the
 	// confidence (see Judge): at least Strong is strong, under Weak weak.
 	// Fitted with the weights (scripts/ranker), on held-out repositories.
@@ -81,12 +74,6 @@ var FeatureNames = []string{
 	"file_length",    // file × length
 	"history_length", // history × length
 	"named_length",   // (path_named or symbol) × length
-	// Where the file stands among the candidates by a signal: -ln(its
-	// rank by it), -ln(candidates+1) without the signal.
-	"lex_rank",     // by lex
-	"vec_rank",     // by vec
-	"file_rank",    // by file
-	"history_rank", // by history
 }
 
 // FileFeatures is a candidate file and its features.
@@ -228,79 +215,16 @@ func (s *Searcher) fileFeatures(hs []index.Hit, task *Task, terms []index.Term, 
 		set("named_length", max(x[featureIndex["path_named"]], x[featureIndex["symbol"]])*length)
 		out = append(out, FileFeatures{Path: p, X: x})
 	}
-	for _, n := range []string{"lex", "vec", "file", "history"} {
-		setRanks(out, featureIndex[n], featureIndex[n+"_rank"])
-	}
 	return out
 }
 
-// setRanks sets feature to of each file to -ln(its rank among fs by
-// feature from), best first; files with equal values share the best of
-// their ranks, and a file without the signal (0) gets none. A rank says
-// how a file stands among the candidates whatever the scale of the
-// signal's scores for this task.
-func setRanks(fs []FileFeatures, from, to int) {
-	idx := make([]int, len(fs))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return fs[idx[a]].X[from] > fs[idx[b]].X[from] })
-	rank := 0
-	for k, i := range idx {
-		v := fs[i].X[from]
-		if v <= 0 {
-			break
-		}
-		if k == 0 || v != fs[idx[k-1]].X[from] {
-			rank = k + 1
-		}
-		fs[i].X[to] = -math.Log(float64(rank))
-	}
-	for _, i := range idx {
-		if fs[i].X[from] <= 0 {
-			fs[i].X[to] = -math.Log(float64(len(fs) + 1))
-		}
-	}
-}
-
-// score is the model's score of a feature vector: the linear part, plus
-// what the trees add.
+// score is the model's score of a feature vector.
 func (lr *LearnedRanking) score(x []float64) float64 {
 	v := 0.0
 	for i, n := range FeatureNames {
 		v += lr.Weights[n] * x[i]
 	}
-	for _, t := range lr.Trees {
-		v += t.Eval(x)
-	}
 	return v
-}
-
-// TreeNode is a node of a regression tree over a file's features (see
-// LearnedRanking.Trees): an inner node sends a file to Left when its
-// feature Feature (an index in FeatureNames) is at most Threshold, else
-// to Right; a leaf (Feature < 0) adds Value to the file's score.
-type TreeNode struct {
-	Feature     int
-	Threshold   float64
-	Left, Right int
-	Value       float64
-}
-
-// TreeNodes is a tree, its root first.
-type TreeNodes []TreeNode
-
-// Eval is what the tree adds to the score of a file with features x.
-func (t TreeNodes) Eval(x []float64) float64 {
-	i := 0
-	for t[i].Feature >= 0 {
-		if x[t[i].Feature] <= t[i].Threshold {
-			i = t[i].Left
-		} else {
-			i = t[i].Right
-		}
-	}
-	return t[i].Value
 }
 
 // rerank re-orders hs (sorted best first) by the model: the sections of

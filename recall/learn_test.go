@@ -6,7 +6,6 @@ import (
 	"math"
 	"os"
 	"reflect"
-	"slices"
 	"testing"
 
 	"github.com/konteks/git-konteks/extract"
@@ -115,39 +114,6 @@ func TestLearnedRankingIsTheDefault(t *testing.T) {
 		if _, ok := featureIndex[n]; !ok {
 			t.Errorf("weight of unknown feature %q (FeatureNames renamed without a new fit?)", n)
 		}
-	}
-}
-
-// The trees of the learned ranking were fitted with today's features,
-// in today's order, and every node leads to a leaf.
-func TestLearnedTrees(t *testing.T) {
-	lr := DefaultRanking.Learned
-	if len(lr.Trees) > 0 && !slices.Equal(lr.Features, FeatureNames) {
-		t.Fatalf("trees fitted with features %v, FeatureNames is %v: fit again (make ranker)", lr.Features, FeatureNames)
-	}
-	for k, tr := range lr.Trees {
-		for i, n := range tr {
-			if n.Feature >= len(FeatureNames) || n.Feature >= 0 && (n.Left <= i || n.Right <= i || n.Left >= len(tr) || n.Right >= len(tr)) {
-				t.Fatalf("tree %d node %d: %+v", k, i, n)
-			}
-		}
-	}
-	// A tree adds its leaf's value: a depth-one tree on "vec".
-	v := featureIndex["vec"]
-	tr := TreeNodes{{Feature: v, Threshold: 0.5, Left: 1, Right: 2}, {Feature: -1, Value: -1}, {Feature: -1, Value: 2}}
-	x := make([]float64, len(FeatureNames))
-	lo := LearnedRanking{Weights: map[string]float64{"lex": 1}, Trees: []TreeNodes{tr}}
-	x[featureIndex["lex"]] = 0.25
-	if got := lo.score(x); got != 0.25-1 {
-		t.Fatalf("score at vec 0: %v, want -0.75", got)
-	}
-	x[v] = 0.5
-	if got := lo.score(x); got != 0.25-1 {
-		t.Fatalf("score at vec 0.5 (the threshold goes left): %v", got)
-	}
-	x[v] = 0.9
-	if got := lo.score(x); got != 0.25+2 {
-		t.Fatalf("score at vec 0.9: %v, want 2.25", got)
 	}
 }
 
