@@ -17,7 +17,7 @@
 # pinned commits. EVAL_SPLIT chooses the list's split: dev (the default:
 # tune on it), test (the frozen set: report it, never tune on it) or
 # swebench (SWEBENCH_LITE names the dataset file). EVAL_N sets the commit
-# queries per repository (20); EVAL_SET the sets (commits,issues; swebench
+# queries per repository (20); EVAL_SET the sets (commits,issues; long for long commit messages; swebench
 # for that split); EVAL_CACHE a directory that keeps the clones and their
 # memory between runs (extraction is most of the cost; later runs cost only
 # the queries). Each repository is cloned into a temporary directory or the

@@ -229,7 +229,7 @@ func main() {
 		set = strings.TrimSpace(set)
 		var swe []sweInstance
 		switch set {
-		case setCommits, setIssues:
+		case setCommits, setIssues, setLong:
 		case setSWEBench:
 			if *sweFile == "" {
 				fmt.Fprintln(os.Stderr, "eval: -set swebench needs the SWE-bench Lite dataset: set SWEBENCH_LITE (or -swebench) to its JSON or JSON Lines file (see docs/evaluation.md)")
@@ -240,7 +240,7 @@ func main() {
 				os.Exit(2)
 			}
 		default:
-			fmt.Fprintf(os.Stderr, "unknown query set %q (commits, issues, swebench)\n", set)
+			fmt.Fprintf(os.Stderr, "unknown query set %q (commits, issues, long, swebench)\n", set)
 			os.Exit(2)
 		}
 		qs := runSet(set, srcs, swe)
@@ -263,6 +263,19 @@ const (
 	setCommits  = "commits"
 	setIssues   = "issues"
 	setSWEBench = "swebench"
+	// setLong is commits whose message is long (at least longMessage
+	// bytes once trailers are dropped), asked whole up to textCap:
+	// pull-request descriptions squashed into the commit, with their
+	// templates, lists, logs and code, the nearest thing in a history to
+	// the long issue an agent is handed.
+	setLong = "long"
+)
+
+// Bounds of the long set: the least message kept, and how far back
+// (commits below the pinned one) it is looked for.
+const (
+	longMessage = 600
+	longDepth   = 3000
 )
 
 // sources lists the repositories to evaluate: those named on the command
@@ -567,7 +580,7 @@ func evalRepo(src source, set string, issues []issue, swe []sweInstance) ([]quer
 	case setSWEBench:
 		cands, err = pickSWEBench(dir, ownerName(name), swe, *sweN)
 	default:
-		cands, err = pick(dir)
+		cands, err = pick(dir, set == setLong)
 	}
 	if err != nil {
 		return nil, err
@@ -796,8 +809,13 @@ const tipRef = "refs/eval/tip"
 
 // pick lists candidate commits, oldest first: non-merge, not by a bot,
 // with a message, changing at least one file that existed at the parent.
-func pick(dir string) ([]candidate, error) {
+// With long, only those whose message is long (see setLong), the newest
+// 2n of them.
+func pick(dir string, long bool) ([]candidate, error) {
 	limit := *nCommits * 3
+	if long {
+		limit = longDepth
+	}
 	out, err := git(dir, "log", "--no-merges", "-z", fmt.Sprintf("-n%d", limit), "--format=%H%x00%P%x00%an%x00%B", tipRef)
 	if err != nil {
 		return nil, err
@@ -808,8 +826,11 @@ func pick(dir string) ([]candidate, error) {
 		h := strings.TrimSpace(fields[i])
 		parents := strings.Fields(fields[i+1])
 		author := fields[i+2]
-		msg := cleanMessage(fields[i+3])
-		if len(parents) != 1 || len(msg) < 8 || isBot(author) {
+		msg := cleanMessage(fields[i+3], 1000)
+		if long {
+			msg = cleanMessage(fields[i+3], textCap)
+		}
+		if len(parents) != 1 || len(msg) < 8 || isBot(author) || long && len(msg) < longMessage {
 			continue
 		}
 		changed, err := changedAtParent(dir, parents[0], h)
@@ -820,6 +841,9 @@ func pick(dir string) ([]candidate, error) {
 			continue
 		}
 		cands = append(cands, candidate{commit: h, parent: parents[0], msg: msg, changed: changed})
+		if long && len(cands) >= 2**nCommits {
+			break
+		}
 	}
 	for i, j := 0, len(cands)-1; i < j; i, j = i+1, j-1 {
 		cands[i], cands[j] = cands[j], cands[i]
@@ -880,8 +904,9 @@ func isBot(author string) bool {
 }
 
 // cleanMessage drops trailers (Signed-off-by:, Co-authored-by:, ...) and
-// bounds the message: the query is what a person wrote about the change.
-func cleanMessage(msg string) string {
+// bounds the message to n bytes: the query is what a person wrote about
+// the change.
+func cleanMessage(msg string, n int) string {
 	var keep []string
 	for _, l := range strings.Split(strings.TrimSpace(msg), "\n") {
 		t := strings.TrimSpace(l)
@@ -891,8 +916,8 @@ func cleanMessage(msg string) string {
 		keep = append(keep, l)
 	}
 	s := strings.TrimSpace(strings.Join(keep, "\n"))
-	if len(s) > 1000 {
-		s = s[:1000]
+	if len(s) > n {
+		s = s[:n]
 	}
 	return s
 }

@@ -211,3 +211,35 @@ func TestSWEBenchAskedAtBase(t *testing.T) {
 		t.Errorf("pkg/units.py ranks %v; want it found", rs)
 	}
 }
+
+// TestPickLong: the long set takes the commits whose message (trailers
+// dropped) is long, whole up to the issue cap; the commits set the rest,
+// cut at 1,000 bytes.
+func TestPickLong(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	r := testgit.New(t)
+	r.Write("a.go", "package a\n")
+	r.Commit("initial")
+	long := "Parse headers lazily\n\n## Description\n\n" + strings.Repeat("The parser now reads each header when it is asked for. ", 40)
+	r.Write("a.go", "package a\n\n// Parse parses.\nfunc Parse() {}\n")
+	r.Commit(long + "\n\nSigned-off-by: A Person <a@example.com>")
+	r.Write("a.go", "package a\n\n// Parse parses lazily.\nfunc Parse() {}\n")
+	r.Commit("short fix")
+	if _, err := git(r.Dir, "update-ref", tipRef, "HEAD"); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := pick(r.Dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) != 1 || cs[0].msg != strings.TrimSpace(long) {
+		t.Fatalf("long set: %+v; want the long commit alone, its message whole (%d bytes)", cs, len(strings.TrimSpace(long)))
+	}
+	cs, err = pick(r.Dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) != 2 || len(cs[0].msg) != 1000 || cs[1].msg != "short fix" {
+		t.Fatalf("commits set: %+v", cs)
+	}
+}

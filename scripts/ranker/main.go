@@ -31,6 +31,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -38,14 +39,16 @@ import (
 )
 
 var (
-	l2     = flag.Float64("l2", 0.01, "L2 penalty of the weights")
-	iters  = flag.Int("iters", 3000, "gradient steps")
-	lr     = flag.Float64("lr", 0.5, "step size (Adam)")
-	out    = flag.String("out", "", "write the fitted weights as Go source to this `FILE` (recall/learned_weights.go)")
-	depth  = flag.Int("depth", 30, "candidate files the model re-orders (the pipeline's first DEPTH)")
-	drop   = flag.String("drop", "", "comma-separated `FEATURES` to leave out (weight 0)")
-	noCV   = flag.Bool("no-cv", false, "skip cross-validation")
-	report = flag.String("report", "", "write the cross-validation table (Markdown) to this `FILE`")
+	l2      = flag.Float64("l2", 0.01, "L2 penalty of the weights")
+	iters   = flag.Int("iters", 3000, "gradient steps")
+	lr      = flag.Float64("lr", 0.5, "step size (Adam)")
+	out     = flag.String("out", "", "write the fitted weights as Go source to this `FILE` (recall/learned_weights.go)")
+	depth   = flag.Int("depth", 30, "candidate files the model re-orders (the pipeline's first DEPTH)")
+	drop    = flag.String("drop", "", "comma-separated `FEATURES` to leave out (weight 0)")
+	noCV    = flag.Bool("no-cv", false, "skip cross-validation")
+	report  = flag.String("report", "", "write the cross-validation table (Markdown) to this `FILE`")
+	labelOn = flag.String("label-sets", "commits", "comma-separated query `SETS` the evidence label's thresholds are calibrated on (empty: every set)")
+	fitOn   = flag.String("fit-sets", "", "comma-separated query `SETS` the weights are fitted on (default: every set); cross-validation still reports every set")
 )
 
 type file struct {
@@ -170,7 +173,10 @@ func fit(byRepo map[string][]query, repos []string, n int, mask []bool) []float6
 			g[i] = *l2 * w[i]
 		}
 		for _, r := range repos {
-			qs := byRepo[r]
+			qs := fitted(byRepo[r])
+			if len(qs) == 0 {
+				continue
+			}
 			scale := 1 / float64(len(qs)) / float64(len(repos))
 			for _, q := range qs {
 				gradQuery(q, w, g, scale)
@@ -189,6 +195,21 @@ func fit(byRepo map[string][]query, repos []string, n int, mask []bool) []float6
 		}
 	}
 	return w
+}
+
+// fitted keeps the queries of the sets -fit-sets names.
+func fitted(qs []query) []query {
+	if *fitOn == "" {
+		return qs
+	}
+	sets := strings.Split(*fitOn, ",")
+	var out []query
+	for _, q := range qs {
+		if slices.Contains(sets, q.Set) {
+			out = append(out, q)
+		}
+	}
+	return out
 }
 
 // gradQuery adds scale times the gradient of a query's loss to g: the
@@ -295,6 +316,7 @@ func firstAnswer(q query, w []float64) int {
 type judgedQuery struct {
 	conf float64
 	rank int
+	set  string
 }
 
 // confidenceOf is the learned ranker's confidence (recall.Confidence)
@@ -322,6 +344,16 @@ const (
 // is the least confidence above which answers reach strongPrecision,
 // weak the greatest below which they stay at most at weakPrecision.
 func thresholds(js []judgedQuery) (strong, weak float64) {
+	if *labelOn != "" {
+		sets := strings.Split(*labelOn, ",")
+		var keep []judgedQuery
+		for _, j := range js {
+			if slices.Contains(sets, j.set) {
+				keep = append(keep, j)
+			}
+		}
+		js = keep
+	}
 	sort.Slice(js, func(i, j int) bool { return js[i].conf < js[j].conf })
 	strong = 1
 	// Scan from the top: the lowest cut whose queries above still reach
@@ -379,6 +411,7 @@ func cv(repos []string, byRepo map[string][]query, names []string, mask []bool) 
 	var tb strings.Builder
 	fmt.Fprintf(&tb, "| repository | queries | pipeline hit@1 / hit@10 / MRR | learned hit@1 / hit@10 / MRR |\n|---|---|---|---|\n")
 	var allP, allL stats
+	setP, setL := map[string]*stats{}, map[string]*stats{}
 	for _, held := range repos {
 		var train []string
 		for _, r := range repos {
@@ -392,7 +425,12 @@ func cv(repos []string, byRepo map[string][]query, names []string, mask []bool) 
 			p.add(firstAnswer(q, nil))
 			r := firstAnswer(q, w)
 			l.add(r)
-			judged = append(judged, judgedQuery{confidenceOf(q, w), r})
+			if setP[q.Set] == nil {
+				setP[q.Set], setL[q.Set] = &stats{}, &stats{}
+			}
+			setP[q.Set].add(firstAnswer(q, nil))
+			setL[q.Set].add(r)
+			judged = append(judged, judgedQuery{confidenceOf(q, w), r, q.Set})
 		}
 		allP.n += p.n
 		allP.hit1 += p.hit1
@@ -408,6 +446,16 @@ func cv(repos []string, byRepo map[string][]query, names []string, mask []bool) 
 		fmt.Fprintf(&tb, "| %s | %d | %s | %s |\n", held, p.n, short(p), short(l))
 	}
 	fmt.Fprintf(os.Stderr, "%-40s pipeline %s   learned %s\n", "all", allP, allL)
+	if len(setP) > 1 {
+		var sets []string
+		for k := range setP {
+			sets = append(sets, k)
+		}
+		sort.Strings(sets)
+		for _, k := range sets {
+			fmt.Fprintf(os.Stderr, "%-40s pipeline %s   learned %s\n", "set "+k, *setP[k], *setL[k])
+		}
+	}
 	fmt.Fprintf(&tb, "| all | %d | %s | %s |\n", allP.n, short(allP), short(allL))
 	if *report != "" {
 		if err := os.WriteFile(*report, []byte(tb.String()), 0o644); err != nil {
