@@ -812,9 +812,9 @@ const tipRef = "refs/eval/tip"
 // With long, only those whose message is long (see setLong), the newest
 // 2n of them.
 func pick(dir string, long bool) ([]candidate, error) {
-	limit := *nCommits * 3
+	limit, msgCap := *nCommits*3, 1000
 	if long {
-		limit = longDepth
+		limit, msgCap = longDepth, textCap
 	}
 	out, err := git(dir, "log", "--no-merges", "-z", fmt.Sprintf("-n%d", limit), "--format=%H%x00%P%x00%an%x00%B", tipRef)
 	if err != nil {
@@ -826,10 +826,7 @@ func pick(dir string, long bool) ([]candidate, error) {
 		h := strings.TrimSpace(fields[i])
 		parents := strings.Fields(fields[i+1])
 		author := fields[i+2]
-		msg := cleanMessage(fields[i+3], 1000)
-		if long {
-			msg = cleanMessage(fields[i+3], textCap)
-		}
+		msg := cleanMessage(fields[i+3], msgCap)
 		if len(parents) != 1 || len(msg) < 8 || isBot(author) || long && len(msg) < longMessage {
 			continue
 		}

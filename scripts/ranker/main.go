@@ -163,6 +163,10 @@ func read(p string) ([]query, error) {
 // fit minimises the listwise loss over the repositories' queries, each
 // repository weighing the same.
 func fit(byRepo map[string][]query, repos []string, n int, mask []bool) []float64 {
+	qsOf := make(map[string][]query, len(repos))
+	for _, r := range repos {
+		qsOf[r] = fitted(byRepo[r])
+	}
 	w := make([]float64, n)
 	m := make([]float64, n)
 	v := make([]float64, n)
@@ -173,7 +177,7 @@ func fit(byRepo map[string][]query, repos []string, n int, mask []bool) []float6
 			g[i] = *l2 * w[i]
 		}
 		for _, r := range repos {
-			qs := fitted(byRepo[r])
+			qs := qsOf[r]
 			if len(qs) == 0 {
 				continue
 			}
