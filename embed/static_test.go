@@ -101,10 +101,12 @@ func TestBuiltinStatic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if Cosine(Quantize(vs[0]), Quantize(vs[1])) < 0.999 {
+	// Compared before quantization: int8 rounding alone moves a vector's
+	// cosine with itself by about 0.001, more or less with each model.
+	if !slices.Equal(vs[0], vs[1]) {
 		t.Error("the same text embedded twice differs")
 	}
-	if v := e.NewVectorizer().Vector(q); Cosine(Quantize(v), Quantize(vs[0])) < 0.999 {
+	if v := e.NewVectorizer().Vector(q); floatCosine(v, vs[0]) < 0.9999 {
 		t.Error("the vectorizer and Embed disagree")
 	}
 	start := time.Now()
@@ -189,4 +191,14 @@ func TestVectorizerIsExact(t *testing.T) {
 			t.Fatalf("text %d: the vectorizer's vector differs from Vector's", i)
 		}
 	}
+}
+
+func floatCosine(a, b []float32) float64 {
+	var ab, aa, bb float64
+	for i := range a {
+		ab += float64(a[i]) * float64(b[i])
+		aa += float64(a[i]) * float64(a[i])
+		bb += float64(b[i]) * float64(b[i])
+	}
+	return ab / math.Sqrt(aa*bb)
 }
