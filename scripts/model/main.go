@@ -1,11 +1,12 @@
 // Command model trains the static model recall embeds with (make model;
 // docs/model.md): a table of token vectors learned from pairs the history
 // of public repositories already holds — a commit's message and the code
-// it changed, as it was before the change.
+// it changed, as it was before the change — and their trees hold — a
+// definition's doc comment and its code (docs.go).
 //
 //	go run ./scripts/model [-repos scripts/model/repos.tsv] [-dir $KONTEKS_TRAIN_REPOS]
-//	    [-cache DIR] [-n 3000] [-dim 256] [-vocab 65536] [-epochs 2]
-//	    [-holdout owner/name,...] [-seed 1] [-out embed/static/model.bin]
+//	    [-cache DIR] [-n 10000] [-docs 3000] [-dim 256] [-vocab 65536] [-epochs 2]
+//	    [-ranker-repos scripts/ranker/repos.tsv] [-holdout owner/name,...] [-seed 1] [-out embed/static/model.bin]
 //
 // The repositories are listed with the commit each is read at; none of
 // them is one the evaluation asks (scripts/eval) — the list is checked
@@ -14,10 +15,13 @@
 // makes them); a repository's pairs are cached under -cache so that a
 // second run trains without reading history again.
 //
-// With -holdout the repositories named are held out and the model is
-// scored on them after each epoch (MRR of a commit's message for its own
-// files among the files of 400 of that repository's commits), and no model
-// is written; without it everything trains and the model is written.
+// The learned ranker's training repositories (-ranker-repos) are read but
+// never trained on: the ranker fits how much to trust the model's
+// similarity, and must see it as it is on a repository the model never
+// saw. The model is scored on them after each epoch (MRR of a commit's
+// message for its own files among the files of 400 of that repository's
+// commits). With -holdout the repositories named are held out and scored
+// too, and no model is written.
 package main
 
 import (
@@ -44,13 +48,15 @@ func main() {
 	reposFile := flag.String("repos", "scripts/model/repos.tsv", "training repositories: owner/name, commit, language")
 	dir := flag.String("dir", os.Getenv("KONTEKS_TRAIN_REPOS"), "directory of the repositories' clones (owner+name/ or owner+name/repo)")
 	cache := flag.String("cache", "", "directory of the pairs cache (default DIR/.pairs)")
-	n := flag.Int("n", 3000, "newest non-merge commits read per repository")
+	n := flag.Int("n", 10000, "newest non-merge commits read per repository")
+	docs := flag.Int("docs", 3000, "doc-comment pairs read per repository (0: none)")
 	dim := flag.Int("dim", 256, "vector dimension")
 	vocabSize := flag.Int("vocab", 65536, "tokens in the model")
 	minDF := flag.Int("min-df", 5, "least document frequency of a token")
 	epochs := flag.Int("epochs", 2, "passes over the pairs")
 	batch := flag.Int("batch", 256, "pairs per batch (all of one repository)")
-	holdout := flag.String("holdout", "", "comma-separated repositories held out and scored (no model written)")
+	rankerRepos := flag.String("ranker-repos", "scripts/ranker/repos.tsv", "the learned ranker's training repositories: scored, never trained on (empty: none)")
+	holdout := flag.String("holdout", "", "comma-separated repositories held out and scored besides those (no model written)")
 	seed := flag.Uint64("seed", 1, "random seed")
 	lr := flag.Float64("lr", 0.05, "learning rate (Adagrad)")
 	temp := flag.Float64("temp", 0.05, "softmax temperature")
@@ -79,6 +85,16 @@ func main() {
 			held[h] = true
 		}
 	}
+	write := len(held) == 0
+	if *rankerRepos != "" {
+		rr, err := readRepos(*rankerRepos)
+		if err != nil {
+			log.Fatal(err)
+		}
+		for _, r := range rr {
+			held[r.name] = true
+		}
+	}
 	all := make([][]pair, len(repos))
 	names := make([]string, len(repos))
 	start := time.Now()
@@ -95,12 +111,21 @@ func main() {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			ps, err := readPairs(ctx, gitDir, r.commit, filepath.Join(*cache, strings.ReplaceAll(r.name, "/", "+")+"."+r.commit[:12]+".gz"), *n)
+			ps, err := readPairs(ctx, gitDir, r.commit, filepath.Join(*cache, fmt.Sprintf("%s.%s.n%d.gz", strings.ReplaceAll(r.name, "/", "+"), r.commit[:12], *n)), *n)
 			if err != nil {
-				log.Fatalf("%s: %v", r.name, err)
+				// a snapshot without its largest blobs stops git log at the
+				// first commit that changed one
+				log.Printf("warning: %s: history read stopped after %d pairs: %v", r.name, len(ps), err)
 			}
-			log.Printf("%-40s %5d pairs", r.name, len(ps))
-			all[i] = ps
+			var dps []pair
+			if *docs > 0 {
+				dps, err = readDocPairs(ctx, gitDir, r.commit, filepath.Join(*cache, fmt.Sprintf("%s.%s.docs%d.gz", strings.ReplaceAll(r.name, "/", "+"), r.commit[:12], *docs)), *docs)
+				if err != nil {
+					log.Fatalf("%s: doc pairs: %v", r.name, err)
+				}
+			}
+			log.Printf("%-40s %5d commit pairs, %5d doc pairs", r.name, len(ps), len(dps))
+			all[i] = append(ps, dps...)
 		}()
 	}
 	wg.Wait()
@@ -129,7 +154,10 @@ func main() {
 				continue
 			}
 			if held[names[i]] {
-				heldEx[names[i]] = append(heldEx[names[i]], e)
+				// held-out repositories are scored on their commits alone
+				if !strings.HasPrefix(p.Commit, "doc:") {
+					heldEx[names[i]] = append(heldEx[names[i]], e)
+				}
 			} else {
 				train = append(train, e)
 			}
@@ -175,7 +203,7 @@ func main() {
 		log.Printf("epoch %d done in %s", ep, time.Since(began).Round(time.Second))
 		score(fmt.Sprintf("epoch %d", ep))
 	}
-	if len(held) > 0 {
+	if !write {
 		return
 	}
 	b, err := embed.EncodeStatic(*dim, vocab, t.rowsOut())

@@ -2,13 +2,11 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path"
 	"regexp"
 	"strings"
@@ -42,17 +40,9 @@ func readPairs(ctx context.Context, gitDir, commit, cache string, n int) ([]pair
 	}
 	ps, err := makePairs(ctx, gitDir, commit, n)
 	if err != nil {
-		return nil, err
+		return ps, err // not cached: a complete clone reads them all
 	}
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	encodePairs(zw, ps)
-	zw.Close()
-	tmp := cache + ".tmp"
-	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
-		return nil, err
-	}
-	return ps, os.Rename(tmp, cache)
+	return ps, writePairs(cache, ps)
 }
 
 // The cache: one line per commit ("C\thash"), per query ("Q\ttokens") and
@@ -92,18 +82,18 @@ func decodePairs(r io.Reader) ([]pair, error) {
 
 // makePairs walks the newest n non-merge commits below commit.
 func makePairs(ctx context.Context, gitDir, commit string, n int) ([]pair, error) {
-	cmd := exec.CommandContext(ctx, "git", "--git-dir="+gitDir, "log", "--no-merges", "-n", fmt.Sprint(n),
+	cmd := gitCmd(ctx, gitDir, "log", "--no-merges", "-n", fmt.Sprint(n),
 		"--format=%x00%H%x01%an%x01%ae%x01%B%x02", "-p", "-U8", "--no-renames", "--no-color",
 		"--diff-filter=M", "--no-ext-diff", commit)
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_NO_REPLACE_OBJECTS=1")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
 	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	defer cmd.Wait()
 	br := bufio.NewReaderSize(out, 1<<20)
 	var ps []pair
 	var cur *commitDiff
@@ -146,6 +136,11 @@ func makePairs(ctx context.Context, gitDir, commit string, n int) ([]pair, error
 		}
 	}
 	flush()
+	if err := cmd.Wait(); err != nil {
+		// A snapshot without some old blobs stops the log there: keep
+		// what was read before, and say so.
+		return ps, fmt.Errorf("%w: %s", err, strings.TrimSpace(stderr.String()))
+	}
 	return ps, nil
 }
 

@@ -1,0 +1,265 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/konteks/git-konteks/extract/section"
+	"github.com/konteks/git-konteks/extract/section/code"
+)
+
+// Doc-comment pairs: a definition's doc comment (the query) and the
+// definition's code without that comment (the document), from the tree of
+// a training repository at its pinned commit. Where a commit message says
+// what changed in a project's words, a doc comment says what the code
+// under it does; both are how an agent's task speaks of code.
+//
+// A pair's Commit field holds "doc:" and the file's path: the definitions
+// of one file are never each other's negatives, as the files of one
+// commit are not.
+
+// Limits of the doc pairs of one repository.
+const (
+	maxDocFileBytes = 256 << 10
+	docPairsPerFile = 8
+)
+
+// readDocPairs reads the doc pairs of one repository from its cache file,
+// or makes them from its tree and writes the cache.
+func readDocPairs(ctx context.Context, gitDir, commit, cache string, limit int) ([]pair, error) {
+	if f, err := os.Open(cache); err == nil {
+		defer f.Close()
+		return decodePairs(f)
+	}
+	ps, err := makeDocPairs(ctx, gitDir, commit, limit)
+	if err != nil {
+		return nil, err
+	}
+	return ps, writePairs(cache, ps)
+}
+
+// writePairs writes a pairs cache atomically.
+func writePairs(cache string, ps []pair) error {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	encodePairs(zw, ps)
+	zw.Close()
+	tmp := cache + ".tmp"
+	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, cache)
+}
+
+type treeFile struct {
+	path, blob string
+}
+
+// makeDocPairs sections the repository's source files at commit, in an
+// order fixed by a hash of their paths, until limit pairs are made.
+func makeDocPairs(ctx context.Context, gitDir, commit string, limit int) ([]pair, error) {
+	files, err := docFiles(ctx, gitDir, commit)
+	if err != nil {
+		return nil, err
+	}
+	var ps []pair
+	err = catBlobs(ctx, gitDir, files, func(f treeFile, data []byte) bool {
+		ps = append(ps, filePairs(f.path, data)...)
+		return len(ps) < limit
+	})
+	if len(ps) > limit {
+		ps = ps[:limit]
+	}
+	return ps, err
+}
+
+// docFiles lists the files at commit a definition's doc comment is read
+// from: source code with a grammar, not tests, vendored or generated
+// code, in a deterministic pseudo-random order.
+func docFiles(ctx context.Context, gitDir, commit string) ([]treeFile, error) {
+	cmd := gitCmd(ctx, gitDir, "ls-tree", "-r", "-z", "--full-tree", commit)
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("ls-tree %s: %w", commit, err)
+	}
+	var files []treeFile
+	for _, ent := range bytes.Split(out, []byte{0}) {
+		meta, p, ok := strings.Cut(string(ent), "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) != 3 || f[1] != "blob" || (f[0] != "100644" && f[0] != "100755") {
+			continue
+		}
+		if docSource(p) {
+			files = append(files, treeFile{path: p, blob: f[2]})
+		}
+	}
+	key := func(p string) string { s := sha256.Sum256([]byte(p)); return string(s[:8]) }
+	slices.SortFunc(files, func(a, b treeFile) int { return strings.Compare(key(a.path), key(b.path)) })
+	return files, nil
+}
+
+var notDocSource = regexp.MustCompile(`(?i)(^|/)(vendor|node_modules|third_party|thirdparty|external|deps|testdata|fixtures?|tests?|__tests__|spec|specs|examples?|benchmarks?|dist|build|generated)/|[._-](test|spec|tests|min|generated|pb)\.[a-z]+$|Tests?\.[a-zA-Z]+$|^test_`)
+
+// docSource says whether a path is source code whose doc comments train
+// the model.
+func docSource(p string) bool {
+	return code.LanguageFor(p, "") != "" && !notDocSource.MatchString(p) && !strings.HasPrefix(path.Base(p), "test_")
+}
+
+// catBlobs streams the files' contents through one git cat-file --batch
+// until fn returns false.
+func catBlobs(ctx context.Context, gitDir string, files []treeFile, fn func(treeFile, []byte) bool) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := gitCmd(ctx, gitDir, "cat-file", "--batch")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() {
+		bw := bufio.NewWriter(in)
+		for _, f := range files {
+			if _, err := fmt.Fprintln(bw, f.blob); err != nil {
+				break
+			}
+		}
+		bw.Flush()
+		in.Close()
+	}()
+	br := bufio.NewReaderSize(out, 1<<20)
+	for _, f := range files {
+		head, err := br.ReadString('\n')
+		if err != nil {
+			return fmt.Errorf("cat-file %s: %w", f.blob, err)
+		}
+		h := strings.Fields(head)
+		if len(h) == 2 && h[1] == "missing" {
+			continue // a snapshot may lack its largest blobs
+		}
+		if len(h) != 3 {
+			return fmt.Errorf("cat-file %s: %q", f.blob, head)
+		}
+		size, err := strconv.Atoi(h[2])
+		if err != nil {
+			return fmt.Errorf("cat-file %s: %q", f.blob, head)
+		}
+		data := make([]byte, size+1) // the content and its newline
+		if _, err := io.ReadFull(br, data); err != nil {
+			return fmt.Errorf("cat-file %s: %w", f.blob, err)
+		}
+		if size > maxDocFileBytes || bytes.IndexByte(data[:size], 0) >= 0 {
+			continue
+		}
+		if !fn(f, data[:size]) {
+			cancel()
+			cmd.Wait()
+			return nil
+		}
+	}
+	return cmd.Wait()
+}
+
+func gitCmd(ctx context.Context, gitDir string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"--git-dir=" + gitDir}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_NO_REPLACE_OBJECTS=1")
+	return cmd
+}
+
+var licenceDoc = regexp.MustCompile(`(?i)copyright|licen[cs]e|spdx|all rights reserved`)
+
+// filePairs sections one file and makes a pair of each definition with a
+// doc comment of at least minQueryToks tokens once its own name is taken
+// out of it (a doc that only repeats the name teaches nothing the lexical
+// half does not know).
+func filePairs(p string, src []byte) []pair {
+	res, ok, _ := code.Split(section.Input{Path: p, Content: src})
+	if !ok {
+		return nil
+	}
+	var out []pair
+	for _, s := range res.Sections {
+		if s.Doc == "" || s.Name == "" || licenceDoc.MatchString(s.Doc) {
+			continue
+		}
+		q := docQuery(s.Doc, s.Name)
+		if len(q) < minQueryToks {
+			continue
+		}
+		body := withoutDoc(s.Content, s.Doc)
+		d := tokens(p+"\n"+s.QName+"\n"+s.Signature+"\n"+body, maxDocTokens)
+		if len(d) < minQueryToks {
+			continue
+		}
+		out = append(out, pair{Commit: "doc:" + p, Query: q, Docs: [][]string{d}})
+		if len(out) == docPairsPerFile {
+			break
+		}
+	}
+	return out
+}
+
+// docQuery is the tokens of a doc comment without the whole form of the
+// name it documents (a compound name's parts stay: they are words).
+func docQuery(doc, name string) []string {
+	q := tokens(cleanMessage(doc), 0)
+	nt := tokens(name, 0)
+	if len(nt) < 2 {
+		return q
+	}
+	return slices.DeleteFunc(q, func(t string) bool { return t == nt[0] })
+}
+
+// commentMarks are what a line of a comment starts or ends with, in the
+// languages the code sectioner reads.
+var commentMarks = []string{"///", "//!", "//", "/**", "/*", "*/", "*", "#", `"""`, `'''`, "--", ";"}
+
+// withoutDoc drops the lines of content that are the doc comment: lines
+// that, without comment marks, are a line of doc or empty.
+func withoutDoc(content, doc string) string {
+	docLines := map[string]bool{}
+	for _, l := range strings.Split(doc, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			docLines[l] = true
+		}
+	}
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(content, "\n") {
+		t := strings.TrimSpace(l)
+		marked := false
+		for again := true; again; {
+			again = false
+			for _, m := range commentMarks {
+				if strings.HasPrefix(t, m) {
+					t, marked, again = strings.TrimSpace(t[len(m):]), true, true
+				}
+				if strings.HasSuffix(t, m) && len(t) >= len(m) {
+					t, marked, again = strings.TrimSpace(t[:len(t)-len(m)]), true, true
+				}
+			}
+		}
+		if docLines[t] || marked && t == "" {
+			continue
+		}
+		b.WriteString(l)
+	}
+	return b.String()
+}
