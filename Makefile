@@ -142,7 +142,7 @@ eval-swebench:
 model:
 	$(if $(KONTEKS_TRAIN_REPOS),,$(error set KONTEKS_TRAIN_REPOS to a directory for the training repositories))
 	KONTEKS_REPOS=$(KONTEKS_TRAIN_REPOS) scripts/fetch-repos.sh scripts/model/repos.tsv
-	$(GO) run ./scripts/model -dir $(KONTEKS_TRAIN_REPOS) -n 3000 -epochs 2
+	$(GO) run ./scripts/model -dir $(KONTEKS_TRAIN_REPOS) -n 10000 -docs 3000 -epochs 2
 
 # recall's learned ranker, from the commit histories of the training
 # repositories of scripts/ranker/repos.tsv cloned into $KONTEKS_TRAIN_REPOS
