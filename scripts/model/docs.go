@@ -39,13 +39,20 @@ const (
 // readDocPairs reads the doc pairs of one repository from its cache file,
 // or makes them from its tree and writes the cache.
 func readDocPairs(ctx context.Context, gitDir, commit, cache string, limit int) ([]pair, error) {
+	return cachedPairs(cache, func() ([]pair, error) { return makeDocPairs(ctx, gitDir, commit, limit) })
+}
+
+// cachedPairs reads pairs from a cache file, or makes them and writes the
+// file. Pairs made with an error are returned but not cached: a complete
+// clone makes them all.
+func cachedPairs(cache string, build func() ([]pair, error)) ([]pair, error) {
 	if f, err := os.Open(cache); err == nil {
 		defer f.Close()
 		return decodePairs(f)
 	}
-	ps, err := makeDocPairs(ctx, gitDir, commit, limit)
+	ps, err := build()
 	if err != nil {
-		return nil, err
+		return ps, err
 	}
 	return ps, writePairs(cache, ps)
 }

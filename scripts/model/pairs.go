@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path"
 	"regexp"
 	"strings"
@@ -34,15 +33,7 @@ const (
 // readPairs reads the pairs of one repository from its cache file, or
 // makes them from its history and writes the cache.
 func readPairs(ctx context.Context, gitDir, commit, cache string, n int) ([]pair, error) {
-	if f, err := os.Open(cache); err == nil {
-		defer f.Close()
-		return decodePairs(f)
-	}
-	ps, err := makePairs(ctx, gitDir, commit, n)
-	if err != nil {
-		return ps, err // not cached: a complete clone reads them all
-	}
-	return ps, writePairs(cache, ps)
+	return cachedPairs(cache, func() ([]pair, error) { return makePairs(ctx, gitDir, commit, n) })
 }
 
 // The cache: one line per commit ("C\thash"), per query ("Q\ttokens") and
