@@ -1,23 +1,22 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/konteks/git-konteks/extract/section"
 	"github.com/konteks/git-konteks/extract/section/code"
+	"github.com/konteks/git-konteks/gitstore"
 )
 
 // Doc-comment pairs: a definition's doc comment (the query) and the
@@ -70,50 +69,70 @@ func writePairs(cache string, ps []pair) error {
 	return os.Rename(tmp, cache)
 }
 
-type treeFile struct {
-	path, blob string
-}
-
 // makeDocPairs sections the repository's source files at commit, in an
 // order fixed by a hash of their paths, until limit pairs are made.
 func makeDocPairs(ctx context.Context, gitDir, commit string, limit int) ([]pair, error) {
-	files, err := docFiles(ctx, gitDir, commit)
+	repo, err := gitstore.Open(gitDir)
 	if err != nil {
 		return nil, err
 	}
+	files, err := docFiles(repo, commit)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]gitstore.Hash, len(files))
+	for i, f := range files {
+		ids[i] = f.Hash
+	}
 	var ps []pair
-	err = catBlobs(ctx, gitDir, files, func(f treeFile, data []byte) bool {
-		ps = append(ps, filePairs(f.path, data)...)
-		return len(ps) < limit
+	reader := repo.NewBlobReader(len(ids))
+	defer reader.Close()
+	i := 0
+	err = reader.ReadBlobs(ctx, ids, maxDocFileBytes, func(b gitstore.Blob) error {
+		f := files[i]
+		i++
+		// A snapshot may lack its largest blobs; binary files have no docs.
+		if b.Missing || b.TooLarge || bytes.IndexByte(b.Data, 0) >= 0 {
+			return nil
+		}
+		ps = append(ps, filePairs(f.Path, b.Data)...)
+		if len(ps) >= limit {
+			return errEnough
+		}
+		return nil
 	})
+	if errors.Is(err, errEnough) {
+		err = nil
+	}
 	if len(ps) > limit {
 		ps = ps[:limit]
 	}
 	return ps, err
 }
 
+// errEnough stops a blob read once enough pairs are made.
+var errEnough = errors.New("enough pairs")
+
 // docFiles lists the files at commit a definition's doc comment is read
 // from: source code with a grammar, not tests, vendored or generated
 // code, in a deterministic pseudo-random order.
-func docFiles(ctx context.Context, gitDir, commit string) ([]treeFile, error) {
-	cmd := gitCmd(ctx, gitDir, "ls-tree", "-r", "-z", "--full-tree", commit)
-	out, err := cmd.Output()
+func docFiles(repo *gitstore.Repo, commit string) ([]gitstore.Entry, error) {
+	c, err := repo.Resolve(commit)
 	if err != nil {
-		return nil, fmt.Errorf("ls-tree %s: %w", commit, err)
+		return nil, fmt.Errorf("resolve %s: %w", commit, err)
 	}
-	var files []treeFile
-	for _, ent := range bytes.Split(out, []byte{0}) {
-		meta, p, ok := strings.Cut(string(ent), "\t")
-		f := strings.Fields(meta)
-		if !ok || len(f) != 3 || f[1] != "blob" || (f[0] != "100644" && f[0] != "100755") {
-			continue
+	var files []gitstore.Entry
+	err = repo.WalkTree(c.TreeHash, nil, func(e gitstore.Entry) error {
+		if e.Kind == gitstore.KindFile && docSource(e.Path) {
+			files = append(files, e)
 		}
-		if docSource(p) {
-			files = append(files, treeFile{path: p, blob: f[2]})
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("tree of %s: %w", commit, err)
 	}
 	key := func(p string) string { s := sha256.Sum256([]byte(p)); return string(s[:8]) }
-	slices.SortFunc(files, func(a, b treeFile) int { return strings.Compare(key(a.path), key(b.path)) })
+	slices.SortFunc(files, func(a, b gitstore.Entry) int { return strings.Compare(key(a.Path), key(b.Path)) })
 	return files, nil
 }
 
@@ -125,66 +144,7 @@ func docSource(p string) bool {
 	return code.LanguageFor(p, "") != "" && !notDocSource.MatchString(p) && !strings.HasPrefix(path.Base(p), "test_")
 }
 
-// catBlobs streams the files' contents through one git cat-file --batch
-// until fn returns false.
-func catBlobs(ctx context.Context, gitDir string, files []treeFile, fn func(treeFile, []byte) bool) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	cmd := gitCmd(ctx, gitDir, "cat-file", "--batch")
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	go func() {
-		bw := bufio.NewWriter(in)
-		for _, f := range files {
-			if _, err := fmt.Fprintln(bw, f.blob); err != nil {
-				break
-			}
-		}
-		bw.Flush()
-		in.Close()
-	}()
-	br := bufio.NewReaderSize(out, 1<<20)
-	for _, f := range files {
-		head, err := br.ReadString('\n')
-		if err != nil {
-			return fmt.Errorf("cat-file %s: %w", f.blob, err)
-		}
-		h := strings.Fields(head)
-		if len(h) == 2 && h[1] == "missing" {
-			continue // a snapshot may lack its largest blobs
-		}
-		if len(h) != 3 {
-			return fmt.Errorf("cat-file %s: %q", f.blob, head)
-		}
-		size, err := strconv.Atoi(h[2])
-		if err != nil {
-			return fmt.Errorf("cat-file %s: %q", f.blob, head)
-		}
-		data := make([]byte, size+1) // the content and its newline
-		if _, err := io.ReadFull(br, data); err != nil {
-			return fmt.Errorf("cat-file %s: %w", f.blob, err)
-		}
-		if size > maxDocFileBytes || bytes.IndexByte(data[:size], 0) >= 0 {
-			continue
-		}
-		if !fn(f, data[:size]) {
-			cancel()
-			cmd.Wait()
-			return nil
-		}
-	}
-	return cmd.Wait()
-}
-
+// gitCmd runs git on a training repository in a hermetic environment.
 func gitCmd(ctx context.Context, gitDir string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"--git-dir=" + gitDir}, args...)...)
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_NO_REPLACE_OBJECTS=1")
