@@ -12,3 +12,11 @@ var haveDot16 = cpu.X86.HasAVX2
 //
 //go:noescape
 func dot16(a, b *int8, n int) int32
+
+// addScaled8 adds w times the n int8s at row (a multiple of 8) to the n
+// float32s at v, in AVX2 (dot_amd64.s): each lane converted, multiplied
+// and added as the scalar loop does (no fused multiply-add), so the
+// result is the scalar loop's bit for bit.
+//
+//go:noescape
+func addScaled8(v *float32, row *int8, w float32, n int)

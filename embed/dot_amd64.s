@@ -44,3 +44,41 @@ done:
 	VZEROUPPER
 	MOVL         AX, ret+24(FP)
 	RET
+
+// func addScaled8(v *float32, row *int8, w float32, n int)
+TEXT ·addScaled8(SB), NOSPLIT, $0-32
+	MOVQ         v+0(FP), DI
+	MOVQ         row+8(FP), SI
+	VBROADCASTSS w+16(FP), Y0
+	MOVQ         n+24(FP), CX
+
+loop16:
+	CMPQ      CX, $16
+	JL        loop8
+	VPMOVSXBD (SI), Y1
+	VPMOVSXBD 8(SI), Y2
+	VCVTDQ2PS Y1, Y1
+	VCVTDQ2PS Y2, Y2
+	VMULPS    Y0, Y1, Y1
+	VMULPS    Y0, Y2, Y2
+	VADDPS    (DI), Y1, Y1
+	VADDPS    32(DI), Y2, Y2
+	VMOVUPS   Y1, (DI)
+	VMOVUPS   Y2, 32(DI)
+	ADDQ      $16, SI
+	ADDQ      $64, DI
+	SUBQ      $16, CX
+	JMP       loop16
+
+loop8:
+	CMPQ      CX, $8
+	JL        done8
+	VPMOVSXBD (SI), Y1
+	VCVTDQ2PS Y1, Y1
+	VMULPS    Y0, Y1, Y1
+	VADDPS    (DI), Y1, Y1
+	VMOVUPS   Y1, (DI)
+
+done8:
+	VZEROUPPER
+	RET

@@ -1,8 +1,10 @@
 package embed
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 )
 
 // TestDotInt8 checks the vector dot product against the plain one: every
@@ -54,4 +56,48 @@ func BenchmarkDotInt8(b *testing.B) {
 		}
 	}
 	_ = s
+}
+
+// TestAddScaled: the vector kernel adds what the plain loop adds, bit for
+// bit, at every length and alignment and for weights of every magnitude
+// (the index compares vectors made on different machines).
+func TestAddScaled(t *testing.T) {
+	if !haveDot16 {
+		t.Log("no vector instructions here: the plain loop runs")
+	}
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 3))
+	row := make([]int8, 300)
+	for i := range row {
+		row[i] = int8(r.IntN(256) - 128)
+	}
+	row[0], row[1] = -128, 127
+	for n := 0; n <= 270; n++ {
+		for _, off := range []int{0, 1, 7, 13} {
+			w := float32(r.NormFloat64() * math.Pow(10, float64(r.IntN(12)-6)))
+			got, want := make([]float32, n+1), make([]float32, n+1)
+			for i := range got {
+				got[i] = float32(r.NormFloat64())
+				want[i] = got[i]
+			}
+			addScaled(got[1:], row[off:off+n], w)
+			for j, q := range row[off : off+n] {
+				want[1+j] += w * float32(q)
+			}
+			for j := range got {
+				if math.Float32bits(got[j]) != math.Float32bits(want[j]) {
+					t.Fatalf("length %d offset %d weight %g: component %d is %g, want %g", n, off, w, j, got[j], want[j])
+				}
+			}
+		}
+	}
+}
+
+func TestCountWeight(t *testing.T) {
+	for c := 1; c < 200; c++ {
+		if got, want := countWeight(c), float32(1+math.Log(float64(c))); got != want {
+			t.Fatalf("countWeight(%d) = %g, want %g", c, got, want)
+		}
+	}
 }

@@ -275,13 +275,40 @@ func (m *StaticModel) vector(text string, many bool) []float32 {
 func (m *StaticModel) sum(rows []int32, count func(i int32) int) []float32 {
 	v := make([]float32, m.dim)
 	for _, i := range rows {
-		w := m.scales[i] * float32(1+math.Log(float64(count(i))))
-		row := m.rows[int(i)*m.dim : (int(i)+1)*m.dim]
-		for j, q := range row {
-			v[j] += w * float32(q)
-		}
+		w := m.scales[i] * countWeight(count(i))
+		addScaled(v, m.rows[int(i)*m.dim:(int(i)+1)*m.dim], w)
 	}
 	return Normalize(v)
+}
+
+// countWeight is a token's weight for its count in a text, 1+ln(count),
+// from a table for the counts most tokens have.
+func countWeight(c int) float32 {
+	if c < len(countWeights) {
+		return countWeights[c]
+	}
+	return float32(1 + math.Log(float64(c)))
+}
+
+var countWeights = func() (t [64]float32) {
+	for c := range t {
+		t[c] = float32(1 + math.Log(float64(c)))
+	}
+	return t
+}()
+
+// addScaled adds w times row to v: in AVX2 where the CPU has it, else a
+// plain loop. Each v[j] takes the same rounded product and sum either
+// way, so vectors are bit for bit the same on every machine.
+func addScaled(v []float32, row []int8, w float32) {
+	v = v[:len(row)]
+	if n := len(row) &^ 7; haveDot16 && n > 0 {
+		addScaled8(&v[0], &row[0], w, n)
+		v, row = v[n:], row[n:]
+	}
+	for j, q := range row {
+		v[j] += w * float32(q)
+	}
 }
 
 // Static is the built-in embedder backed by the static model.
