@@ -75,7 +75,7 @@ var (
 	split    = flag.String("split", splitDev, "`SPLIT` of the -repos list to evaluate: dev, test, swebench (the list's repositories that SWE-bench names, with -set swebench), or train (scripts/ranker/repos.tsv)")
 	repoDir  = flag.String("dir", os.Getenv("KONTEKS_REPOS"), "`DIR` holding the -repos list's repositories (scripts/fetch-repos.sh); default $KONTEKS_REPOS")
 	sweFile  = flag.String("swebench", os.Getenv("SWEBENCH_LITE"), "SWE-bench Lite `FILE` (JSON or JSON Lines: instance_id, repo, base_commit, problem_statement, patch) for -set swebench; default $SWEBENCH_LITE")
-	sweN     = flag.Int("swebench-n", 5, "most SWE-bench instances per repository (evenly spaced over the dataset's order)")
+	sweN     = flag.Int("swebench-n", 20, "most SWE-bench instances per repository (evenly spaced over the dataset's order)")
 	featOut  = flag.String("features", "", "append each query's candidate files with their learned-ranker features and labels to this JSON Lines `FILE` (scripts/ranker fits on it)")
 )
 
