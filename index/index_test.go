@@ -223,6 +223,18 @@ func TestUpdateAfterOneFileChange(t *testing.T) {
 	if !reflect.DeepEqual(hu, hr) {
 		t.Fatalf("updated and rebuilt indexes rank differently:\n%v\n%v", hu, hr)
 	}
+	// So do the vocabulary's counts, which query expansion and the
+	// evidence label read: a replaced section's terms no longer count.
+	for _, term := range []string{"payload", "header", "quokka", "attempt"} {
+		if a, b := up.DocFreq(term), re.DocFreq(term); a != b {
+			t.Errorf("DocFreq(%q): update %d, rebuild %d", term, a, b)
+		}
+	}
+	for _, p := range []string{"pay", "head", "quo", "att"} {
+		if a, b := up.PrefixTerms(p, 20), re.PrefixTerms(p, 20); !reflect.DeepEqual(a, b) {
+			t.Errorf("PrefixTerms(%q): update %v, rebuild %v", p, a, b)
+		}
+	}
 	re.Close()
 	up.Close()
 	up = open(t, repo, Options{Model: embed.LocalModel})

@@ -10,9 +10,13 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	bsearch "github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
+	bindex "github.com/blevesearch/bleve_index_api"
+	segment "github.com/blevesearch/scorch_segment_api/v2"
 
 	"github.com/konteks/git-konteks/embed"
 )
@@ -213,11 +217,17 @@ type TermCount struct {
 // PrefixTerms lists up to limit terms of the sections' text that start
 // with prefix (prefix itself included when present), in term order: the
 // repository's own words for a query word ("rout" → router, routes).
+// Counts are of live sections, as DocFreq's.
 func (ix *Index) PrefixTerms(prefix string, limit int) []TermCount {
 	if prefix == "" || limit <= 0 {
 		return nil
 	}
-	d, err := ix.bl.FieldDictPrefix(fieldText, []byte(prefix))
+	c, err := ix.counter()
+	if err != nil {
+		return nil
+	}
+	defer c.close()
+	d, err := c.r.FieldDictPrefix(fieldText, []byte(prefix))
 	if err != nil {
 		return nil
 	}
@@ -228,16 +238,23 @@ func (ix *Index) PrefixTerms(prefix string, limit int) []TermCount {
 		if err != nil || e == nil {
 			break
 		}
-		out = append(out, TermCount{Term: e.Term, Count: int(e.Count)})
+		if n := c.live(e.Term, e.Count); n > 0 {
+			out = append(out, TermCount{Term: e.Term, Count: n})
+		}
 	}
 	return out
 }
 
 // DocFreq is the number of sections whose text holds term.
 func (ix *Index) DocFreq(term string) int {
+	c, err := ix.counter()
+	if err != nil {
+		return 0
+	}
+	defer c.close()
 	// A term query without scoring would need a full search; the field
 	// dictionary answers directly.
-	d, err := ix.bl.FieldDictRange(fieldText, []byte(term), []byte(term))
+	d, err := c.r.FieldDictRange(fieldText, []byte(term), []byte(term))
 	if err != nil {
 		return 0
 	}
@@ -246,8 +263,75 @@ func (ix *Index) DocFreq(term string) int {
 	if err != nil || e == nil {
 		return 0
 	}
-	return int(e.Count)
+	return c.live(e.Term, e.Count)
 }
+
+// termCounter turns the term dictionary's counts into counts of live
+// sections. Bleve's dictionary counts a term's postings in every segment,
+// deleted documents included: an update deletes a changed file's old
+// sections, which stay in their segment until it is merged. With those
+// counts an updated index would expand queries and judge evidence
+// otherwise than a rebuilt one of the same memory. The few segments that
+// hold deleted sections are asked how many of the term's postings are
+// live; a generation built from scratch has none.
+type termCounter struct {
+	r    bindex.IndexReader
+	dels []deletedIn
+}
+
+// deletedIn is a segment's text dictionary and its deleted documents.
+type deletedIn struct {
+	dict    segment.TermDictionary
+	deleted *roaring.Bitmap
+}
+
+func (ix *Index) counter() (*termCounter, error) {
+	adv, err := ix.bl.Advanced()
+	if err != nil {
+		return nil, err
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return nil, err
+	}
+	c := &termCounter{r: r}
+	if snap, ok := r.(*scorch.IndexSnapshot); ok {
+		for _, ss := range snap.Segments() {
+			if del := ss.Deleted(); del != nil && !del.IsEmpty() {
+				dict, err := ss.Segment().Dictionary(fieldText)
+				if err != nil {
+					r.Close()
+					return nil, err
+				}
+				c.dels = append(c.dels, deletedIn{dict, del})
+			}
+		}
+	}
+	return c, nil
+}
+
+// live is the number of live sections holding term, of the count sections
+// the dictionary gave, deleted ones included.
+func (c *termCounter) live(term string, count uint64) int {
+	for _, d := range c.dels {
+		all, err := d.dict.PostingsList([]byte(term), nil, nil)
+		if err != nil {
+			continue
+		}
+		n := all.Count()
+		if n == 0 {
+			continue
+		}
+		kept, err := d.dict.PostingsList([]byte(term), d.deleted, nil)
+		if err != nil {
+			continue
+		}
+		count -= n - kept.Count()
+	}
+	return int(count)
+}
+
+func (c *termCounter) close() { c.r.Close() }
 
 // Nearest ranks sections by the cosine similarity of their best vector to
 // q. Every stored vector's cosine is first estimated from ternary sketches
