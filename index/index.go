@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -249,6 +250,13 @@ func refresh(ctx context.Context, repo *gitstore.Repo, dir string, mem *memref.M
 			os.RemoveAll(gdir)
 			return nil, err
 		}
+		// The build's garbage fills the heap up to the soft limit, and
+		// the runtime keeps those pages until its scavenger gets to them:
+		// the generation's tables are mapped and the history signals
+		// built on top of them, which made a cold recall's peak RSS. One
+		// collection returns them now (the Go tree: see
+		// docs/performance.md).
+		debug.FreeOSMemory()
 	}
 	if err := setCurrent(dir, gen); err != nil {
 		os.RemoveAll(gdir)
