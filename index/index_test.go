@@ -257,6 +257,53 @@ func TestUpdateAfterOneFileChange(t *testing.T) {
 	}
 }
 
+// TestRefreshUpdatesWithoutOpening: Refresh brings the index up to the
+// new memory and says how, and the next reader finds it current.
+func TestRefreshUpdatesWithoutOpening(t *testing.T) {
+	r, repo := fixture(t)
+	open(t, repo, Options{Model: embed.LocalModel}).Close()
+	r.Write("fetch/retry.go", strings.Replace(retryGo, "// ParseHeader splits a raw header line into its name and payload.", "// ParseHeader reads a wombat header.", 1))
+	r.Commit("edit")
+	extractAt(t, r)
+	how, err := Refresh(context.Background(), repo, mem(t, repo), Options{Model: embed.LocalModel})
+	if err != nil || how != "update" {
+		t.Fatalf("Refresh: %q, %v; want update", how, err)
+	}
+	if how, err := Refresh(context.Background(), repo, mem(t, repo), Options{Model: embed.LocalModel}); err != nil || how != "current" {
+		t.Fatalf("Refresh again: %q, %v; want current", how, err)
+	}
+	ix := open(t, repo, Options{Model: embed.LocalModel})
+	if ix.How != "current" {
+		t.Fatalf("the reader after Refresh: how %q, want current", ix.How)
+	}
+	if d, _ := top(t, ix, "wombat"); d.Name != "ParseHeader" {
+		t.Fatalf("new text: %+v", d)
+	}
+}
+
+// TestStillCurrent: a generation opened before the index lock is reused
+// only while "current" names it.
+func TestStillCurrent(t *testing.T) {
+	_, repo := fixture(t)
+	ix := open(t, repo, Options{Model: embed.LocalModel})
+	dir, err := Dir(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := stillCurrent(dir, ix); got != ix {
+		t.Fatal("the current generation was not reused")
+	}
+	if err := setCurrent(dir, "gnewer-000000000000"); err != nil {
+		t.Fatal(err)
+	}
+	if got := stillCurrent(dir, ix); got != nil {
+		t.Fatal("a generation no longer current was reused")
+	}
+	if ix.bl != nil {
+		t.Fatal("the generation no longer current was left open")
+	}
+}
+
 func TestRebuildsWhenDamaged(t *testing.T) {
 	_, repo := fixture(t)
 	ix := open(t, repo, Options{Model: embed.LocalModel})

@@ -60,22 +60,22 @@ func Warm(ctx context.Context, repo *gitstore.Repo) (*WarmReport, error) {
 
 // UpdateIndex brings the search index up to date with the memory that
 // refs/konteks names, for the configured embedder (as recall opens it),
-// waiting for another process updating it (see index.Update). The
-// commands that move refs/konteks call it before they return, so memory
-// is searchable when they do. opt.Model, when empty, is the configured
-// embedder's.
-func UpdateIndex(ctx context.Context, repo *gitstore.Repo, opt index.Options) (*index.Index, error) {
+// waiting for another process updating it (see index.Refresh), and says
+// how: "current", "update" or "build". The commands that move
+// refs/konteks call it before they return, so memory is searchable when
+// they do. opt.Model, when empty, is the configured embedder's.
+func UpdateIndex(ctx context.Context, repo *gitstore.Repo, opt index.Options) (string, error) {
 	mem, err := memref.Read(repo, memory.Ref)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	if mem == nil {
-		return nil, ErrNoMemory
+		return "", ErrNoMemory
 	}
 	if opt.Model == "" {
 		if emb, err := embed.Configured(repo.ConfigValues("konteks.embed.")); err == nil && emb != nil {
 			opt.Model = emb.Model()
 		}
 	}
-	return index.Update(ctx, repo, mem, opt)
+	return index.Refresh(ctx, repo, mem, opt)
 }

@@ -78,12 +78,9 @@ func TestRecallDoesNotWaitForABuild(t *testing.T) {
 	held, release, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
 	go func() {
 		var once sync.Once
-		ix, err := UpdateIndex(context.Background(), repo, index.Options{Progress: func(int, int) {
+		_, err := UpdateIndex(context.Background(), repo, index.Options{Progress: func(int, int) {
 			once.Do(func() { close(held); <-release })
 		}})
-		if err == nil {
-			ix.Close()
-		}
 		done <- err
 	}()
 	select {

@@ -131,13 +131,12 @@ func indexMemory(ctx context.Context, repo *gitstore.Repo, bar *progressLine) (i
 			bar.update(extract.Progress{Stage: "index", Done: done, Total: total})
 		}
 	}
-	ix, err := recall.UpdateIndex(ctx, repo, opt)
+	how, err := recall.UpdateIndex(ctx, repo, opt)
 	bar.clear()
 	if err != nil {
 		return indexRun{}, err
 	}
-	ix.Close()
-	return indexRun{how: ix.How, took: time.Since(t0)}, nil
+	return indexRun{how: how, took: time.Since(t0)}, nil
 }
 
 type extractOutput struct {
