@@ -167,8 +167,7 @@ func stillCurrent(dir string, ix *Index) *Index {
 	if ix == nil {
 		return nil
 	}
-	b, err := os.ReadFile(filepath.Join(dir, currentFile))
-	if err != nil || strings.TrimSpace(string(b)) != filepath.Base(ix.dir) {
+	if gen, err := readCurrent(dir); err != nil || gen != filepath.Base(ix.dir) {
 		ix.Close()
 		return nil
 	}
@@ -370,13 +369,9 @@ func prune(dir, keep, prev string) {
 func openCurrent(dir string) (*Index, error) {
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
-		b, err := os.ReadFile(filepath.Join(dir, currentFile))
+		gen, err := readCurrent(dir)
 		if err != nil {
 			return nil, err
-		}
-		gen := strings.TrimSpace(string(b))
-		if gen == "" || strings.ContainsAny(gen, `/\`) || gen == "." || gen == ".." {
-			return nil, fmt.Errorf("%w: bad current generation %q", errTable, gen)
 		}
 		ix, err := openGen(filepath.Join(dir, gen))
 		if err == nil {
@@ -387,6 +382,20 @@ func openCurrent(dir string) (*Index, error) {
 		// reading "current" and opening it: read "current" again.
 	}
 	return nil, lastErr
+}
+
+// readCurrent is the generation "current" names, checked to be a name
+// inside dir.
+func readCurrent(dir string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, currentFile))
+	if err != nil {
+		return "", err
+	}
+	gen := strings.TrimSpace(string(b))
+	if gen == "" || strings.ContainsAny(gen, `/\`) || gen == "." || gen == ".." {
+		return "", fmt.Errorf("%w: bad current generation %q", errTable, gen)
+	}
+	return gen, nil
 }
 
 // openGen opens one generation directory.

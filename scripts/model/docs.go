@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -39,34 +38,6 @@ const (
 // or makes them from its tree and writes the cache.
 func readDocPairs(ctx context.Context, gitDir, commit, cache string, limit int) ([]pair, error) {
 	return cachedPairs(cache, func() ([]pair, error) { return makeDocPairs(ctx, gitDir, commit, limit) })
-}
-
-// cachedPairs reads pairs from a cache file, or makes them and writes the
-// file. Pairs made with an error are returned but not cached: a complete
-// clone makes them all.
-func cachedPairs(cache string, build func() ([]pair, error)) ([]pair, error) {
-	if f, err := os.Open(cache); err == nil {
-		defer f.Close()
-		return decodePairs(f)
-	}
-	ps, err := build()
-	if err != nil {
-		return ps, err
-	}
-	return ps, writePairs(cache, ps)
-}
-
-// writePairs writes a pairs cache atomically.
-func writePairs(cache string, ps []pair) error {
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	encodePairs(zw, ps)
-	zw.Close()
-	tmp := cache + ".tmp"
-	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, cache)
 }
 
 // makeDocPairs sections the repository's source files at commit, in an

@@ -2,10 +2,12 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path"
 	"regexp"
 	"strings"
@@ -34,6 +36,34 @@ const (
 // makes them from its history and writes the cache.
 func readPairs(ctx context.Context, gitDir, commit, cache string, n int) ([]pair, error) {
 	return cachedPairs(cache, func() ([]pair, error) { return makePairs(ctx, gitDir, commit, n) })
+}
+
+// cachedPairs reads pairs from a cache file, or makes them and writes the
+// file. Pairs made with an error are returned but not cached: a complete
+// clone makes them all.
+func cachedPairs(cache string, build func() ([]pair, error)) ([]pair, error) {
+	if f, err := os.Open(cache); err == nil {
+		defer f.Close()
+		return decodePairs(f)
+	}
+	ps, err := build()
+	if err != nil {
+		return ps, err
+	}
+	return ps, writePairs(cache, ps)
+}
+
+// writePairs writes a pairs cache atomically.
+func writePairs(cache string, ps []pair) error {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	encodePairs(zw, ps)
+	zw.Close()
+	tmp := cache + ".tmp"
+	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, cache)
 }
 
 // The cache: one line per commit ("C\thash"), per query ("Q\ttokens") and
