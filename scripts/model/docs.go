@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
@@ -51,22 +49,9 @@ func makeDocPairs(ctx context.Context, gitDir, commit string, limit int) ([]pair
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]gitstore.Hash, len(files))
-	for i, f := range files {
-		ids[i] = f.Hash
-	}
 	var ps []pair
-	reader := repo.NewBlobReader(len(ids))
-	defer reader.Close()
-	i := 0
-	err = reader.ReadBlobs(ctx, ids, maxDocFileBytes, func(b gitstore.Blob) error {
-		f := files[i]
-		i++
-		// A snapshot may lack its largest blobs; binary files have no docs.
-		if b.Missing || b.TooLarge || bytes.IndexByte(b.Data, 0) >= 0 {
-			return nil
-		}
-		ps = append(ps, filePairs(f.Path, b.Data)...)
+	err = eachBlob(ctx, repo, files, func(p string, data []byte) error {
+		ps = append(ps, filePairs(p, data)...)
 		if len(ps) >= limit {
 			return errEnough
 		}
@@ -102,8 +87,7 @@ func docFiles(repo *gitstore.Repo, commit string) ([]gitstore.Entry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tree of %s: %w", commit, err)
 	}
-	key := func(p string) string { s := sha256.Sum256([]byte(p)); return string(s[:8]) }
-	slices.SortFunc(files, func(a, b gitstore.Entry) int { return strings.Compare(key(a.Path), key(b.Path)) })
+	sortByPathHash(files)
 	return files, nil
 }
 

@@ -2,10 +2,11 @@
 // docs/model.md): a table of token vectors learned from pairs the history
 // of public repositories already holds — a commit's message and the code
 // it changed, as it was before the change — and their trees hold — a
-// definition's doc comment and its code (docs.go).
+// definition's doc comment and its code (docs.go) and, with -guides, a
+// documentation passage and the definitions it names (guides.go).
 //
 //	go run ./scripts/model [-repos scripts/model/repos.tsv] [-dir $KONTEKS_TRAIN_REPOS]
-//	    [-cache DIR] [-n 10000] [-docs 3000] [-dim 256] [-vocab 65536] [-epochs 2]
+//	    [-cache DIR] [-n 10000] [-docs 3000] [-guides 0] [-dim 256] [-vocab 65536] [-epochs 2]
 //	    [-ranker-repos scripts/ranker/repos.tsv] [-holdout owner/name,...] [-seed 1] [-out embed/static/model.bin]
 //
 // The repositories are listed with the commit each is read at; none of
@@ -33,6 +34,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -50,6 +52,7 @@ func main() {
 	cache := flag.String("cache", "", "directory of the pairs cache (default DIR/.pairs)")
 	n := flag.Int("n", 10000, "newest non-merge commits read per repository")
 	docs := flag.Int("docs", 3000, "doc-comment pairs read per repository (0: none)")
+	guides := flag.Int("guides", 0, "guide pairs (documentation passages and the definitions they name) read per repository (0: none)")
 	dim := flag.Int("dim", 256, "vector dimension")
 	vocabSize := flag.Int("vocab", 65536, "tokens in the model")
 	minDF := flag.Int("min-df", 5, "least document frequency of a token")
@@ -124,8 +127,15 @@ func main() {
 					log.Fatalf("%s: doc pairs: %v", r.name, err)
 				}
 			}
-			log.Printf("%-40s %5d commit pairs, %5d doc pairs", r.name, len(ps), len(dps))
-			all[i] = append(ps, dps...)
+			var gps []pair
+			if *guides > 0 {
+				gps, err = readGuidePairs(ctx, gitDir, r.commit, filepath.Join(*cache, fmt.Sprintf("%s.%s.guides%d.gz", strings.ReplaceAll(r.name, "/", "+"), r.commit[:12], *guides)), *guides)
+				if err != nil {
+					log.Fatalf("%s: guide pairs: %v", r.name, err)
+				}
+			}
+			log.Printf("%-40s %5d commit pairs, %5d doc pairs, %5d guide pairs", r.name, len(ps), len(dps), len(gps))
+			all[i] = slices.Concat(ps, dps, gps)
 		}()
 	}
 	wg.Wait()
@@ -155,7 +165,7 @@ func main() {
 			}
 			if held[names[i]] {
 				// held-out repositories are scored on their commits alone
-				if !strings.HasPrefix(p.Commit, "doc:") {
+				if !strings.HasPrefix(p.Commit, "doc:") && !strings.HasPrefix(p.Commit, "guide:") {
 					heldEx[names[i]] = append(heldEx[names[i]], e)
 				}
 			} else {
