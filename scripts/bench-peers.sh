@@ -5,8 +5,9 @@
 # a complete index — the background runner it starts included (every
 # process of the tree is accounted, detached ones too: scripts/cpurun.py).
 # Also: the peak RSS of extract, of the runner and of a cold recall (the
-# local cache deleted: what a fresh clone with fetched memory pays); a
-# one-file `changed` run; `git log --raw` as the floor of the history
+# local cache deleted); a teammate's first answer (memory signed by a
+# trusted signer, pushed to a bare remote; a fresh clone runs `git konteks
+# fetch` and asks: both commands' CPU); a one-file `changed` run; `git log --raw` as the floor of the history
 # stage. BENCH_RUNS runs each (default 3), medians and ratios, alternating
 # the tools. Load averages are printed at the start and the end.
 #
@@ -59,6 +60,31 @@ acct() {
   rss_main=$(awk '$4 == "main" {print $3}' "$work/acct")
   rss_rest=$(awk '$4 == "descendant" && $3 > m {m = $3} END {print m + 0}' "$work/acct")
 }
+# teammate DIR: publishes DIR's memory, signed, to a bare remote and has a
+# fresh clone of it fetch the memory and ask; sets mate_fetch, mate_recall
+# (CPU) and mate_rss (the larger peak). The signing clone is a separate
+# one, so DIR's memory and settings stay as they are.
+teammate() {
+  if [ ! -f "$work/key" ]; then
+    ssh-keygen -q -t ed25519 -N "" -C bench@example.com -f "$work/key"
+    echo "bench@example.com namespaces=\"git\" $(cat "$work/key.pub")" >"$work/allowed"
+  fi
+  rm -rf "$work/origin.git" "$work/pub" "$work/mate"
+  git clone -q --bare "$1" "$work/origin.git"
+  git clone -q --no-checkout "$1" "$work/pub"
+  git -C "$work/pub" fetch -q "$1" refs/konteks:refs/konteks
+  git -C "$work/pub" remote set-url origin "$work/origin.git"
+  git -C "$work/pub" config konteks.sign true
+  git -C "$work/pub" config konteks.signingkey "$work/key"
+  (cd "$work/pub" && "$bin" push origin >/dev/null)
+  git clone -q "$work/origin.git" "$work/mate" 2>/dev/null || true
+  git -C "$work/mate" config konteks.trust "$work/allowed"
+  (cd "$work/mate" && acct "$bin" fetch && echo "$cpu $rss_main" >"$work/mate.fetch" && acct "$bin" recall "$query" && echo "$cpu $rss_main" >"$work/mate.recall")
+  read -r mate_fetch rf <"$work/mate.fetch"
+  read -r mate_recall rr <"$work/mate.recall"
+  mate_rss=$(maxof "$rf" "$rr")
+  rm -rf "$work/origin.git" "$work/pub" "$work/mate"
+}
 manifest() { "$bin" manifest --json | python3 -c "import json,sys; m=json.load(sys.stdin); $1"; }
 
 # --- peers ---------------------------------------------------------------
@@ -93,6 +119,7 @@ bench_repo() {
   echo
   echo "== $name: $files files, $commits commits, $(du -sh --exclude=.git . | cut -f1) checkout"
   local zc=() zr=() ec=() er=() rr=() fc=() fr=() tc=() cc=() cr=() kh=() hratio=() recent=0
+  local mc=() mf=() mq=() mr=()
   for i in $(seq 1 "$runs"); do
     rm -rf "$work/idx"; mkdir -p "$work/idx"
     acct "$zoekt" -index "$work/idx" -require_ctags "$dir"
@@ -115,6 +142,10 @@ bench_repo() {
     rm -rf .git/konteks
     acct "$bin" recall "$query"
     cc+=("$cpu"); cr+=("$rss_main")
+    # A teammate's first answer, from memory this run extracted.
+    teammate "$dir"
+    mf+=("$mate_fetch"); mq+=("$mate_recall"); mr+=("$mate_rss")
+    mc+=("$(echo "$mate_fetch + $mate_recall" | bc -l)")
     # The floor of this run's history stage, measured at once.
     local t0 t1
     sync
@@ -147,6 +178,8 @@ bench_repo() {
   printf '  until the first recall answers:          CPU %6.2fs  = %.2fx zoekt-index  (runs %s)\n' \
     "$tm" "$(echo "$tm / $zm" | bc -l)" "$(printf '%.1f ' "${tc[@]}" | sed 's/ $//')"
   printf '  cold recall (local cache deleted):       CPU %6.2fs  (peak RSS %d MB)\n' "$(median "${cc[@]}")" "$(maxof "${cr[@]}")"
+  printf '  teammate: fetch of signed memory + first recall: CPU %6.2fs  (fetch %.2fs, recall %.2fs; peak RSS %d MB)\n' \
+    "$(median "${mc[@]}")" "$(median "${mf[@]}")" "$(median "${mq[@]}")" "$(maxof "${mr[@]}")"
   printf '  history stage: %.2fs for %d recent commits = %.2fx git log --raw (median of each run against its own floor)\n' \
     "$(median "${kh[@]}")" "$recent" "$(median "${hratio[@]}")"
   printf '  one-file changed run:                    CPU %6.0f ms (process start and index update included; peak RSS %d MB)\n' \
