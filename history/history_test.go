@@ -323,12 +323,51 @@ func TestCorruptHistory(t *testing.T) {
 		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "--mode rebuild") {
 			t.Fatalf("%s = %q: load gave %v", tc.path, tc.content, err)
 		}
+		if err := Check(repo, bad); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("%s = %q: check gave %v", tc.path, tc.content, err)
+		}
 	}
 	// A hostile record: a path that climbs out.
 	b := encodeOrDie(t, []Commit{{Hash: strings.Repeat("a", 40), Subject: "x", Weight: 1, Changes: []Change{{Path: "../etc/passwd", Kind: "M"}}}})
 	if _, err := decodeForTest(repo, b); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("hostile path accepted: %v", err)
 	}
+}
+
+// TestCheckKeepsNothing: checking a memory tree's history (what a fetch
+// does to a peer's memory before it adopts it) decodes all of it and
+// leaves no decoded commit in the process's caches.
+func TestCheckKeepsNothing(t *testing.T) {
+	tailMax, segmentMax = 4, 3
+	defer func() { tailMax, segmentMax = TailMax, SegmentMax }()
+	r := fixture(t)
+	repo := open(t, r)
+	root, _ := update(t, repo, gitstore.ZeroHash, "HEAD", defaults)
+	dropCaches := func() {
+		cacheMu.Lock()
+		clear(cache)
+		clear(segCache)
+		segCacheSize = 0
+		cacheMu.Unlock()
+	}
+	dropCaches()
+	if err := Check(repo, root); err != nil {
+		t.Fatal(err)
+	}
+	cacheMu.Lock()
+	kept := len(cache) + segCacheSize
+	cacheMu.Unlock()
+	if kept != 0 {
+		t.Fatalf("check kept %d histories and decoded commits", kept)
+	}
+	hs, err := Load(repo, root)
+	if err != nil || len(hs.Commits) == 0 {
+		t.Fatalf("load after check: %v", err)
+	}
+	if segCacheSize == 0 {
+		t.Fatal("load kept no segment: the test would not see a cache")
+	}
+	dropCaches()
 }
 
 func encodeOrDie(t *testing.T, cs []Commit) []byte {

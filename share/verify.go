@@ -88,7 +88,7 @@ func verifyPeer(repo *gitstore.Repo, ours gitstore.Hash, oursTree gitstore.Hash,
 	}
 	// Their history: every segment, the tail and the state decode within
 	// limits, with valid hashes and paths.
-	if _, err := history.Load(repo, tm.Tree); err != nil {
+	if err := history.Check(repo, tm.Tree); err != nil {
 		return err
 	}
 	return ctx.Err()
