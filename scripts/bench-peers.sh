@@ -76,7 +76,8 @@ teammate() {
   git -C "$work/pub" remote set-url origin "$work/origin.git"
   git -C "$work/pub" config konteks.sign true
   git -C "$work/pub" config konteks.signingkey "$work/key"
-  (cd "$work/pub" && "$bin" push origin >/dev/null)
+  # A signed memory commit on top (push writes one only when it squashes).
+  (cd "$work/pub" && "$bin" remember "The benchmark's memory is published by a signing clone." >/dev/null && "$bin" push origin >/dev/null)
   git clone -q "$work/origin.git" "$work/mate" 2>/dev/null || true
   git -C "$work/mate" config konteks.trust "$work/allowed"
   (cd "$work/mate" && acct "$bin" fetch && echo "$cpu $rss_main" >"$work/mate.fetch" && acct "$bin" recall "$query" && echo "$cpu $rss_main" >"$work/mate.recall")
