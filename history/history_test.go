@@ -855,14 +855,73 @@ func TestMsgTermsAreTextTerms(t *testing.T) {
 		"Fix parseHTTPRequest retries when the config file is missing",
 	}
 	var mt msgTerms
+	ix := newMsgIndex(0)
 	for i, s := range texts {
 		if i == 4 {
-			clear(mt.words)
+			clear(mt.ids)
 		}
 		var got []string
-		mt.each(s, func(t string) { got = append(got, t) })
+		mt.eachID(ix, s, func(id int32) { got = append(got, ix.terms[id]) })
 		if want := text.Terms(s); !slices.Equal(got, want) {
 			t.Fatalf("%q: %q, want %q", s, got, want)
 		}
+	}
+}
+
+// TestMsgIndexCounts: the message index holds, for every term, the
+// documents and counts a plain count of text.Terms gives (the subject
+// twice, the body's first 1,500 bytes once), and each document's length.
+func TestMsgIndexCounts(t *testing.T) {
+	msgs := [][2]string{
+		{"Fix parseHTTPRequest retries", "The retries of parse_http_request were counted twice.\n\nFixes #12"},
+		{"Add a config file", ""},
+		{"", "only a body, with body words: body"},
+		{"retries retries", strings.Repeat("long body words ", 200)},
+		{"Fix parseHTTPRequest retries", "again"},
+	}
+	var mt msgTerms
+	ix := newMsgIndex(len(msgs))
+	type tfs map[int32]uint16
+	want := map[string]tfs{}
+	var wantDL []uint16
+	for i, m := range msgs {
+		ix.add(int32(i), m[0], m[1], &mt)
+		body := m[1]
+		if len(body) > 1500 {
+			body = body[:1500]
+		}
+		n := 0
+		for _, part := range []string{m[0], m[0], body} {
+			for _, term := range text.Terms(part) {
+				if want[term] == nil {
+					want[term] = tfs{}
+				}
+				want[term][int32(i)]++
+				n++
+			}
+		}
+		wantDL = append(wantDL, uint16(n))
+	}
+	if !slices.Equal(ix.dl, wantDL) {
+		t.Fatalf("lengths %v, want %v", ix.dl, wantDL)
+	}
+	if len(ix.terms) != len(want) {
+		t.Fatalf("%d terms, want %d", len(ix.terms), len(want))
+	}
+	for term, w := range want {
+		docs, counts := ix.lookup(term)
+		got := tfs{}
+		for k, d := range docs {
+			got[d] = counts[k]
+			if k > 0 && docs[k-1] >= d {
+				t.Fatalf("%q: documents not ascending: %v", term, docs)
+			}
+		}
+		if !reflect.DeepEqual(got, w) {
+			t.Fatalf("%q: %v, want %v", term, got, w)
+		}
+	}
+	if d, c := ix.lookup("nosuchterm"); d != nil || c != nil {
+		t.Fatalf("an unknown term has postings: %v %v", d, c)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -240,15 +241,12 @@ func markDeleted(ids []int32, del func(j int) bool) []int32 {
 func newSignals(key string, ix *msgIndex, weight []float32, files []int32, chIDs [][]int32, ids *fileIDs) *Signals {
 	n := len(weight)
 	s := &Signals{Key: key, Version: signalsVersion, N: n, DL: ix.dl, AvgDL: ix.avgdl, Weight: weight, Files: files}
-	s.Terms = make([]string, 0, len(ix.post))
-	for t := range ix.post {
-		s.Terms = append(s.Terms, t)
-	}
+	s.Terms = slices.Clone(ix.terms)
 	sort.Strings(s.Terms)
 	s.Off = make([]int32, 0, len(s.Terms)+1)
 	s.Off = append(s.Off, 0)
 	for _, t := range s.Terms {
-		p := ix.post[t]
+		p := ix.posts[ix.ids[t]]
 		s.Docs = append(s.Docs, p.docs...)
 		s.TFs = append(s.TFs, p.tfs...)
 		s.Off = append(s.Off, int32(len(s.Docs)))
@@ -305,7 +303,7 @@ func streamSignals(repo *gitstore.Repo, memTree, key gitstore.Hash) (*Signals, e
 	}
 	cs := make([]slim, 0, st.Commits)
 	// Messages are indexed in recording order, renumbered below.
-	ix := &msgIndex{post: map[string]postings{}, dl: make([]uint16, 0, st.Commits)}
+	ix := newMsgIndex(st.Commits)
 	var mt msgTerms
 	paths := map[string]string{}
 	share := func(p string) string {
@@ -349,12 +347,11 @@ func streamSignals(repo *gitstore.Repo, memTree, key gitstore.Hash) (*Signals, e
 		dl[rank[i]] = d
 	}
 	ix.dl = dl
-	for t, p := range ix.post {
+	for _, p := range ix.posts {
 		for k, d := range p.docs {
 			p.docs[k] = rank[d]
 		}
 		sort.Sort(byDoc(p))
-		ix.post[t] = p
 	}
 	ids := newFileIDs()
 	weight := make([]float32, len(cs))
