@@ -335,8 +335,9 @@ func TestCorruptHistory(t *testing.T) {
 }
 
 // TestCheckKeepsNothing: checking a memory tree's history (what a fetch
-// does to a peer's memory before it adopts it) decodes all of it and
-// leaves no decoded commit in the process's caches.
+// does to a peer's memory before it adopts it) decodes all of it, leaves
+// no decoded commit in the process's caches, and leaves the history's
+// signals in the local cache for the first recall.
 func TestCheckKeepsNothing(t *testing.T) {
 	tailMax, segmentMax = 4, 3
 	defer func() { tailMax, segmentMax = TailMax, SegmentMax }()
@@ -349,25 +350,44 @@ func TestCheckKeepsNothing(t *testing.T) {
 		clear(segCache)
 		segCacheSize = 0
 		cacheMu.Unlock()
+		sigMu.Lock()
+		clear(sigCache)
+		sigMu.Unlock()
 	}
 	dropCaches()
+	defer dropCaches()
+	key, err := dirOf(repo, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := signalsPath(repo, key)
+	os.Remove(p)
 	if err := Check(repo, root); err != nil {
 		t.Fatal(err)
 	}
 	cacheMu.Lock()
 	kept := len(cache) + segCacheSize
 	cacheMu.Unlock()
+	sigMu.Lock()
+	kept += len(sigCache)
+	sigMu.Unlock()
 	if kept != 0 {
-		t.Fatalf("check kept %d histories and decoded commits", kept)
+		t.Fatalf("check kept %d histories, signals and decoded commits", kept)
 	}
-	hs, err := Load(repo, root)
-	if err != nil || len(hs.Commits) == 0 {
-		t.Fatalf("load after check: %v", err)
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("check left no signals for the first recall: %v", err)
 	}
-	if segCacheSize == 0 {
-		t.Fatal("load kept no segment: the test would not see a cache")
+	want, err := streamSignals(repo, root, key)
+	if err != nil {
+		t.Fatal(err)
 	}
-	dropCaches()
+	got, err := LoadSignals(repo, root)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("signals read back after check differ (%v)", err)
+	}
+	if _, err := Load(repo, root); err != nil || segCacheSize == 0 {
+		t.Fatalf("load after check: %v, %d commits cached: the test would not see a cache", err, segCacheSize)
+	}
 }
 
 func encodeOrDie(t *testing.T, cs []Commit) []byte {

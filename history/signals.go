@@ -83,10 +83,9 @@ func LoadSignals(repo *gitstore.Repo, memTree gitstore.Hash) (*Signals, error) {
 	if s != nil {
 		return s, nil
 	}
-	dir := ""
-	if d, err := repo.StateDir(); err == nil {
-		dir = filepath.Join(d, "history")
-		if s = readSignals(filepath.Join(dir, key.String()+".sig"), key); s != nil {
+	p := signalsPath(repo, key)
+	if p != "" {
+		if s = readSignals(p, key); s != nil {
 			remember(key, s)
 			return s, nil
 		}
@@ -101,11 +100,21 @@ func LoadSignals(repo *gitstore.Repo, memTree gitstore.Hash) (*Signals, error) {
 	} else if s, err = streamSignals(repo, memTree, key); err != nil {
 		return nil, err
 	}
-	if dir != "" {
-		_ = writeSignals(dir, key, s) // a cache: failing to write it costs time only
+	if p != "" {
+		_ = writeSignals(filepath.Dir(p), key, s) // a cache: failing to write it costs time only
 	}
 	remember(key, s)
 	return s, nil
+}
+
+// signalsPath is the local cache file of the signals of the history whose
+// tree is key, or "" when the repository has no state directory.
+func signalsPath(repo *gitstore.Repo, key gitstore.Hash) string {
+	d, err := repo.StateDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "history", key.String()+".sig")
 }
 
 func remember(key gitstore.Hash, s *Signals) {
