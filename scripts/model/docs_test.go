@@ -68,17 +68,25 @@ func undocumented() int { return 1 }
 		t.Errorf("python docstring pair: query %v, document %v", py.Query, py.Docs[0])
 	}
 
-	// the limit stops reading, and the cache gives back what was made
-	if ps, err := makeDocPairs(context.Background(), gitDir, commit, 1); err != nil || len(ps) != 1 {
+	checkLimitAndCache(t, gitDir, commit, makeDocPairs, readDocPairs)
+}
+
+// checkLimitAndCache checks that a pair maker stops at its limit and that
+// its cache gives back what it made, with the repository gone.
+func checkLimitAndCache(t *testing.T, gitDir, commit string,
+	make func(ctx context.Context, gitDir, commit string, limit int) ([]pair, error),
+	read func(ctx context.Context, gitDir, commit, cache string, limit int) ([]pair, error)) {
+	t.Helper()
+	if ps, err := make(context.Background(), gitDir, commit, 1); err != nil || len(ps) != 1 {
 		t.Fatalf("limit 1: %d pairs, %v", len(ps), err)
 	}
-	cache := filepath.Join(t.TempDir(), "docs.gz")
-	first, err := readDocPairs(context.Background(), gitDir, commit, cache, 100)
+	cache := filepath.Join(t.TempDir(), "pairs.gz")
+	first, err := read(context.Background(), gitDir, commit, cache, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := readDocPairs(context.Background(), "/nonexistent", commit, cache, 100)
-	if err != nil || len(again) != len(first) || strings.Join(again[1].Query, " ") != strings.Join(first[1].Query, " ") {
+	again, err := read(context.Background(), "/nonexistent", commit, cache, 100)
+	if err != nil || len(again) != len(first) || len(first) == 0 || strings.Join(again[len(again)-1].Query, " ") != strings.Join(first[len(first)-1].Query, " ") {
 		t.Fatalf("cache: %v, %d pairs of %d", err, len(again), len(first))
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/konteks/git-konteks/internal/testgit"
@@ -65,19 +64,7 @@ func TestGuidePairs(t *testing.T) {
 		t.Errorf("a name in a code block links its definition: %+v", conns)
 	}
 
-	// the limit, and the cache
-	if ps, err := makeGuidePairs(context.Background(), gitDir, commit, 1); err != nil || len(ps) != 1 {
-		t.Fatalf("limit 1: %d pairs, %v", len(ps), err)
-	}
-	cache := filepath.Join(t.TempDir(), "guides.gz")
-	first, err := readGuidePairs(context.Background(), gitDir, commit, cache, 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	again, err := readGuidePairs(context.Background(), "/nonexistent", commit, cache, 100)
-	if err != nil || len(again) != len(first) || strings.Join(again[0].Query, " ") != strings.Join(first[0].Query, " ") {
-		t.Fatalf("cache: %v, %d pairs of %d", err, len(again), len(first))
-	}
+	checkLimitAndCache(t, gitDir, commit, makeGuidePairs, readGuidePairs)
 }
 
 func TestCodeNames(t *testing.T) {
