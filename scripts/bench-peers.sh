@@ -143,10 +143,13 @@ bench_repo() {
     rm -rf .git/konteks
     acct "$bin" recall "$query"
     cc+=("$cpu"); cr+=("$rss_main")
-    # A teammate's first answer, from memory this run extracted.
-    teammate "$dir"
-    mf+=("$mate_fetch"); mq+=("$mate_recall"); mr+=("$mate_rss")
-    mc+=("$(echo "$mate_fetch + $mate_recall" | bc -l)")
+    # A teammate's first answer, from memory this run extracted (signing
+    # needs ssh-keygen).
+    if command -v ssh-keygen >/dev/null; then
+      teammate "$dir"
+      mf+=("$mate_fetch"); mq+=("$mate_recall"); mr+=("$mate_rss")
+      mc+=("$(echo "$mate_fetch + $mate_recall" | bc -l)")
+    fi
     # The floor of this run's history stage, measured at once.
     local t0 t1
     sync
@@ -179,8 +182,12 @@ bench_repo() {
   printf '  until the first recall answers:          CPU %6.2fs  = %.2fx zoekt-index  (runs %s)\n' \
     "$tm" "$(echo "$tm / $zm" | bc -l)" "$(printf '%.1f ' "${tc[@]}" | sed 's/ $//')"
   printf '  cold recall (local cache deleted):       CPU %6.2fs  (peak RSS %d MB)\n' "$(median "${cc[@]}")" "$(maxof "${cr[@]}")"
-  printf '  teammate: fetch of signed memory + first recall: CPU %6.2fs  (fetch %.2fs, recall %.2fs; peak RSS %d MB)\n' \
-    "$(median "${mc[@]}")" "$(median "${mf[@]}")" "$(median "${mq[@]}")" "$(maxof "${mr[@]}")"
+  if [ ${#mc[@]} -gt 0 ]; then
+    printf '  teammate: fetch of signed memory + first recall: CPU %6.2fs  (fetch %.2fs, recall %.2fs; peak RSS %d MB)\n' \
+      "$(median "${mc[@]}")" "$(median "${mf[@]}")" "$(median "${mq[@]}")" "$(maxof "${mr[@]}")"
+  else
+    echo "  teammate: not measured (no ssh-keygen to sign memory with)"
+  fi
   printf '  history stage: %.2fs for %d recent commits = %.2fx git log --raw (median of each run against its own floor)\n' \
     "$(median "${kh[@]}")" "$recent" "$(median "${hratio[@]}")"
   printf '  one-file changed run:                    CPU %6.0f ms (process start and index update included; peak RSS %d MB)\n' \
