@@ -128,6 +128,22 @@ func (a *docArena) docs(ents []arenaEnt) iter.Seq[*Doc] {
 	}
 }
 
+// stats yields the docs of ents as docStats reads them (statDoc): path,
+// language and field lengths, read in place. Decoding every doc whole
+// for them allocated all their strings only to drop them (0.2 s of a
+// cold build on rails).
+func (a *docArena) stats(ents []arenaEnt) iter.Seq[*Doc] {
+	return func(yield func(*Doc) bool) {
+		var d Doc
+		for _, e := range ents {
+			d = statDoc(a.rec(e))
+			if !yield(&d) {
+				return
+			}
+		}
+	}
+}
+
 // writeDocs writes the docs table of ents (in id order) to path, record
 // by record, without a copy of the table in memory.
 func (a *docArena) writeDocs(path string, ents []arenaEnt) error {

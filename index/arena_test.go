@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"iter"
 	"math/rand"
 	"path/filepath"
 	"reflect"
@@ -93,9 +94,11 @@ func TestArenaWritesTheDocsTable(t *testing.T) {
 			}
 		}
 	}
-	tokens, files, langs := docStats(ar.docs(ents))
 	wt, wf, wl := docStats(each(want))
-	if !reflect.DeepEqual(tokens, wt) || files != wf || !reflect.DeepEqual(langs, wl) {
-		t.Fatalf("stats: %v %d %v, want %v %d %v", tokens, files, langs, wt, wf, wl)
+	for name, docs := range map[string]iter.Seq[*Doc]{"decoded": ar.docs(ents), "read in place": ar.stats(ents)} {
+		tokens, files, langs := docStats(docs)
+		if !reflect.DeepEqual(tokens, wt) || files != wf || !reflect.DeepEqual(langs, wl) {
+			t.Fatalf("stats of docs %s: %v %d %v, want %v %d %v", name, tokens, files, langs, wt, wf, wl)
+		}
 	}
 }

@@ -518,7 +518,7 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, model s
 	// knowing so, and one for another model builds its own (see fits).
 	m := &meta{Format: FormatVersion, Memory: mem.Commit.String(), Tree: mem.Tree.String(), Model: model, Dim: dim,
 		Content: contentKey(repo, mem.Tree, model), Docs: len(ents), Vectors: len(rows), Built: time.Now().UTC(), How: "build"}
-	m.Tokens, m.Files, m.Languages = docStats(ar.docs(ents))
+	m.Tokens, m.Files, m.Languages = docStats(ar.stats(ents))
 	if lv != nil {
 		m.Computed, m.Cached = int(lv.computed.Load()), int(lv.cached.Load())
 	}
@@ -564,6 +564,10 @@ func docStats(docs iter.Seq[*Doc]) (tokens map[string]int64, files int, langs ma
 			files++
 		}
 		if d.Language != "" {
+			if _, ok := langs[d.Language]; !ok {
+				// the key outlives the docs (statDoc's strings share the arena)
+				langs[strings.Clone(d.Language)] = 0
+			}
 			langs[d.Language]++
 		}
 	}

@@ -226,6 +226,45 @@ func decodeDoc(rec []byte) Doc {
 	return d
 }
 
+// statDoc decodes of a doc record only what docStats reads: its path,
+// language and field lengths, as strings that share rec (no copy; rec
+// must outlive them and not change).
+func statDoc(rec []byte) Doc {
+	r := reader{b: rec}
+	pl := r.uv()
+	var d Doc
+	id := r.view()
+	r.view() // kind
+	r.view() // symbol
+	d.Language = r.view()
+	for range 4 { // name, qualified name, summary, blob
+		r.view()
+	}
+	r.uv() // start and end lines
+	r.uv()
+	d.lens = [3]int{r.uv(), r.uv(), r.uv()}
+	if pl < len(id) && id[pl] == '#' {
+		d.Path = id[:pl]
+	}
+	return d
+}
+
+// view is str without the copy: the string shares the reader's bytes.
+func (r *reader) view() string {
+	n := r.uv()
+	if n > len(r.b) {
+		r.bad = true
+		r.b = nil
+		return ""
+	}
+	if n == 0 {
+		return ""
+	}
+	s := unsafe.String(&r.b[0], n)
+	r.b = r.b[n:]
+	return s
+}
+
 // cachedDoc is doc(i), decoded once: ranking one query reads the same
 // couple of thousand docs several times over (fusion, boosts, graph and
 // history signals, the hits), and a long-lived searcher (the MCP server)
