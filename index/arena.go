@@ -116,11 +116,15 @@ func (a *docArena) sorted() []arenaEnt {
 }
 
 // docs yields the docs of ents, decoded one at a time into the same Doc.
-func (a *docArena) docs(ents []arenaEnt) iter.Seq[*Doc] {
+func (a *docArena) docs(ents []arenaEnt) iter.Seq[*Doc] { return a.decoded(ents, decodeDoc) }
+
+// decoded yields the docs of ents, each decoded by decode into the same
+// Doc.
+func (a *docArena) decoded(ents []arenaEnt, decode func([]byte) Doc) iter.Seq[*Doc] {
 	return func(yield func(*Doc) bool) {
 		var d Doc
 		for _, e := range ents {
-			d = decodeDoc(a.rec(e))
+			d = decode(a.rec(e))
 			if !yield(&d) {
 				return
 			}
@@ -132,17 +136,7 @@ func (a *docArena) docs(ents []arenaEnt) iter.Seq[*Doc] {
 // language and field lengths, read in place. Decoding every doc whole
 // for them allocated all their strings only to drop them (0.2 s of a
 // cold build on rails).
-func (a *docArena) stats(ents []arenaEnt) iter.Seq[*Doc] {
-	return func(yield func(*Doc) bool) {
-		var d Doc
-		for _, e := range ents {
-			d = statDoc(a.rec(e))
-			if !yield(&d) {
-				return
-			}
-		}
-	}
-}
+func (a *docArena) stats(ents []arenaEnt) iter.Seq[*Doc] { return a.decoded(ents, statDoc) }
 
 // writeDocs writes the docs table of ents (in id order) to path, record
 // by record, without a copy of the table in memory.
