@@ -143,17 +143,20 @@ func (r *reader) uv() int {
 	return int(v)
 }
 
-func (r *reader) str() string {
+// bytes reads a length-prefixed field as a slice of the reader's bytes.
+func (r *reader) bytes() []byte {
 	n := r.uv()
 	if n > len(r.b) {
 		r.bad = true
 		r.b = nil
-		return ""
+		return nil
 	}
-	s := string(r.b[:n])
+	b := r.b[:n]
 	r.b = r.b[n:]
-	return s
+	return b
 }
+
+func (r *reader) str() string { return string(r.bytes()) }
 
 // id returns the id of doc i without decoding the rest.
 func (t *docTable) id(i int) string { return string(t.idBytes(i)) }
@@ -251,18 +254,11 @@ func statDoc(rec []byte) Doc {
 
 // view is str without the copy: the string shares the reader's bytes.
 func (r *reader) view() string {
-	n := r.uv()
-	if n > len(r.b) {
-		r.bad = true
-		r.b = nil
+	b := r.bytes()
+	if len(b) == 0 {
 		return ""
 	}
-	if n == 0 {
-		return ""
-	}
-	s := unsafe.String(&r.b[0], n)
-	r.b = r.b[n:]
-	return s
+	return unsafe.String(&b[0], len(b))
 }
 
 // cachedDoc is doc(i), decoded once: ranking one query reads the same
