@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -127,10 +128,8 @@ func (c *objCat) object(t plumbing.ObjectType, h plumbing.Hash) (obj plumbing.En
 		return nil, plumbing.ErrObjectNotFound, true
 	}
 	ot, perr := plumbing.ParseObjectType(typ)
-	mo := &plumbing.MemoryObject{}
-	mo.SetType(ot)
-	mo.SetSize(size)
-	if _, err := io.CopyN(mo, c.out, size); err != nil {
+	cont := make([]byte, size)
+	if _, err := io.ReadFull(c.out, cont); err != nil {
 		c.down(p)
 		return nil, nil, false
 	}
@@ -141,33 +140,72 @@ func (c *objCat) object(t plumbing.ObjectType, h plumbing.Hash) (obj plumbing.En
 	if perr != nil || (t != plumbing.AnyObject && ot != t) {
 		return nil, plumbing.ErrObjectNotFound, true
 	}
-	return mo, nil, true
+	return &catObject{h: h, t: ot, cont: cont}, nil, true
+}
+
+// catObject is an object git cat-file read: its content in one slice of
+// exactly its size (go-git's MemoryObject grows one by appending, copying
+// a large blob several times over), and its id as asked, which git found
+// it by, so nothing hashes the content again. It is read-only, and owned
+// by whoever asked for it: no cache keeps it (see Repo.BlobBytes).
+type catObject struct {
+	h    plumbing.Hash
+	t    plumbing.ObjectType
+	cont []byte
+}
+
+func (o *catObject) Hash() plumbing.Hash           { return o.h }
+func (o *catObject) Type() plumbing.ObjectType     { return o.t }
+func (o *catObject) SetType(t plumbing.ObjectType) { o.t = t }
+func (o *catObject) Size() int64                   { return int64(len(o.cont)) }
+func (o *catObject) SetSize(int64)                 {}
+func (o *catObject) Reader() (io.ReadCloser, error) {
+	return io.NopCloser(bytes.NewReader(o.cont)), nil
+}
+func (o *catObject) Writer() (io.WriteCloser, error) {
+	return nil, errors.New("an object read from the object database is read-only")
+}
+
+// content is the object's bytes when obj came from git cat-file, shared,
+// not copied.
+func content(obj plumbing.EncodedObject) ([]byte, bool) {
+	if o, ok := obj.(*catObject); ok {
+		return o.cont, true
+	}
+	return nil, false
 }
 
 // has reports whether the object database holds h; handled as in object.
 func (c *objCat) has(h plumbing.Hash) (found, handled bool) {
+	_, found, handled = c.size(h)
+	return found, handled
+}
+
+// size is the inflated size of h from git's object header, nothing of its
+// content read; found and handled as in has.
+func (c *objCat) size(h plumbing.Hash) (size int64, found, handled bool) {
 	c.checkMu.Lock()
 	defer c.checkMu.Unlock()
 	c.mu.Lock()
 	disabled := c.disabled
 	c.mu.Unlock()
 	if disabled {
-		return false, false
+		return 0, false, false
 	}
 	if c.check == nil {
 		p, err := c.startProc("--batch-check")
 		if err != nil {
-			return false, false
+			return 0, false, false
 		}
 		c.check = p
 	}
-	_, _, ok, err := c.check.ask(h)
+	_, size, ok, err := c.check.ask(h)
 	if err != nil {
 		c.check.close()
 		c.check = nil
-		return false, false
+		return 0, false, false
 	}
-	return ok, true
+	return size, ok, true
 }
 
 // down gives up on git's process after a protocol error: go-git serves

@@ -102,6 +102,9 @@ func (r *Repo) RawObject(h Hash, limit int64) (typ string, data []byte, err erro
 	if limit > 0 && obj.Size() > limit {
 		return "", nil, fmt.Errorf("object %s is %d bytes, over the %d byte limit", h, obj.Size(), limit)
 	}
+	if b, ok := content(obj); ok {
+		return obj.Type().String(), b, nil
+	}
 	rd, err := obj.Reader()
 	if err != nil {
 		return "", nil, fmt.Errorf("read object %s: %w", h, err)
@@ -114,8 +117,15 @@ func (r *Repo) RawObject(h Hash, limit int64) (typ string, data []byte, err erro
 	return obj.Type().String(), data, nil
 }
 
-// RawObjectSize is the inflated size of an object, read from its header.
+// RawObjectSize is the inflated size of an object, read from its header
+// (by git's cat-file --batch-check: its content is not read).
 func (r *Repo) RawObjectSize(h Hash) (int64, error) {
+	if n, found, handled := r.storage.cat.size(h); handled {
+		if !found {
+			return 0, fmt.Errorf("read object %s: %w", h, plumbing.ErrObjectNotFound)
+		}
+		return n, nil
+	}
 	obj, err := r.storage.EncodedObject(plumbing.AnyObject, h)
 	if err != nil {
 		return 0, fmt.Errorf("read object %s: %w", h, err)

@@ -623,6 +623,9 @@ func (r *Repo) BlobBytes(h Hash, limit int64) ([]byte, error) {
 	if limit > 0 && obj.Size() > limit {
 		return nil, fmt.Errorf("blob %s is %d bytes, over the %d byte limit", h, obj.Size(), limit)
 	}
+	if b, ok := content(obj); ok {
+		return b, nil
+	}
 	rd, err := obj.Reader()
 	if err != nil {
 		return nil, fmt.Errorf("read blob %s: %w", h, err)
