@@ -40,10 +40,13 @@ func (b *Budget) take(n int64, what string) error {
 	return nil
 }
 
-// DecodeRecordWithin is DecodeRecord under a budget. A blob already
-// decoded under this budget costs nothing again (one small blob behind
-// many paths is read once), and a frame that declares more than the
-// budget has left is refused before it is decompressed.
+// DecodeRecordWithin checks that the record h decodes as DecodeRecord
+// would decode it, under a budget; nothing of it is kept, so it is
+// decoded as memory.DecodeSections decodes (which accepts and refuses
+// what DecodeFile does, without copying every string out). A blob
+// already checked under this budget costs nothing again (one small blob
+// behind many paths is read once), and a frame that declares more than
+// the budget has left is refused before it is decompressed.
 func DecodeRecordWithin(b *Budget, repo *gitstore.Repo, h gitstore.Hash, p string) error {
 	if b.seen[h] {
 		return b.take(0, "record of "+p)
@@ -71,7 +74,7 @@ func DecodeRecordWithin(b *Budget, repo *gitstore.Repo, h gitstore.Hash, p strin
 			return err
 		}
 	}
-	if _, err := memory.DecodeFile(raw); err != nil {
+	if _, err := memory.DecodeSections(raw); err != nil {
 		return fmt.Errorf("%w: record of %s: %v", ErrCorrupt, p, err)
 	}
 	b.seen[h] = true
