@@ -459,8 +459,12 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, model s
 		}()
 	}
 	ar := &docArena{}
+	defer ar.close()
 	if lv != nil {
 		ar.dim = lv.emb.Dim()
+		if err := ar.spill(dir); err != nil {
+			return nil, err
+		}
 	}
 	err = readRecords(ctx, repo, refs, true, lv, progress, func(rd recordDocs) error {
 		for i := range rd.sections {
@@ -497,6 +501,10 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, model s
 	if lvs.err != nil {
 		<-bleveDone
 		return nil, lvs.err
+	}
+	if err := ar.mapVectors(); err != nil {
+		<-bleveDone
+		return nil, err
 	}
 	ents := ar.sorted()
 	vecs, dim := lvs.vecs, lvs.dim
@@ -597,7 +605,9 @@ func addLanguages(counts map[string]int, langs map[string]int, sign int) map[str
 }
 
 func writeVecs(dir, model string, dim int, rows []vecRow) error {
-	return os.WriteFile(filepath.Join(dir, "vectors.bin"), encodeVecs(model, dim, rows), 0o644)
+	return writeFile(filepath.Join(dir, "vectors.bin"), "", func(w *tableWriter) error {
+		return appendVecs(w, model, dim, rows)
+	})
 }
 
 func writeMeta(dir string, m *meta) error {

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -426,7 +427,11 @@ func TestNearestShortlist(t *testing.T) {
 		q := embed.Quantize(v)
 		rows[i] = vecRow{doc: uint32(i), scale: q.Scale, q: q.Q}
 	}
-	vt, err := parseVecs(encodeVecs(embed.LocalModel, embed.LocalDim, rows), len(rows))
+	var table bytes.Buffer
+	if err := appendVecs(&table, embed.LocalModel, embed.LocalDim, rows); err != nil {
+		t.Fatal(err)
+	}
+	vt, err := parseVecs(table.Bytes(), len(rows))
 	if err != nil {
 		t.Fatal(err)
 	}
