@@ -1,15 +1,19 @@
 package index
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"iter"
 	"math"
+	"os"
 	"slices"
+	"unsafe"
 
 	"github.com/konteks/git-konteks/embed"
+	"github.com/konteks/git-konteks/internal/mmap"
 )
 
 // docArena holds what a cold build keeps of every section until the
@@ -20,19 +24,85 @@ import (
 // live heap, most of it small objects the collector marked again on every
 // cycle of the build; here it is 45 MB that the collector never scans,
 // which lets a build run under a lower memory limit at little cost.
+//
+// The vectors' components go to a spill file as they arrive (see spill),
+// when the arena has one: they are written once and read once, when the
+// tables are written, and on the Go tree they were 30 MB of the 150 MB
+// the build kept live under the heap's 180 MB soft limit, where every
+// megabyte of headroom is collector time.
 type docArena struct {
 	recs chunks[byte] // the docs' records, as docs.bin encodes them
 	ents []arenaEnt   // a section's record and keys, in arrival order
 	keys []embed.Key
 	// With computed vectors (dim > 0): per key, the vector's scale, its
-	// components (q at i*dim) and whether it may go into the local cache.
+	// components (in q at vecs[i], or the i-th run of dim in the spill
+	// file) and whether it may go into the local cache.
 	dim       int
 	scales    []float32
-	vecs      []uint64 // where in q
+	vecs      []uint64
 	q         chunks[int8]
 	cacheable []bool
+	// The spill file of the components, when there is one: written
+	// through qw, then mapped (qmap) by mapVectors.
+	qf    *os.File
+	qw    *bufio.Writer
+	qmap  []int8
+	unmap func() error
 
 	buf []byte // scratch: the record being added
+}
+
+// spill sends the vectors' components to a file in dir (the generation
+// being built, which a failed or interrupted build's cleanup removes)
+// instead of the heap. Call before the first add.
+func (a *docArena) spill(dir string) error {
+	f, err := os.CreateTemp(dir, "vectors-*.spill")
+	if err != nil {
+		return err
+	}
+	a.qf, a.qw = f, bufio.NewWriterSize(f, 256<<10)
+	return nil
+}
+
+// mapVectors makes the spilled components readable (vec), once every
+// section is in.
+func (a *docArena) mapVectors() error {
+	if a.qf == nil || a.qmap != nil {
+		return nil
+	}
+	if err := a.qw.Flush(); err != nil {
+		return fmt.Errorf("index: spill vectors: %w", err)
+	}
+	b, unmap, err := mmap.File(a.qf.Name())
+	if err != nil {
+		return fmt.Errorf("index: spilled vectors: %w", err)
+	}
+	if len(b) != len(a.keys)*a.dim {
+		unmap()
+		return fmt.Errorf("index: spilled vectors: %d bytes for %d vectors", len(b), len(a.keys))
+	}
+	a.qmap, a.unmap = asInt8(b), unmap
+	return nil
+}
+
+// close drops the spill file.
+func (a *docArena) close() {
+	if a.unmap != nil {
+		a.unmap()
+		a.unmap, a.qmap = nil, nil
+	}
+	if a.qf != nil {
+		a.qf.Close()
+		os.Remove(a.qf.Name())
+		a.qf = nil
+	}
+}
+
+func asInt8(b []byte) []int8 {
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(b))), len(b))
 }
 
 // arenaEnt is one section: its record (n bytes at off in recs) and
@@ -92,7 +162,11 @@ func (a *docArena) add(d *sectionDoc) error {
 			}
 			a.keys = append(a.keys, d.keys[i])
 			a.scales = append(a.scales, v.Scale)
-			a.vecs = append(a.vecs, a.q.add(v.Q...))
+			if a.qw != nil {
+				a.qw.Write(asBytes(v.Q)) // its error is Flush's (mapVectors)
+			} else {
+				a.vecs = append(a.vecs, a.q.add(v.Q...))
+			}
 			a.cacheable = append(a.cacheable, i < len(d.fresh) && d.fresh[i])
 		}
 	}
@@ -103,8 +177,14 @@ func (a *docArena) add(d *sectionDoc) error {
 
 func (a *docArena) rec(e arenaEnt) []byte { return a.recs.at(e.off, int(e.n)) }
 
-// vec is the components of the vector of key i (with computed vectors).
-func (a *docArena) vec(i uint32) []int8 { return a.q.at(a.vecs[i], a.dim) }
+// vec is the components of the vector of key i (with computed vectors;
+// spilled ones once mapVectors has mapped them).
+func (a *docArena) vec(i uint32) []int8 {
+	if a.qf != nil {
+		return a.qmap[int(i)*a.dim : int(i+1)*a.dim]
+	}
+	return a.q.at(a.vecs[i], a.dim)
+}
 
 // sorted is the sections in id order, each id once (the first to arrive
 // of a record's sections with the same anchor), as the docs table wants

@@ -17,13 +17,32 @@ import (
 // TestArenaWritesTheDocsTable: sections added to the arena in any order,
 // over several chunks of records and vectors, come out as the docs table
 // of their docs sorted by id (a repeated id once, the first to arrive),
-// each with its keys and vectors.
+// each with its keys and vectors, whether the vectors are held in memory
+// or spilled to a file (which the arena removes when closed).
 func TestArenaWritesTheDocsTable(t *testing.T) {
+	for _, spill := range []bool{false, true} {
+		t.Run(fmt.Sprintf("spill=%v", spill), func(t *testing.T) { testArena(t, spill) })
+	}
+}
+
+func testArena(t *testing.T, spill bool) {
 	seed := int64(20261205)
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewSource(seed))
 	const dim = 256
 	ar := &docArena{dim: dim}
+	spillDir := t.TempDir()
+	if spill {
+		if err := ar.spill(spillDir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer func() {
+		ar.close()
+		if left, _ := filepath.Glob(filepath.Join(spillDir, "*")); len(left) > 0 {
+			t.Errorf("the closed arena left %v", left)
+		}
+	}()
 	var want []Doc
 	vecOf := map[string][]int8{}
 	n := 6000 // about 2 MB of records and 1.5 MB of vectors: past one chunk of each
@@ -59,8 +78,14 @@ func TestArenaWritesTheDocsTable(t *testing.T) {
 			}
 		}
 	}
-	if len(ar.recs.c) < 2 || len(ar.q.c) < 2 {
+	if len(ar.recs.c) < 2 || !spill && len(ar.q.c) < 2 {
 		t.Fatalf("the test spans %d record chunks and %d vector chunks; it needs two of each", len(ar.recs.c), len(ar.q.c))
+	}
+	if spill && len(ar.q.c) > 0 {
+		t.Fatalf("spilled vectors took %d chunks of the heap", len(ar.q.c))
+	}
+	if err := ar.mapVectors(); err != nil {
+		t.Fatal(err)
 	}
 	slices.SortFunc(want, func(a, b Doc) int { return strings.Compare(a.ID, b.ID) })
 	ents := ar.sorted()

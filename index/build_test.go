@@ -486,6 +486,13 @@ func TestBuildIsDeterministic(t *testing.T) {
 		if n, docs := len(zapFiles(t, ixs[i], sectionsDir)), ixs[i].docs.n; n*5 < docs {
 			t.Fatalf("build %d: %d segments for %d sections: the build merged", i, n, docs)
 		}
+		// The vectors were computed and spilled: the spill file is gone.
+		if ixs[i].vecs == nil || ixs[i].vecs.n == 0 {
+			t.Fatalf("build %d has no vectors", i)
+		}
+		if left, _ := filepath.Glob(filepath.Join(ixs[i].dir, "*.spill")); len(left) > 0 {
+			t.Fatalf("build %d left %v", i, left)
+		}
 	}
 	for _, q := range []string{"parse header", "thing number 7", "backoff retry", "render page template"} {
 		a, _ := ixs[0].Lexical(context.Background(), QueryTerms(q), DefaultBoosts, 1000)
