@@ -22,80 +22,129 @@ import (
 // it lives in a few large pointer-free slices. On rails (59,000
 // sections) the same held as Docs and per-section slices took 80 MB of
 // live heap, most of it small objects the collector marked again on every
-// cycle of the build; here it is 45 MB that the collector never scans,
-// which lets a build run under a lower memory limit at little cost.
+// cycle of the build; here it is 45 MB that the collector never scans.
 //
-// The vectors' components go to a spill file as they arrive (see spill),
-// when the arena has one: they are written once and read once, when the
-// tables are written, and on the Go tree they were 30 MB of the 150 MB
-// the build kept live under the heap's 180 MB soft limit, where every
-// megabyte of headroom is collector time.
+// A build's arena goes further (see spill): the records and the
+// vectors' components go to files as they arrive, and the files are
+// mapped when every section is in (seal). Both are written once and read
+// when the tables are written, and on the Go tree they were 52 MB of the
+// 150 MB a build kept live under the heap's 180 MB soft limit, where
+// every megabyte of headroom is collector time.
 type docArena struct {
 	recs chunks[byte] // the docs' records, as docs.bin encodes them
 	ents []arenaEnt   // a section's record and keys, in arrival order
 	keys []embed.Key
 	// With computed vectors (dim > 0): per key, the vector's scale, its
-	// components (in q at vecs[i], or the i-th run of dim in the spill
-	// file) and whether it may go into the local cache.
+	// components (in q at vecs[i], or the i-th run of dim in the spilled
+	// ones) and whether it may go into the local cache.
 	dim       int
 	scales    []float32
 	vecs      []uint64
 	q         chunks[int8]
 	cacheable []bool
-	// The spill file of the components, when there is one: written
-	// through qw, then mapped (qmap) by mapVectors.
-	qf    *os.File
-	qw    *bufio.Writer
-	qmap  []int8
-	unmap func() error
+	// The spill files of the records and of the components, when the
+	// arena spills.
+	srecs, sq *spillFile
 
 	buf []byte // scratch: the record being added
 }
 
-// spill sends the vectors' components to a file in dir (the generation
-// being built, which a failed or interrupted build's cleanup removes)
-// instead of the heap. Call before the first add.
+// spill sends the records and the vectors' components to files in dir
+// (the generation being built, which a failed or interrupted build's
+// cleanup removes) instead of the heap. Call before the first add; seal
+// once the last is in, before anything is read back.
 func (a *docArena) spill(dir string) error {
-	f, err := os.CreateTemp(dir, "vectors-*.spill")
-	if err != nil {
-		return err
+	var err error
+	if a.srecs, err = newSpillFile(dir); err == nil {
+		a.sq, err = newSpillFile(dir)
 	}
-	a.qf, a.qw = f, bufio.NewWriterSize(f, 256<<10)
-	return nil
+	if err != nil {
+		a.close()
+	}
+	return err
 }
 
-// mapVectors makes the spilled components readable (vec), once every
-// section is in.
-func (a *docArena) mapVectors() error {
-	if a.qf == nil || a.qmap != nil {
+// seal maps the spilled records and components.
+func (a *docArena) seal() error {
+	if a.srecs == nil {
 		return nil
 	}
-	if err := a.qw.Flush(); err != nil {
-		return fmt.Errorf("index: spill vectors: %w", err)
+	if err := a.srecs.seal(); err != nil {
+		return err
 	}
-	b, unmap, err := mmap.File(a.qf.Name())
-	if err != nil {
-		return fmt.Errorf("index: spilled vectors: %w", err)
+	if err := a.sq.seal(); err != nil {
+		return err
 	}
-	if len(b) != len(a.keys)*a.dim {
-		unmap()
-		return fmt.Errorf("index: spilled vectors: %d bytes for %d vectors", len(b), len(a.keys))
+	if len(a.sq.b) != len(a.keys)*a.dim && a.dim > 0 {
+		return fmt.Errorf("index: spilled vectors: %d bytes for %d vectors", len(a.sq.b), len(a.keys))
 	}
-	a.qmap, a.unmap = asInt8(b), unmap
 	return nil
 }
 
-// close drops the spill file.
+// close drops the spill files. Nothing read from the arena may be used
+// after it (records and vectors point into the mapped files).
 func (a *docArena) close() {
-	if a.unmap != nil {
-		a.unmap()
-		a.unmap, a.qmap = nil, nil
+	a.srecs.close()
+	a.sq.close()
+}
+
+// spillFile is an append-only file of a build's bulk data: written
+// through a buffer, then mapped read-only, then removed.
+type spillFile struct {
+	f     *os.File
+	w     *bufio.Writer
+	n     uint64 // bytes written
+	b     []byte // the mapped file, once sealed
+	unmap func() error
+}
+
+func newSpillFile(dir string) (*spillFile, error) {
+	f, err := os.CreateTemp(dir, "arena-*.spill")
+	if err != nil {
+		return nil, err
 	}
-	if a.qf != nil {
-		a.qf.Close()
-		os.Remove(a.qf.Name())
-		a.qf = nil
+	return &spillFile{f: f, w: bufio.NewWriterSize(f, 256<<10)}, nil
+}
+
+// add appends p and returns where it starts. A write error is kept by
+// the buffer and reported by seal.
+func (s *spillFile) add(p []byte) uint64 {
+	at := s.n
+	s.w.Write(p)
+	s.n += uint64(len(p))
+	return at
+}
+
+func (s *spillFile) seal() error {
+	if s.b != nil || s.n == 0 {
+		return nil
 	}
+	if err := s.w.Flush(); err != nil {
+		return fmt.Errorf("index: spill: %w", err)
+	}
+	b, unmap, err := mmap.File(s.f.Name())
+	if err != nil {
+		return fmt.Errorf("index: spill: %w", err)
+	}
+	if uint64(len(b)) != s.n {
+		unmap()
+		return fmt.Errorf("index: spill %s: %d bytes, %d written", s.f.Name(), len(b), s.n)
+	}
+	s.b, s.unmap = b, unmap
+	return nil
+}
+
+func (s *spillFile) close() {
+	if s == nil || s.f == nil {
+		return
+	}
+	if s.unmap != nil {
+		s.unmap()
+		s.unmap, s.b = nil, nil
+	}
+	s.f.Close()
+	os.Remove(s.f.Name())
+	s.f = nil
 }
 
 func asInt8(b []byte) []int8 {
@@ -151,7 +200,12 @@ func (a *docArena) add(d *sectionDoc) error {
 	if len(a.buf) > math.MaxUint32 || len(a.keys)+len(d.keys) > math.MaxUint32 {
 		return errArenaFull
 	}
-	e := arenaEnt{off: a.recs.add(a.buf...), n: uint32(len(a.buf)), k0: uint32(len(a.keys))}
+	e := arenaEnt{n: uint32(len(a.buf)), k0: uint32(len(a.keys))}
+	if a.srecs != nil {
+		e.off = a.srecs.add(a.buf)
+	} else {
+		e.off = a.recs.add(a.buf...)
+	}
 	switch {
 	case a.dim == 0:
 		a.keys = append(a.keys, d.keys...)
@@ -162,8 +216,8 @@ func (a *docArena) add(d *sectionDoc) error {
 			}
 			a.keys = append(a.keys, d.keys[i])
 			a.scales = append(a.scales, v.Scale)
-			if a.qw != nil {
-				a.qw.Write(asBytes(v.Q)) // its error is Flush's (mapVectors)
+			if a.sq != nil {
+				a.sq.add(asBytes(v.Q))
 			} else {
 				a.vecs = append(a.vecs, a.q.add(v.Q...))
 			}
@@ -175,13 +229,17 @@ func (a *docArena) add(d *sectionDoc) error {
 	return nil
 }
 
-func (a *docArena) rec(e arenaEnt) []byte { return a.recs.at(e.off, int(e.n)) }
+func (a *docArena) rec(e arenaEnt) []byte {
+	if a.srecs != nil {
+		return a.srecs.b[e.off : e.off+uint64(e.n)]
+	}
+	return a.recs.at(e.off, int(e.n))
+}
 
-// vec is the components of the vector of key i (with computed vectors;
-// spilled ones once mapVectors has mapped them).
+// vec is the components of the vector of key i (with computed vectors).
 func (a *docArena) vec(i uint32) []int8 {
-	if a.qf != nil {
-		return a.qmap[int(i)*a.dim : int(i+1)*a.dim]
+	if a.sq != nil {
+		return asInt8(a.sq.b[int(i)*a.dim : int(i+1)*a.dim])
 	}
 	return a.q.at(a.vecs[i], a.dim)
 }

@@ -459,12 +459,12 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, model s
 		}()
 	}
 	ar := &docArena{}
+	if err := ar.spill(dir); err != nil {
+		return nil, err
+	}
 	defer ar.close()
 	if lv != nil {
 		ar.dim = lv.emb.Dim()
-		if err := ar.spill(dir); err != nil {
-			return nil, err
-		}
 	}
 	err = readRecords(ctx, repo, refs, true, lv, progress, func(rd recordDocs) error {
 		for i := range rd.sections {
@@ -502,7 +502,7 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, model s
 		<-bleveDone
 		return nil, lvs.err
 	}
-	if err := ar.mapVectors(); err != nil {
+	if err := ar.seal(); err != nil {
 		<-bleveDone
 		return nil, err
 	}

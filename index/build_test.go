@@ -486,7 +486,7 @@ func TestBuildIsDeterministic(t *testing.T) {
 		if n, docs := len(zapFiles(t, ixs[i], sectionsDir)), ixs[i].docs.n; n*5 < docs {
 			t.Fatalf("build %d: %d segments for %d sections: the build merged", i, n, docs)
 		}
-		// The vectors were computed and spilled: the spill file is gone.
+		// The build spilled its records and vectors: the files are gone.
 		if ixs[i].vecs == nil || ixs[i].vecs.n == 0 {
 			t.Fatalf("build %d has no vectors", i)
 		}
