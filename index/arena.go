@@ -18,74 +18,67 @@ import (
 
 // docArena holds what a cold build keeps of every section until the
 // tables are written: its docs.bin record, its vectors' keys and, for a
-// model whose vectors the index computes, the vectors themselves. All of
-// it lives in a few large pointer-free slices. On rails (59,000
-// sections) the same held as Docs and per-section slices took 80 MB of
-// live heap, most of it small objects the collector marked again on every
-// cycle of the build; here it is 45 MB that the collector never scans.
-//
-// A build's arena goes further (see spill): the records and the
-// vectors' components go to files as they arrive, and the files are
-// mapped when every section is in (seal). Both are written once and read
-// when the tables are written, and on the Go tree they were 52 MB of the
-// 150 MB a build kept live under the heap's 180 MB soft limit, where
-// every megabyte of headroom is collector time.
+// model whose vectors the index computes, the vectors themselves. Keys,
+// scales and entries live in pointer-free slices the collector never
+// scans (on rails, 59,000 sections held as Docs and per-section slices
+// took 80 MB of live heap, mostly small objects marked again on every
+// cycle). The records and the vectors' components go further: to two
+// files in the generation being built, as they arrive, mapped once every
+// section is in (seal). Both are written once and read when the tables
+// are written; on the Go tree they were 52 MB of the 150 MB a build kept
+// live under the heap's 180 MB soft limit, where every megabyte of
+// headroom is collector time.
 type docArena struct {
-	recs chunks[byte] // the docs' records, as docs.bin encodes them
-	ents []arenaEnt   // a section's record and keys, in arrival order
+	ents []arenaEnt // a section's record and keys, in arrival order
 	keys []embed.Key
 	// With computed vectors (dim > 0): per key, the vector's scale, its
-	// components (in q at vecs[i], or the i-th run of dim in the spilled
-	// ones) and whether it may go into the local cache.
+	// components (the i-th run of dim in q) and whether it may go into
+	// the local cache.
 	dim       int
 	scales    []float32
-	vecs      []uint64
-	q         chunks[int8]
 	cacheable []bool
-	// The spill files of the records and of the components, when the
-	// arena spills.
-	srecs, sq *spillFile
+	// The records, as docs.bin encodes them, and the components.
+	recs, q *spillFile
 
 	buf []byte // scratch: the record being added
 }
 
-// spill sends the records and the vectors' components to files in dir
-// (the generation being built, which a failed or interrupted build's
-// cleanup removes) instead of the heap. Call before the first add; seal
-// once the last is in, before anything is read back.
-func (a *docArena) spill(dir string) error {
+// newDocArena makes an arena whose files are in dir (the generation being
+// built: a failed or interrupted build's cleanup removes it with them),
+// for vectors of dim components (0: none computed). Call seal once the
+// last section is in, before anything is read back, and close at the end.
+func newDocArena(dir string, dim int) (*docArena, error) {
+	a := &docArena{dim: dim}
 	var err error
-	if a.srecs, err = newSpillFile(dir); err == nil {
-		a.sq, err = newSpillFile(dir)
+	if a.recs, err = newSpillFile(dir); err == nil {
+		a.q, err = newSpillFile(dir)
 	}
 	if err != nil {
 		a.close()
+		return nil, err
 	}
-	return err
+	return a, nil
 }
 
-// seal maps the spilled records and components.
+// seal maps the records and components.
 func (a *docArena) seal() error {
-	if a.srecs == nil {
-		return nil
-	}
-	if err := a.srecs.seal(); err != nil {
+	if err := a.recs.seal(); err != nil {
 		return err
 	}
-	if err := a.sq.seal(); err != nil {
+	if err := a.q.seal(); err != nil {
 		return err
 	}
-	if len(a.sq.b) != len(a.keys)*a.dim && a.dim > 0 {
-		return fmt.Errorf("index: spilled vectors: %d bytes for %d vectors", len(a.sq.b), len(a.keys))
+	if a.dim > 0 && len(a.q.b) != len(a.keys)*a.dim {
+		return fmt.Errorf("index: spilled vectors: %d bytes for %d vectors", len(a.q.b), len(a.keys))
 	}
 	return nil
 }
 
-// close drops the spill files. Nothing read from the arena may be used
-// after it (records and vectors point into the mapped files).
+// close drops the files. Nothing read from the arena may be used after
+// it (records and vectors point into the mapped files).
 func (a *docArena) close() {
-	a.srecs.close()
-	a.sq.close()
+	a.recs.close()
+	a.q.close()
 }
 
 // spillFile is an append-only file of a build's bulk data: written
@@ -162,35 +155,6 @@ type arenaEnt struct {
 	k0, k1 uint32
 }
 
-// chunks is an append-only sequence of values in chunks of chunkSize:
-// growing it never copies what it holds (a slice doubling its capacity
-// holds both the old and the new array for a moment, and up to twice
-// what it needs after), and a run appended at once stays in one chunk.
-type chunks[T any] struct {
-	c [][]T
-}
-
-const chunkSize = 1 << 20
-
-// add appends vs, in one chunk, and returns where: the chunk in the high
-// 32 bits, the position in it in the low ones.
-func (c *chunks[T]) add(vs ...T) uint64 {
-	n := len(c.c)
-	if n == 0 || len(c.c[n-1])+len(vs) > cap(c.c[n-1]) {
-		c.c = append(c.c, make([]T, 0, max(chunkSize, len(vs))))
-		n++
-	}
-	at := uint64(n-1)<<32 | uint64(len(c.c[n-1]))
-	c.c[n-1] = append(c.c[n-1], vs...)
-	return at
-}
-
-// at is the run of n values that add placed at loc.
-func (c *chunks[T]) at(loc uint64, n int) []T {
-	i := int(loc & (1<<32 - 1))
-	return c.c[loc>>32][i : i+n]
-}
-
 var errArenaFull = errors.New("index: the memory's sections exceed what one index table holds (4 GB of records)")
 
 // add appends a section. With computed vectors, a section whose vectors
@@ -200,12 +164,7 @@ func (a *docArena) add(d *sectionDoc) error {
 	if len(a.buf) > math.MaxUint32 || len(a.keys)+len(d.keys) > math.MaxUint32 {
 		return errArenaFull
 	}
-	e := arenaEnt{n: uint32(len(a.buf)), k0: uint32(len(a.keys))}
-	if a.srecs != nil {
-		e.off = a.srecs.add(a.buf)
-	} else {
-		e.off = a.recs.add(a.buf...)
-	}
+	e := arenaEnt{off: a.recs.add(a.buf), n: uint32(len(a.buf)), k0: uint32(len(a.keys))}
 	switch {
 	case a.dim == 0:
 		a.keys = append(a.keys, d.keys...)
@@ -216,11 +175,7 @@ func (a *docArena) add(d *sectionDoc) error {
 			}
 			a.keys = append(a.keys, d.keys[i])
 			a.scales = append(a.scales, v.Scale)
-			if a.sq != nil {
-				a.sq.add(asBytes(v.Q))
-			} else {
-				a.vecs = append(a.vecs, a.q.add(v.Q...))
-			}
+			a.q.add(asBytes(v.Q))
 			a.cacheable = append(a.cacheable, i < len(d.fresh) && d.fresh[i])
 		}
 	}
@@ -229,20 +184,10 @@ func (a *docArena) add(d *sectionDoc) error {
 	return nil
 }
 
-func (a *docArena) rec(e arenaEnt) []byte {
-	if a.srecs != nil {
-		return a.srecs.b[e.off : e.off+uint64(e.n)]
-	}
-	return a.recs.at(e.off, int(e.n))
-}
+func (a *docArena) rec(e arenaEnt) []byte { return a.recs.b[e.off : e.off+uint64(e.n)] }
 
 // vec is the components of the vector of key i (with computed vectors).
-func (a *docArena) vec(i uint32) []int8 {
-	if a.sq != nil {
-		return asInt8(a.sq.b[int(i)*a.dim : int(i+1)*a.dim])
-	}
-	return a.q.at(a.vecs[i], a.dim)
-}
+func (a *docArena) vec(i uint32) []int8 { return asInt8(a.q.b[int(i)*a.dim : int(i+1)*a.dim]) }
 
 // sorted is the sections in id order, each id once (the first to arrive
 // of a record's sections with the same anchor), as the docs table wants

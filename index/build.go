@@ -423,6 +423,21 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, model s
 	// often trades memory for a fifth of the build's CPU (the soft memory
 	// limit still bounds the heap).
 	defer restoreGC(debug.SetGCPercent(400))
+	// The vectors: computed on the readers' workers for a model memory
+	// does not store (the built-in one), else loaded from the memory ref
+	// while the records are indexed, through a handle of their own
+	// (go-git's object storage is not meant for concurrent readers).
+	lv := newLocalVectors(repo, model)
+	defer lv.close()
+	dim := 0
+	if lv != nil {
+		dim = lv.emb.Dim()
+	}
+	ar, err := newDocArena(dir, dim)
+	if err != nil {
+		return nil, err
+	}
+	defer ar.close()
 	secs, err := newBulk(filepath.Join(dir, sectionsDir), max(2, runtime.GOMAXPROCS(0)))
 	if err != nil {
 		return nil, err
@@ -432,12 +447,6 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, model s
 		secs.close()
 		return nil, err
 	}
-	// The vectors: computed on the readers' workers for a model memory
-	// does not store (the built-in one), else loaded from the memory ref
-	// while the records are indexed, through a handle of their own
-	// (go-git's object storage is not meant for concurrent readers).
-	lv := newLocalVectors(repo, model)
-	defer lv.close()
 	type loaded struct {
 		vecs map[embed.Key]embed.Quantized
 		dim  int
@@ -457,14 +466,6 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, model s
 			v, d, err := loadVectors(vr, mem.Tree, model, nil)
 			vecc <- loaded{v, d, err, true}
 		}()
-	}
-	ar := &docArena{}
-	if err := ar.spill(dir); err != nil {
-		return nil, err
-	}
-	defer ar.close()
-	if lv != nil {
-		ar.dim = lv.emb.Dim()
 	}
 	err = readRecords(ctx, repo, refs, true, lv, progress, func(rd recordDocs) error {
 		for i := range rd.sections {
@@ -507,7 +508,8 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, model s
 		return nil, err
 	}
 	ents := ar.sorted()
-	vecs, dim := lvs.vecs, lvs.dim
+	vecs := lvs.vecs
+	dim = lvs.dim
 	var rows []vecRow
 	for i, e := range ents {
 		for k := e.k0; k < e.k1; k++ {
