@@ -38,57 +38,59 @@ func newMatcher(keywords []string) *matcher {
 		m.class[c] = m.class[c+'a'-'A']
 	}
 	m.nclass = n
-	// Trie.
-	type node struct {
-		next map[uint8]int32
-		fail int32
-		out  []int32
+	// The trie, as a dense goto table (0: no edge; the root is nobody's
+	// child), grown a row per node; per-node maps made building it cost
+	// a one-file extraction several milliseconds.
+	nodes := 1
+	for _, k := range keywords {
+		nodes += len(k)
 	}
-	nodes := []node{{next: map[uint8]int32{}}}
+	m.delta = make([]int32, n, nodes*n)
+	out := make([][]int32, 1, nodes)
 	for id, k := range keywords {
 		s := int32(0)
 		for i := 0; i < len(k); i++ {
-			c := m.class[lower(k[i])]
-			t, ok := nodes[s].next[c]
-			if !ok {
-				t = int32(len(nodes))
-				nodes = append(nodes, node{next: map[uint8]int32{}})
-				nodes[s].next[c] = t
+			c := int(m.class[lower(k[i])])
+			t := m.delta[int(s)*n+c]
+			if t == 0 {
+				t = int32(len(out))
+				out = append(out, nil)
+				m.delta = m.delta[:len(m.delta)+n]
+				m.delta[int(s)*n+c] = t
 			}
 			s = t
 		}
-		nodes[s].out = append(nodes[s].out, int32(id))
+		out[s] = append(out[s], int32(id))
 		m.lengths = append(m.lengths, len(k))
 	}
-	// Breadth-first failure links, folded into a full transition table.
-	m.delta = make([]int32, len(nodes)*n)
-	queue := []int32{}
+	// Breadth-first failure links, folded into the table: a missing edge
+	// becomes the failure state's edge, which is final by then (the
+	// failure state is shallower).
+	fail := make([]int32, len(out))
+	queue := make([]int32, 0, len(out))
 	for c := 1; c < n; c++ {
-		if t, ok := nodes[0].next[uint8(c)]; ok {
-			m.delta[c] = t
+		if t := m.delta[c]; t != 0 {
 			queue = append(queue, t)
 		}
 	}
 	for len(queue) > 0 {
 		s := queue[0]
 		queue = queue[1:]
-		f := nodes[s].fail
-		nodes[s].out = append(nodes[s].out, nodes[f].out...)
+		f := fail[s]
+		out[s] = append(out[s], out[f]...)
 		for c := 1; c < n; c++ {
-			if t, ok := nodes[s].next[uint8(c)]; ok {
-				nodes[t].fail = m.delta[int(f)*n+c]
-				m.delta[int(s)*n+c] = t
+			if t := m.delta[int(s)*n+c]; t != 0 {
+				fail[t] = m.delta[int(f)*n+c]
 				queue = append(queue, t)
 			} else {
 				m.delta[int(s)*n+c] = m.delta[int(f)*n+c]
 			}
 		}
 	}
-	m.out = make([][]int32, len(nodes))
-	m.hasOut = make([]bool, len(nodes))
-	for i := range nodes {
-		m.out[i] = nodes[i].out
-		m.hasOut[i] = len(nodes[i].out) > 0
+	m.out = out
+	m.hasOut = make([]bool, len(out))
+	for i := range out {
+		m.hasOut[i] = len(out[i]) > 0
 	}
 	return m
 }

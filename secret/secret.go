@@ -52,7 +52,24 @@ type Rule struct {
 	// {x:n} stands for n random characters of class x (see Expand).
 	True, False []string
 
-	re *regexp.Regexp
+	// re is Pattern compiled on the rule's first keyword hit: most runs
+	// meet the keywords of a few rules, and compiling all of them cost a
+	// one-file extraction several milliseconds of its start.
+	reOnce sync.Once
+	re     *regexp.Regexp
+}
+
+// regexp returns the rule's compiled pattern, anchored at the token's
+// start unless the rule looks back.
+func (r *Rule) regexp() *regexp.Regexp {
+	r.reOnce.Do(func() {
+		p := r.Pattern
+		if r.Back == 0 {
+			p = `^(?:` + p + `)`
+		}
+		r.re = regexp.MustCompile(p)
+	})
+	return r.re
 }
 
 var (
@@ -82,13 +99,6 @@ func setup() {
 		for ri, r := range registry {
 			if r.Max == 0 {
 				r.Max = 256
-			}
-			if r.Pattern != "" {
-				p := r.Pattern
-				if r.Back == 0 {
-					p = `^(?:` + p + `)`
-				}
-				r.re = regexp.MustCompile(p)
 			}
 			for _, k := range r.Keywords {
 				k = strings.ToLower(k)
@@ -217,7 +227,7 @@ func (r *Rule) try(data []byte, at int, kw string, code bool) (Match, bool) {
 	}
 	lo := max(at-r.Back, 0)
 	hi := min(at+r.Max+32, len(data)) // slack: Max is a bound, not a contract
-	loc := r.re.FindSubmatchIndex(data[lo:hi])
+	loc := r.regexp().FindSubmatchIndex(data[lo:hi])
 	if loc == nil || lo+loc[0] > at || lo+loc[1] <= at {
 		return Match{}, false
 	}

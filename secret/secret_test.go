@@ -31,6 +31,27 @@ func TestRuleExamples(t *testing.T) {
 	}
 }
 
+// TestRulePatternsCompile compiles every rule's pattern, which the
+// detector does only on a rule's first keyword hit: a pattern that does
+// not compile fails here, not in the middle of someone's extraction.
+func TestRulePatternsCompile(t *testing.T) {
+	for _, r := range Rules() {
+		if r.Pattern == "" {
+			continue
+		}
+		func() {
+			defer func() {
+				if e := recover(); e != nil {
+					t.Errorf("%s: pattern does not compile: %v", r.ID, e)
+				}
+			}()
+			if r.regexp() == nil {
+				t.Errorf("%s: no compiled pattern", r.ID)
+			}
+		}()
+	}
+}
+
 func TestKindsCount(t *testing.T) {
 	kinds := map[string]bool{}
 	for _, s := range Samples() {
