@@ -609,6 +609,34 @@ func TestSignalsAndTheirCache(t *testing.T) {
 	check(s3)
 }
 
+// TestSignalsFileRoundTrip decodes the cache file's encoding back into
+// the same signals, by the machine-order copy and by the value-by-value
+// decoder other machines use.
+func TestSignalsFileRoundTrip(t *testing.T) {
+	r := fixture(t)
+	repo := open(t, r)
+	root, _ := update(t, repo, gitstore.ZeroHash, "HEAD", defaults)
+	s, err := LoadSignals(repo, root)
+	if err != nil || s == nil || len(s.Docs) == 0 || len(s.Weight) == 0 || len(s.TFs) == 0 {
+		t.Fatalf("signals %+v, %v", s, err)
+	}
+	b := s.encode()
+	defer func(le bool) { littleEndian = le }(littleEndian)
+	for _, le := range []bool{true, false} {
+		littleEndian = le
+		got, err := decodeSignals(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, s) {
+			t.Fatalf("little-endian path %v: decoded signals differ:\n%+v\n%+v", le, got, s)
+		}
+	}
+	if _, err := decodeSignals(b[:len(b)-3]); err == nil {
+		t.Fatal("a truncated cache decoded")
+	}
+}
+
 func TestPartialClone(t *testing.T) {
 	r := fixture(t)
 	r.Git("config", "uploadpack.allowFilter", "true")

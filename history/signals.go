@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/internal/mmap"
@@ -127,17 +127,14 @@ func remember(key gitstore.Hash, s *Signals) {
 }
 
 func readSignals(p string, key gitstore.Hash) *Signals {
-	f, err := os.Open(p)
+	// Mapped, not read: decoding copies every value out, and the file's
+	// pages need not be copied into the heap first.
+	b, unmap, err := mmap.File(p)
 	if err != nil {
 		return nil
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || fi.Size() > 1<<30 {
-		return nil
-	}
-	b := make([]byte, fi.Size())
-	if _, err := io.ReadFull(f, b); err != nil {
+	defer unmap()
+	if len(b) > 1<<30 {
 		return nil
 	}
 	s, err := decodeSignals(b)
@@ -719,18 +716,32 @@ func (d *dec) f32s() []float32 {
 
 // fixedSlice reads a count, then that many values of size bytes each,
 // each decoded by at; a short input leaves d.err set and returns nil.
-func fixedSlice[T any](d *dec, size uint64, at func([]byte) T) []T {
+func fixedSlice[T int32 | uint16 | float32](d *dec, size uint64, at func([]byte) T) []T {
 	n := uint64(d.u32())
 	b := d.take(size * n)
 	if b == nil {
 		return nil
 	}
 	v := make([]T, n)
+	if littleEndian && n > 0 {
+		// The file's byte order is the machine's: one copy, not a call
+		// per value (rails' 15 MB cache took 85 ms of every recall).
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), len(b)), b)
+		return v
+	}
 	for i := range v {
 		v[i] = at(b[size*uint64(i):])
 	}
 	return v
 }
+
+// littleEndian says whether the machine stores values as the cache file
+// does.
+var littleEndian = func() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}()
+
 func (d *dec) strs() []string {
 	n := uint64(d.u32())
 	lens := d.take(4 * n)
