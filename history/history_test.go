@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/internal/testgit"
@@ -580,7 +581,10 @@ func TestSignalsAndTheirCache(t *testing.T) {
 		}
 	}
 	check(s)
-	// From the disk cache, in a fresh process (the process cache cleared).
+	// From the disk cache, in a fresh process (the process cache
+	// cleared), used where it is mapped as a CLI command does.
+	defer func(p bool) { InPlace = p }(InPlace)
+	InPlace = true
 	sigMu.Lock()
 	clear(sigCache)
 	sigMu.Unlock()
@@ -610,8 +614,9 @@ func TestSignalsAndTheirCache(t *testing.T) {
 }
 
 // TestSignalsFileRoundTrip decodes the cache file's encoding back into
-// the same signals, by the machine-order copy and by the value-by-value
-// decoder other machines use.
+// the same signals: copied or in place, by the machine-order copy or by
+// the value-by-value decoder other machines use; and it refuses a
+// truncated file and one of another version.
 func TestSignalsFileRoundTrip(t *testing.T) {
 	r := fixture(t)
 	repo := open(t, r)
@@ -620,20 +625,34 @@ func TestSignalsFileRoundTrip(t *testing.T) {
 	if err != nil || s == nil || len(s.Docs) == 0 || len(s.Weight) == 0 || len(s.TFs) == 0 {
 		t.Fatalf("signals %+v, %v", s, err)
 	}
-	b := s.encode()
+	enc := s.encode()
+	// The file is mapped at a page boundary; a heap copy of it at an
+	// 8-byte one stands in for that.
+	b := make([]byte, len(enc), len(enc)+8)
+	copy(b, enc)
 	defer func(le bool) { littleEndian = le }(littleEndian)
 	for _, le := range []bool{true, false} {
-		littleEndian = le
-		got, err := decodeSignals(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(got, s) {
-			t.Fatalf("little-endian path %v: decoded signals differ:\n%+v\n%+v", le, got, s)
+		for _, inPlace := range []bool{false, true} {
+			littleEndian = le
+			got, err := decodeSignals(b, inPlace)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, s) {
+				t.Fatalf("little-endian %v, in place %v: decoded signals differ:\n%+v\n%+v", le, inPlace, got, s)
+			}
+			if at := uintptr(unsafe.Pointer(&got.Docs[0])); inPlace && le != (at >= uintptr(unsafe.Pointer(&b[0])) && at < uintptr(unsafe.Pointer(&b[0]))+uintptr(len(b))) {
+				t.Fatalf("little-endian %v, in place %v: the postings are in the file: %v", le, inPlace, !le)
+			}
 		}
 	}
-	if _, err := decodeSignals(b[:len(b)-3]); err == nil {
+	if _, err := decodeSignals(b[:len(b)-3], false); err == nil {
 		t.Fatal("a truncated cache decoded")
+	}
+	old := *s
+	old.Version = signalsVersion - 1
+	if _, err := decodeSignals(old.encode(), true); err == nil {
+		t.Fatal("a cache of another version decoded")
 	}
 }
 

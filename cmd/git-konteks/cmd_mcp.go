@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/konteks/git-konteks/agent"
+	"github.com/konteks/git-konteks/history"
 	"github.com/konteks/git-konteks/mcp"
 )
 
@@ -77,6 +78,9 @@ func runMCP(ctx context.Context, opts mcpOptions, g *GlobalOptions, args []strin
 	if len(args) > 0 {
 		return cli.Exit(fmt.Sprintf("unknown argument %q: usage: git konteks mcp [--repo DIR] [--http ADDR] [config --client NAME]", args[0]), 2)
 	}
+	// A server outlives many memories: its signals are copies, never
+	// mappings it would keep (see history.InPlace).
+	history.InPlace = false
 	opt := mcp.Options{ToolVersion: version}
 	switch {
 	case opts.Repo != "":

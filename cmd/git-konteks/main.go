@@ -20,6 +20,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/history"
 	"github.com/konteks/git-konteks/internal/cmalloc"
 )
 
@@ -43,6 +44,9 @@ func main() {
 			pprof.StartCPUProfile(f)
 		}
 	}
+	// One command, then exit: history's signals are used where their
+	// cache file is mapped (the MCP server turns this off).
+	history.InPlace = true
 	g := newGlobals(os.Stdin, os.Stdout, os.Stderr)
 	g.ownsProcess = true
 	code := g.run(context.Background(), os.Args[1:])
