@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/internal/lazyre"
 	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/memref"
 )
@@ -65,7 +65,7 @@ type Skill struct {
 	Path     string `json:"-"` // tree path in the memory ref
 }
 
-var skillName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+var skillName = lazyre.New(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
 // ValidSkillName checks a skill name: lowercase letters, digits and
 // single hyphens, at most 64 characters (as SKILL.md names are).

@@ -2,13 +2,13 @@ package extract
 
 import (
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
 
 	"github.com/konteks/git-konteks/extract/section/code"
 	"github.com/konteks/git-konteks/graph"
+	"github.com/konteks/git-konteks/internal/lazyre"
 	"github.com/konteks/git-konteks/memory"
 )
 
@@ -196,7 +196,7 @@ func isLicense(s string) bool {
 
 // reAttrLine matches an AsciiDoc attribute entry or an reStructuredText
 // field (":toc:", ":members:"), which is no prose.
-var reAttrLine = regexp.MustCompile(`^:[\w-]+:(\s|$)`)
+var reAttrLine = lazyre.New(`^:[\w-]+:(\s|$)`)
 
 // untitled returns a document section's content without its title lines
 // (a reStructuredText title and its adornments, an AsciiDoc or Org title

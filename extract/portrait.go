@@ -3,7 +3,6 @@ package extract
 import (
 	"encoding/json"
 	"path"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/graph"
+	"github.com/konteks/git-konteks/internal/lazyre"
 	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/memref"
 	"github.com/konteks/git-konteks/secret"
@@ -36,19 +36,19 @@ const maxGroupNames = 8
 
 // Patterns of the manifest, build and CI files the portrait reads.
 var (
-	reGoVersion     = regexp.MustCompile(`(?m)^go\s+(\S+)`)
-	reGoRequire     = regexp.MustCompile(`(?m)^\s*(?:require\s+)?([a-z0-9][\w.-]*\.[a-z]{2,}/[^\s]+)\s+v[0-9]`)
-	reGoWorkUse     = regexp.MustCompile(`(?m)^\s*(?:use\s+)?(\./[^\s)]*)`)
-	rePySetupName   = regexp.MustCompile(`(?m)\bname\s*[=:]\s*['"]?([\w.-]+)`)
-	reGem           = regexp.MustCompile(`(?m)^\s*gem\s+['"]([^'"]+)`)
-	reMavenArtifact = regexp.MustCompile(`<artifactId>([^<]+)</artifactId>`)
-	reMavenVersion  = regexp.MustCompile(`<version>([^<]+)</version>`)
-	reGradleDep     = regexp.MustCompile(`(?m)^\s*(?:implementation|api|compile)\s*\(?\s*['"]([^'":]+:[^'":]+)`)
-	reSwiftName     = regexp.MustCompile(`name:\s*"([^"]+)"`)
-	reMixApp        = regexp.MustCompile(`app:\s*:(\w+)`)
-	reMixVersion    = regexp.MustCompile(`version:\s*"([^"]+)"`)
-	reMakeTarget    = regexp.MustCompile(`(?m)^([A-Za-z0-9][\w.-]*)\s*:([^=]|$)`)
-	reDockerFrom    = regexp.MustCompile(`(?mi)^\s*FROM\s+(\S+)`)
+	reGoVersion     = lazyre.New(`(?m)^go\s+(\S+)`)
+	reGoRequire     = lazyre.New(`(?m)^\s*(?:require\s+)?([a-z0-9][\w.-]*\.[a-z]{2,}/[^\s]+)\s+v[0-9]`)
+	reGoWorkUse     = lazyre.New(`(?m)^\s*(?:use\s+)?(\./[^\s)]*)`)
+	rePySetupName   = lazyre.New(`(?m)\bname\s*[=:]\s*['"]?([\w.-]+)`)
+	reGem           = lazyre.New(`(?m)^\s*gem\s+['"]([^'"]+)`)
+	reMavenArtifact = lazyre.New(`<artifactId>([^<]+)</artifactId>`)
+	reMavenVersion  = lazyre.New(`<version>([^<]+)</version>`)
+	reGradleDep     = lazyre.New(`(?m)^\s*(?:implementation|api|compile)\s*\(?\s*['"]([^'":]+:[^'":]+)`)
+	reSwiftName     = lazyre.New(`name:\s*"([^"]+)"`)
+	reMixApp        = lazyre.New(`app:\s*:(\w+)`)
+	reMixVersion    = lazyre.New(`version:\s*"([^"]+)"`)
+	reMakeTarget    = lazyre.New(`(?m)^([A-Za-z0-9][\w.-]*)\s*:([^=]|$)`)
+	reDockerFrom    = lazyre.New(`(?mi)^\s*FROM\s+(\S+)`)
 )
 
 // portraitFiles are the names that feed the portrait.
@@ -477,7 +477,7 @@ func readInput(pr *Project, p, dir, base string, b []byte) {
 }
 
 // submatch is re's first group in b: "" when re does not match.
-func submatch(re *regexp.Regexp, b []byte) string {
+func submatch(re *lazyre.Regexp, b []byte) string {
 	if m := re.FindSubmatch(b); m != nil {
 		return string(m[1])
 	}

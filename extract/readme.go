@@ -2,10 +2,11 @@ package extract
 
 import (
 	"path"
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/konteks/git-konteks/internal/lazyre"
 )
 
 // What a README says about its project, read as a person reads it: the
@@ -33,20 +34,20 @@ func isReadme(base string) bool {
 }
 
 var (
-	reMdImage    = regexp.MustCompile(`!\[[^\]]*\]\([^)]*\)|!\[[^\]]*\]\[[^\]]*\]`)
-	reMdLink     = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
-	reMdRefLink  = regexp.MustCompile(`\[([^\]]+)\]\[[^\]]*\]`)
-	reMdBareRef  = regexp.MustCompile(`\[([^\]]+)\]`)
-	reHTMLTag    = regexp.MustCompile(`<[^>]*>`)
-	reRstLink    = regexp.MustCompile("`([^`<]*[^`<\\s])\\s*<[^`>]*>`_{1,2}")
-	reRstRole    = regexp.MustCompile(":[a-z][\\w:+.-]*:`([^`]*)`")
-	reRstRef     = regexp.MustCompile("`([^`]+)`_{1,2}")
-	reEmphasis   = regexp.MustCompile(`(\*\*|__)(\S(?:.*?\S)?)(\*\*|__)`)
-	reAnnounce   = regexp.MustCompile(`(?i)\b(?:we(?:'re| are)\s+(?:excited|happy|pleased|proud|thrilled|delighted)|(?:is|are)\s+now\s+(?:available|out|live)|announc(?:e|es|ed|ing|ement)|release\s+notes?|has\s+been\s+released|just\s+released|new\s+release|changelog|check\s+out\s+(?:the|our)|sponsored\s+by|our\s+sponsors?|upgrade\s+guide|migration\s+guide|breaking\s+changes?|deprecat(?:ed|ion)\s+notice|looking\s+for\s+maintainers|is\s+(?:no\s+longer|not)\s+maintained)\b`)
-	reNewsTitle  = regexp.MustCompile(`(?i)\b(?:news|announcement|announcing|release[sd]?|what'?s\s+new|changelog|changes|sponsors?|backers|contributors|table\s+of\s+contents|contents|toc|status|badges|license|install(?:ation|ing)?|v?\d+\.\d+(?:\.\d+)?)\b|is\s+(?:now\s+)?available|📰|🎉|📢|🚀`)
-	reNoteLead   = regexp.MustCompile(`(?i)^(?:\W*)(?:note|warning|important|caution|tip|attention|disclaimer|notice|heads[\s-]up|update|news|deprecated|⚠️?)\b\W`)
-	reListLead   = regexp.MustCompile(`^(?:[-*+•]\s|\d+[.)]\s)`)
-	reVersionNum = regexp.MustCompile(`\bv?\d+\.\d+(?:\.\d+)?\b`)
+	reMdImage    = lazyre.New(`!\[[^\]]*\]\([^)]*\)|!\[[^\]]*\]\[[^\]]*\]`)
+	reMdLink     = lazyre.New(`\[([^\]]*)\]\([^)]*\)`)
+	reMdRefLink  = lazyre.New(`\[([^\]]+)\]\[[^\]]*\]`)
+	reMdBareRef  = lazyre.New(`\[([^\]]+)\]`)
+	reHTMLTag    = lazyre.New(`<[^>]*>`)
+	reRstLink    = lazyre.New("`([^`<]*[^`<\\s])\\s*<[^`>]*>`_{1,2}")
+	reRstRole    = lazyre.New(":[a-z][\\w:+.-]*:`([^`]*)`")
+	reRstRef     = lazyre.New("`([^`]+)`_{1,2}")
+	reEmphasis   = lazyre.New(`(\*\*|__)(\S(?:.*?\S)?)(\*\*|__)`)
+	reAnnounce   = lazyre.New(`(?i)\b(?:we(?:'re| are)\s+(?:excited|happy|pleased|proud|thrilled|delighted)|(?:is|are)\s+now\s+(?:available|out|live)|announc(?:e|es|ed|ing|ement)|release\s+notes?|has\s+been\s+released|just\s+released|new\s+release|changelog|check\s+out\s+(?:the|our)|sponsored\s+by|our\s+sponsors?|upgrade\s+guide|migration\s+guide|breaking\s+changes?|deprecat(?:ed|ion)\s+notice|looking\s+for\s+maintainers|is\s+(?:no\s+longer|not)\s+maintained)\b`)
+	reNewsTitle  = lazyre.New(`(?i)\b(?:news|announcement|announcing|release[sd]?|what'?s\s+new|changelog|changes|sponsors?|backers|contributors|table\s+of\s+contents|contents|toc|status|badges|license|install(?:ation|ing)?|v?\d+\.\d+(?:\.\d+)?)\b|is\s+(?:now\s+)?available|📰|🎉|📢|🚀`)
+	reNoteLead   = lazyre.New(`(?i)^(?:\W*)(?:note|warning|important|caution|tip|attention|disclaimer|notice|heads[\s-]up|update|news|deprecated|⚠️?)\b\W`)
+	reListLead   = lazyre.New(`^(?:[-*+•]\s|\d+[.)]\s)`)
+	reVersionNum = lazyre.New(`\bv?\d+\.\d+(?:\.\d+)?\b`)
 )
 
 // readmeText is what a README gives the portrait: its title (the first

@@ -7,11 +7,11 @@ package graph
 
 import (
 	"path"
-	"regexp"
 	"strings"
 	"sync"
 
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/internal/lazyre"
 	"github.com/konteks/git-konteks/memory"
 )
 
@@ -30,15 +30,15 @@ func Preamble(f *memory.File) string {
 }
 
 var (
-	rePyImport    = regexp.MustCompile(`(?m)^\s*(?:from\s+(\.*[\w.]*)\s+import\b|import\s+([\w.]+(?:\s*,\s*[\w.]+)*))`)
-	reJSImport    = regexp.MustCompile(`(?m)(?:^\s*import\s+(?:[^'"]*?\s+from\s+)?|^\s*export\s+[^'"]*?\s+from\s+|\brequire\(\s*|\bimport\(\s*)['"]([^'"]+)['"]`)
-	reJavaImport  = regexp.MustCompile(`(?m)^\s*import\s+(?:static\s+)?([\w.]+?)(?:\.\*)?\s*;?\s*$`)
-	reJavaPackage = regexp.MustCompile(`(?m)^\s*package\s+([\w.]+)`)
-	reRustUse     = regexp.MustCompile(`(?m)^\s*(?:pub(?:\([^)]*\))?\s+)?use\s+((?:crate|self|super)(?:::\w+)+)`)
-	reRustMod     = regexp.MustCompile(`(?m)^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;`)
-	reCInclude    = regexp.MustCompile(`(?m)^\s*#\s*include\s+"([^"]+)"`)
+	rePyImport    = lazyre.New(`(?m)^\s*(?:from\s+(\.*[\w.]*)\s+import\b|import\s+([\w.]+(?:\s*,\s*[\w.]+)*))`)
+	reJSImport    = lazyre.New(`(?m)(?:^\s*import\s+(?:[^'"]*?\s+from\s+)?|^\s*export\s+[^'"]*?\s+from\s+|\brequire\(\s*|\bimport\(\s*)['"]([^'"]+)['"]`)
+	reJavaImport  = lazyre.New(`(?m)^\s*import\s+(?:static\s+)?([\w.]+?)(?:\.\*)?\s*;?\s*$`)
+	reJavaPackage = lazyre.New(`(?m)^\s*package\s+([\w.]+)`)
+	reRustUse     = lazyre.New(`(?m)^\s*(?:pub(?:\([^)]*\))?\s+)?use\s+((?:crate|self|super)(?:::\w+)+)`)
+	reRustMod     = lazyre.New(`(?m)^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;`)
+	reCInclude    = lazyre.New(`(?m)^\s*#\s*include\s+"([^"]+)"`)
 	// GoModule finds the module path in a go.mod file.
-	GoModule = regexp.MustCompile(`(?m)^module\s+"?([^\s"]+)`)
+	GoModule = lazyre.New(`(?m)^module\s+"?([^\s"]+)`)
 )
 
 // Imports lists the imports a code file names, as written.

@@ -12,12 +12,12 @@ package history
 
 import (
 	"bytes"
-	"regexp"
 	"strings"
 	"sync"
 	"unicode/utf8"
 
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/internal/lazyre"
 	"github.com/konteks/git-konteks/secret"
 )
 
@@ -109,8 +109,8 @@ func (c *Commit) Lines() int {
 }
 
 var (
-	botRe    = regexp.MustCompile(`(?i)\[bot\]|dependabot|renovate|greenkeeper|snyk-bot|github-actions|pre-commit-ci|mergify|imgbot|allcontributors|semantic-release-bot|codecov`)
-	revertRe = regexp.MustCompile(`(?m)^Revert "|^This reverts commit [0-9a-f]{7,40}`)
+	botRe    = lazyre.New(`(?i)\[bot\]|dependabot|renovate|greenkeeper|snyk-bot|github-actions|pre-commit-ci|mergify|imgbot|allcontributors|semantic-release-bot|codecov`)
+	revertRe = lazyre.New(`(?m)^Revert "|^This reverts commit [0-9a-f]{7,40}`)
 )
 
 // FromLog makes the record of a commit read by gitstore.Log: the message
@@ -200,7 +200,7 @@ func classify(c *Commit, msg string, merge, shallow, bot bool) {
 // change behaviour, and weighing them as formatting would hide them.
 var (
 	formatTools = `(gofmt|gofumpt|goimports|go ?fmt|cargo ?fmt|rustfmt|prettier|black|isort|autopep8|yapf|ruff ?format|clang-format|standardrb|rubocop -a|eslint --fix|golangci-lint fmt)`
-	formatRe    = regexp.MustCompile(`(?i)^(?:` +
+	formatRe    = lazyre.New(`(?i)^(?:` +
 		// style: anything (conventional commits' type for formatting)
 		`style(?:\([^)]*\))?!?:` +
 		// a tool as the action, optionally run or applied
@@ -214,7 +214,7 @@ var (
 		`|lint(?:ing)? fix(?:es)?\b)`)
 	// formatPrefix is a conventional-commit type or a path scope before
 	// the subject's action ("chore: ", "docs(api): ", "tsdb: ").
-	formatPrefix = regexp.MustCompile(`^(?:[\w./-]+(?:\([^)]*\))?!?:\s*)`)
+	formatPrefix = lazyre.New(`^(?:[\w./-]+(?:\([^)]*\))?!?:\s*)`)
 )
 
 // saysFormat reports whether a subject says it is a formatting change

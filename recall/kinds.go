@@ -2,12 +2,12 @@ package recall
 
 import (
 	"path"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/konteks/git-konteks/index"
+	"github.com/konteks/git-konteks/internal/lazyre"
 )
 
 // A commit message, or a task written like one, often names the kind of
@@ -51,14 +51,14 @@ var kindWords = func() map[string]int {
 
 // versionNumber matches a release number in a task's first line ("0.4.18",
 // "v1.2", "ignore-0.4.25"): a release changes the manifests that carry it.
-var versionNumber = regexp.MustCompile(`(?:^|[^0-9A-Za-z.])v?\d+\.\d+(?:\.\d+)*(?:$|[^0-9A-Za-z.])`)
+var versionNumber = lazyre.New(`(?:^|[^0-9A-Za-z.])v?\d+\.\d+(?:\.\d+)*(?:$|[^0-9A-Za-z.])`)
 
 // packagingPhrase matches the phrases of packaging that are not one
 // word: a project's build system or build backend, and the Python
 // packaging standards by number (PEP 440 versions, 508 dependency
 // specifiers, 517 and 518 the build system, 621 project metadata, 639
 // licence metadata, 660 editable installs, 735 dependency groups).
-var packagingPhrase = regexp.MustCompile(`(?i)\bbuild[ -](system|backend)s?\b|\bpep[ -]?(440|508|517|518|621|639|660|735)\b`)
+var packagingPhrase = lazyre.New(`(?i)\bbuild[ -](system|backend)s?\b|\bpep[ -]?(440|508|517|518|621|639|660|735)\b`)
 
 // taskKinds is the kinds the first line of a task states.
 func taskKinds(q string) int {
@@ -90,7 +90,7 @@ func taskKinds(q string) int {
 // commitType matches the type of a conventional commit's subject
 // ("test: ...", "fix(test): ...", "ci!: ..."): its type and its scope,
 // either of which may name a kind of file.
-var commitType = regexp.MustCompile(`^\s*([a-zA-Z]+)(?:\(([a-zA-Z]+)\))?!?:`)
+var commitType = lazyre.New(`^\s*([a-zA-Z]+)(?:\(([a-zA-Z]+)\))?!?:`)
 
 // pathKinds is the kinds a file is of, by its path: the manifests,
 // version files and changelogs of the common ecosystems (Go, Rust,

@@ -2,10 +2,10 @@ package recall
 
 import (
 	"math"
-	"regexp"
 	"strings"
 
 	"github.com/konteks/git-konteks/index"
+	"github.com/konteks/git-konteks/internal/lazyre"
 )
 
 // Task is a task as recall reads it, parsed once: every signal reads this
@@ -50,25 +50,25 @@ const (
 )
 
 var (
-	fenceLine   = regexp.MustCompile("^\\s*(```|~~~)")
-	htmlComment = regexp.MustCompile(`(?s)<!--.*?-->`)
-	checkbox    = regexp.MustCompile(`^\s*[-*]\s*\[[ xX]\]`)
-	heading     = regexp.MustCompile(`^\s*(#{1,6}\s+|\*\*[^*]+\*\*\s*:?\s*$)`)
+	fenceLine   = lazyre.New("^\\s*(```|~~~)")
+	htmlComment = lazyre.New(`(?s)<!--.*?-->`)
+	checkbox    = lazyre.New(`^\s*[-*]\s*\[[ xX]\]`)
+	heading     = lazyre.New(`^\s*(#{1,6}\s+|\*\*[^*]+\*\*\s*:?\s*$)`)
 	// Frames of the common stack traces: Java, Kotlin, C#, JavaScript
 	// ("at pkg.Class.method(File.java:12)", "at fn (file.js:1:2)"),
 	// Python ('File "x.py", line 3, in f'), Go ("pkg/file.go:12 +0x1f",
 	// "goroutine 1 [running]"), Rust ("at src/lib.rs:12:5"), PHP
 	// ("#0 /app/src/X.php(12): f()"), gdb and sanitizers ("#3 0x... in f
 	// file.c:12"), Swift and Objective-C crash logs.
-	traceLine = regexp.MustCompile(`^\s*(at\s+\S+.*[(:]\S*:\d+|at\s+[\w$.<>]+\([^)]*\)|File "[^"]+", line \d+|Traceback \(most recent call last\)|goroutine \d+ \[|\S+\.go:\d+( \+0x[0-9a-f]+)?$|#\d+\s+(0x[0-9a-f]+\s+in\s+|\S+\(\d+\):)|\d+\s+\S+\s+0x[0-9a-f]+\s|thread '.*' panicked at|Exception in thread|Caused by:|\.\.\. \d+ more)`)
-	logLine   = regexp.MustCompile(`^\s*(\[?\d{4}[-/]\d{2}[-/]\d{2}[ T]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|\[?(TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|CRITICAL)\]?[\s:]|\$ |> |PS [A-Z]:\\|[A-Z]:\\)`)
-	errorLine = regexp.MustCompile(`(?i)(\berror\b|exception|panic|fatal|failed|traceback|undefined|cannot|can't|unable|not found|no such)`)
-	envLine   = regexp.MustCompile(`(?i)^\s*[-*]?\s*(\*\*)?(os|operating system|platform|version|[\w .-]{0,24} version|browser|node|npm|yarn|python|java|jdk|go|rustc|cargo|php|ruby|dotnet|\.net|kotlin|swift|xcode|gradle|maven|device|arch|architecture|kernel|distro|environment|ide|editor|terminal|shell|compiler|toolchain|build|commit|installed via|installation method|package manager)(\*\*)?\s*[:=]`)
+	traceLine = lazyre.New(`^\s*(at\s+\S+.*[(:]\S*:\d+|at\s+[\w$.<>]+\([^)]*\)|File "[^"]+", line \d+|Traceback \(most recent call last\)|goroutine \d+ \[|\S+\.go:\d+( \+0x[0-9a-f]+)?$|#\d+\s+(0x[0-9a-f]+\s+in\s+|\S+\(\d+\):)|\d+\s+\S+\s+0x[0-9a-f]+\s|thread '.*' panicked at|Exception in thread|Caused by:|\.\.\. \d+ more)`)
+	logLine   = lazyre.New(`^\s*(\[?\d{4}[-/]\d{2}[-/]\d{2}[ T]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}|\[?(TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|CRITICAL)\]?[\s:]|\$ |> |PS [A-Z]:\\|[A-Z]:\\)`)
+	errorLine = lazyre.New(`(?i)(\berror\b|exception|panic|fatal|failed|traceback|undefined|cannot|can't|unable|not found|no such)`)
+	envLine   = lazyre.New(`(?i)^\s*[-*]?\s*(\*\*)?(os|operating system|platform|version|[\w .-]{0,24} version|browser|node|npm|yarn|python|java|jdk|go|rustc|cargo|php|ruby|dotnet|\.net|kotlin|swift|xcode|gradle|maven|device|arch|architecture|kernel|distro|environment|ide|editor|terminal|shell|compiler|toolchain|build|commit|installed via|installation method|package manager)(\*\*)?\s*[:=]`)
 	// Headings of issue templates: what they introduce is the report's,
 	// the heading is the template's.
-	templateHeadings = regexp.MustCompile(`(?i)^(describe the (bug|issue|problem|feature|solution)|bug (report|description)|description|summary|to reproduce|steps to reproduce|reproduction( steps)?|minimal reproduction|expected (behaviou?r|result|outcome)|actual (behaviou?r|result|outcome)|current behaviou?r|what (happened|did you expect|is the problem|version)|screenshots?|additional (context|information|info)|environment|system info(rmation)?|version(s)?|platform|checklist|prerequisites|context|possible solution|motivation|alternatives( considered)?|is your feature request related to a problem|logs?|output|stack ?trace|error message|code (sample|example)|example|relevant log output|anything else|notes?|proposal|use case)\??:?$`)
+	templateHeadings = lazyre.New(`(?i)^(describe the (bug|issue|problem|feature|solution)|bug (report|description)|description|summary|to reproduce|steps to reproduce|reproduction( steps)?|minimal reproduction|expected (behaviou?r|result|outcome)|actual (behaviou?r|result|outcome)|current behaviou?r|what (happened|did you expect|is the problem|version)|screenshots?|additional (context|information|info)|environment|system info(rmation)?|version(s)?|platform|checklist|prerequisites|context|possible solution|motivation|alternatives( considered)?|is your feature request related to a problem|logs?|output|stack ?trace|error message|code (sample|example)|example|relevant log output|anything else|notes?|proposal|use case)\??:?$`)
 	// Sections whose content is environment, not the report.
-	envHeadings = regexp.MustCompile(`(?i)^(environment|system info(rmation)?|versions?|platform|checklist|prerequisites|your environment|setup|configuration|installed versions)\??:?$`)
+	envHeadings = lazyre.New(`(?i)^(environment|system info(rmation)?|versions?|platform|checklist|prerequisites|your environment|setup|configuration|installed versions)\??:?$`)
 )
 
 // ParseTask reads a task.
@@ -165,7 +165,7 @@ func ParseTask(raw string) *Task {
 	return t
 }
 
-var inlineCode = regexp.MustCompile("`([^`\n]{1,200})`")
+var inlineCode = lazyre.New("`([^`\n]{1,200})`")
 
 func (t *Task) traceLine(line string, trace *strings.Builder) {
 	trace.WriteString(line)

@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/konteks/git-konteks/internal/lazyre"
 )
 
 // Claude Code writes one JSON object per line to
@@ -272,7 +273,7 @@ func shellCommand(argv []string) string {
 	return strings.Join(argv, " ")
 }
 
-var patchFile = regexp.MustCompile(`(?m)^\*\*\* (?:Add|Update|Delete) File: (.+)$`)
+var patchFile = lazyre.New(`(?m)^\*\*\* (?:Add|Update|Delete) File: (.+)$`)
 
 // patchFiles lists the files an apply_patch input writes.
 func patchFiles(patch string) []string {
@@ -283,7 +284,7 @@ func patchFiles(patch string) []string {
 	return out
 }
 
-var exitLine = regexp.MustCompile(`(?i)^(?:exit code|process exited with code)[: ]\s*(-?\d+)`)
+var exitLine = lazyre.New(`(?i)^(?:exit code|process exited with code)[: ]\s*(-?\d+)`)
 
 // codexOutput reads a tool output: a JSON string holding either
 // {"output", "metadata": {"exit_code"}} or plain text that may start with

@@ -4,11 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/konteks/git-konteks/internal/lazyre"
 )
 
 // Kinds of memory a session yields (durable kinds).
@@ -214,7 +215,7 @@ func (d *Distiller) touch(f string) {
 var noisePrefixes = []string{"<command-", "<local-command", "caveat:", "<environment_context", "<user_instructions",
 	"# agents.md instructions", "[request interrupted", "<user-prompt-submit-hook", "<bash-", "this session is being continued"}
 
-var systemReminder = regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>`)
+var systemReminder = lazyre.New(`(?s)<system-reminder>.*?</system-reminder>`)
 
 func cleanUser(s string) string {
 	if strings.Contains(s, "<system-reminder>") {
@@ -267,7 +268,7 @@ func (d *Distiller) decide(m Memory) {
 	d.decisions = append(d.decisions, m)
 }
 
-var commitLine = regexp.MustCompile(`(?m)^\[[^\]\n]*?\b([0-9a-f]{7,40})\]`)
+var commitLine = lazyre.New(`(?m)^\[[^\]\n]*?\b([0-9a-f]{7,40})\]`)
 
 func (d *Distiller) command(call, res Event) {
 	cmd := normCommand(call.Command)
@@ -408,9 +409,9 @@ func (d *Distiller) bestCommands() []Memory {
 var (
 	constraintStart = []string{"always ", "never ", "don't ", "do not ", "dont ", "must ", "make sure ", "avoid ",
 		"only use ", "stop using ", "no more ", "we never ", "we always ", "we don't ", "we do not ", "we must "}
-	weUse      = regexp.MustCompile(`\b(we|this project|this repo|the project|the team) (use|uses|prefer|prefers|stick to|sticks to)\b.*(, not |\bnot |\binstead of\b|\brather than\b)`)
-	useInstead = regexp.MustCompile(`^use \S.*(\binstead of\b|\brather than\b|, not )`)
-	personal   = regexp.MustCompile(`\b(i prefer|i'd prefer|i would prefer|i like|i'd rather|i would rather|my preference|i want you to always|i want you to never)\b`)
+	weUse      = lazyre.New(`\b(we|this project|this repo|the project|the team) (use|uses|prefer|prefers|stick to|sticks to)\b.*(, not |\bnot |\binstead of\b|\brather than\b)`)
+	useInstead = lazyre.New(`^use \S.*(\binstead of\b|\brather than\b|, not )`)
+	personal   = lazyre.New(`\b(i prefer|i'd prefer|i would prefer|i like|i'd rather|i would rather|my preference|i want you to always|i want you to never)\b`)
 	leadIn     = []string{"please ", "and ", "also ", "but ", "remember: ", "remember, ", "note: ", "important: ", "rule: ", "ps: ", "oh and "}
 )
 
@@ -445,13 +446,13 @@ func rule(s string) (Memory, bool) {
 	return Memory{}, false
 }
 
-var acceptance = regexp.MustCompile(`^(yes|yep|yeah|ok|okay|sure|sounds good|go ahead|go for it|lgtm|looks good|perfect|do it|approved|agreed|let's do (it|that)|great|ship it|proceed|that works)\b`)
+var acceptance = lazyre.New(`^(yes|yep|yeah|ok|okay|sure|sounds good|go ahead|go for it|lgtm|looks good|perfect|do it|approved|agreed|let's do (it|that)|great|ship it|proceed|that works)\b`)
 
 func isAcceptance(s string) bool {
 	return len(s) <= 160 && acceptance.MatchString(strings.ToLower(strings.TrimSpace(s)))
 }
 
-var decisionCue = regexp.MustCompile(`^(i'll|i will|i'd|i would|i propose|i suggest|i recommend|let's|we should|we can|the plan is|plan:|approach:|my recommendation|i'm going to|recommendation:)\s`)
+var decisionCue = lazyre.New(`^(i'll|i will|i'd|i would|i propose|i suggest|i recommend|let's|we should|we can|the plan is|plan:|approach:|my recommendation|i'm going to|recommendation:)\s`)
 
 // decisionIn finds the proposal in an agent's message that an acceptance
 // answers: the last sentence that proposes, not a question.
@@ -499,8 +500,8 @@ func sentences(text string) []string {
 }
 
 var (
-	errorWord = regexp.MustCompile(`(?i)(error|panic|exception|traceback|cannot|can't|undefined|not found|no such|denied|refused|fatal|missing|invalid|unexpected|expected)`)
-	failWord  = regexp.MustCompile(`(?i)fail`)
+	errorWord = lazyre.New(`(?i)(error|panic|exception|traceback|cannot|can't|undefined|not found|no such|denied|refused|fatal|missing|invalid|unexpected|expected)`)
+	failWord  = lazyre.New(`(?i)fail`)
 )
 
 // errorSignature is the line of an output that says what went wrong: the

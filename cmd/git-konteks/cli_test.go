@@ -17,6 +17,7 @@ import (
 	"github.com/konteks/git-konteks/history"
 	"github.com/konteks/git-konteks/hooks"
 	"github.com/konteks/git-konteks/index"
+	"github.com/konteks/git-konteks/internal/lazyre"
 	"github.com/konteks/git-konteks/internal/testgit"
 	"github.com/konteks/git-konteks/manifest"
 	"github.com/konteks/git-konteks/mcp"
@@ -474,5 +475,14 @@ func TestErrorCodesDocumented(t *testing.T) {
 		if !strings.Contains(string(b), "| `"+c+"` |") {
 			t.Errorf("docs/cli.md does not document the error code %s", c)
 		}
+	}
+}
+
+// TestEveryRegexpCompiles compiles every package-level expression of the
+// binary, which are compiled on first use (internal/lazyre): one that
+// does not compile fails here, not in someone's run.
+func TestEveryRegexpCompiles(t *testing.T) {
+	if err := lazyre.CompileAll(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -21,12 +21,12 @@ package asciidoc
 
 import (
 	"bytes"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/konteks/git-konteks/extract/section"
 	"github.com/konteks/git-konteks/extract/section/doc"
+	"github.com/konteks/git-konteks/internal/lazyre"
 )
 
 // Kind and Parser of the results.
@@ -172,11 +172,11 @@ func isDelimiter(l []byte) bool {
 
 // Inline markup of titles.
 var (
-	reLink    = regexp.MustCompile(`\b(?:https?|link|xref|mailto):[^\s\[]*\[([^\]]*)\]`)
-	reXref    = regexp.MustCompile(`<<[^,>]*,\s*([^>]+)>>`)
-	reXrefID  = regexp.MustCompile(`<<([^,>]+)>>`)
-	reAnchor  = regexp.MustCompile(`\[\[[^\]]*\]\]|\[#[^\]]*\]`)
-	reConstrd = regexp.MustCompile("(^|[\\s(\\[])([*_`#+])(\\S(?:.*?\\S)?)([*_`#+])($|[\\s),.;:!?\\]])")
+	reLink    = lazyre.New(`\b(?:https?|link|xref|mailto):[^\s\[]*\[([^\]]*)\]`)
+	reXref    = lazyre.New(`<<[^,>]*,\s*([^>]+)>>`)
+	reXrefID  = lazyre.New(`<<([^,>]+)>>`)
+	reAnchor  = lazyre.New(`\[\[[^\]]*\]\]|\[#[^\]]*\]`)
+	reConstrd = lazyre.New("(^|[\\s(\\[])([*_`#+])(\\S(?:.*?\\S)?)([*_`#+])($|[\\s),.;:!?\\]])")
 )
 
 // plain renders a title's inline markup as its text: links and cross
@@ -189,7 +189,7 @@ func plain(t string) string {
 		t = reXref.ReplaceAllString(t, "$1")
 		t = reXrefID.ReplaceAllString(t, "$1")
 		t = strings.NewReplacer("**", "", "__", "", "``", "").Replace(t)
-		t = doc.Unmark(reConstrd, t)
+		t = doc.Unmark(reConstrd.Re(), t)
 	}
 	t = strings.Join(strings.Fields(strings.ToValidUTF8(t, "\uFFFD")), " ")
 	if t == "" {

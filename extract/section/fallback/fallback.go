@@ -20,10 +20,10 @@ package fallback
 
 import (
 	"bytes"
-	"regexp"
 	"strings"
 
 	"github.com/konteks/git-konteks/extract/section"
+	"github.com/konteks/git-konteks/internal/lazyre"
 	"github.com/konteks/git-konteks/memory"
 )
 
@@ -287,35 +287,35 @@ const (
 
 var (
 	// Go: func Name(, func (r *T) Name(, func (T[K]) Name[T any](.
-	reGoFunc = regexp.MustCompile(`^func\s+(?:\(\s*(?:\w+\s+)?\*?\s*(\w+)(?:\[[^\]]*\])?\s*\)\s*)?(\w+)\s*[\[(]`)
+	reGoFunc = lazyre.New(`^func\s+(?:\(\s*(?:\w+\s+)?\*?\s*(\w+)(?:\[[^\]]*\])?\s*\)\s*)?(\w+)\s*[\[(]`)
 	// Go: type Name struct / interface / other.
-	reGoType = regexp.MustCompile(`^type\s+(\w+)(?:\[[^\]]*\])?\s+(struct|interface)?`)
+	reGoType = lazyre.New(`^type\s+(\w+)(?:\[[^\]]*\])?\s+(struct|interface)?`)
 	// Python, Ruby, Elixir, Scala, Groovy: def name, def self.name, defp name.
-	reDef = regexp.MustCompile(`^(?:async\s+)?(?:def|defp|defmacro|defmacrop)\s+(?:self\.)?([A-Za-z_][\w]*[?!=]?)`)
+	reDef = lazyre.New(`^(?:async\s+)?(?:def|defp|defmacro|defmacrop)\s+(?:self\.)?([A-Za-z_][\w]*[?!=]?)`)
 	// Elixir modules.
-	reDefmodule = regexp.MustCompile(`^defmodule\s+([\w.]+)`)
+	reDefmodule = lazyre.New(`^defmodule\s+([\w.]+)`)
 	// Classes and friends, with modifiers.
-	reContainer = regexp.MustCompile(`^` + mods + `(class|interface|trait|struct|enum|object|protocol|record|union|module|mod|namespace|extension|actor)\s+` + qualified)
+	reContainer = lazyre.New(`^` + mods + `(class|interface|trait|struct|enum|object|protocol|record|union|module|mod|namespace|extension|actor)\s+` + qualified)
 	// Rust impl blocks: impl Foo, impl<T> Trait for Foo<T>.
-	reImpl = regexp.MustCompile(`^(?:unsafe\s+)?impl(?:\s*<[^{]*?>)?\s+([^{]+?)\s*(?:where\b.*)?\{?$`)
+	reImpl = lazyre.New(`^(?:unsafe\s+)?impl(?:\s*<[^{]*?>)?\s+([^{]+?)\s*(?:where\b.*)?\{?$`)
 	// Rust, Kotlin, Swift, Zig, JS and friends: fn / fun / func / function.
-	reFn = regexp.MustCompile(`^` + mods + `(?:extern\s+"[^"]*"\s+)?(?:function|func|fun|fn)\b\s*\*?\s*&?(?:<[^>]*>\s*)?([A-Za-z_$][\w$]*(?:(?:\.|::?)[A-Za-z_$][\w$]*)*)`)
+	reFn = lazyre.New(`^` + mods + `(?:extern\s+"[^"]*"\s+)?(?:function|func|fun|fn)\b\s*\*?\s*&?(?:<[^>]*>\s*)?([A-Za-z_$][\w$]*(?:(?:\.|::?)[A-Za-z_$][\w$]*)*)`)
 	// JS/TS: const name = (...) => / function / async x =>.
-	reArrow = regexp.MustCompile(`^(?:export\s+)?(?:const|let|var)\s+([\w$]+)\s*(?::[^=]+)?=\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*(?::[^=]+)?=>|[\w$]+\s*=>)`)
+	reArrow = lazyre.New(`^(?:export\s+)?(?:const|let|var)\s+([\w$]+)\s*(?::[^=]+)?=\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*(?::[^=]+)?=>|[\w$]+\s*=>)`)
 	// Perl sub, Tcl/Nim proc.
-	reSub = regexp.MustCompile(`^(?:sub|proc|method)\s+([\w:]+)`)
+	reSub = lazyre.New(`^(?:sub|proc|method)\s+([\w:]+)`)
 	// Type aliases: type Name = (TS, Rust, Swift...).
-	reTypeAlias = regexp.MustCompile(`^` + mods + `type(?:alias)?\s+` + name + `\s*(?:<[^=]*>)?\s*=`)
+	reTypeAlias = lazyre.New(`^` + mods + `type(?:alias)?\s+` + name + `\s*(?:<[^=]*>)?\s*=`)
 	// SQL DDL.
-	reSQL = regexp.MustCompile(`(?i)^create\s+(?:or\s+replace\s+)?(?:temp(?:orary)?\s+)?(table|view|function|procedure|trigger|index|type|schema)\s+(?:if\s+not\s+exists\s+)?([\w."]+)`)
+	reSQL = lazyre.New(`(?i)^create\s+(?:or\s+replace\s+)?(?:temp(?:orary)?\s+)?(table|view|function|procedure|trigger|index|type|schema)\s+(?:if\s+not\s+exists\s+)?([\w."]+)`)
 	// Shell functions: name() {, function name {.
-	reShell = regexp.MustCompile(`^(?:function\s+([A-Za-z_][\w.:-]*)\s*(?:\(\))?\s*\{|([A-Za-z_][\w.:-]*)\s*\(\)\s*\{)`)
+	reShell = lazyre.New(`^(?:function\s+([A-Za-z_][\w.:-]*)\s*(?:\(\))?\s*\{|([A-Za-z_][\w.:-]*)\s*\(\)\s*\{)`)
 	// What follows "struct foo" when it is a return type: "*make(", "bar(".
-	reReturnsType = regexp.MustCompile(`^\s*\**\s*\w+\s*\(`)
+	reReturnsType = lazyre.New(`^\s*\**\s*\w+\s*\(`)
 	// Modifier-led methods: public static int foo(.
-	reMethod = regexp.MustCompile(`^(?:(?:public|private|protected|internal|static|final|abstract|synchronized|native|virtual|override|async|sealed|extern|inline|unsafe|partial|new|readonly|def)\s+)+[\w<>\[\],.?*&:\s]*?([A-Za-z_][\w]*)\s*(?:<[^>]*>)?\s*\(`)
+	reMethod = lazyre.New(`^(?:(?:public|private|protected|internal|static|final|abstract|synchronized|native|virtual|override|async|sealed|extern|inline|unsafe|partial|new|readonly|def)\s+)+[\w<>\[\],.?*&:\s]*?([A-Za-z_][\w]*)\s*(?:<[^>]*>)?\s*\(`)
 	// C-style definitions at column 1: int main(, static void *foo(, Foo::bar(.
-	reCFunc = regexp.MustCompile(`^[A-Za-z_][\w*&:<>,\s]*?[\s*&]\**(~?[A-Za-z_][\w:~]*)\s*\(`)
+	reCFunc = lazyre.New(`^[A-Za-z_][\w*&:<>,\s]*?[\s*&]\**(~?[A-Za-z_][\w:~]*)\s*\(`)
 )
 
 var containerSymbol = map[string]string{
@@ -449,7 +449,7 @@ func match(t []byte, indent int) (decl, bool) {
 
 // reMember is a method in a class body: name(args) {, async name() {,
 // static *gen() {, get size(): number {.
-var reMember = regexp.MustCompile(`^(?:(?:async|static|get|set|public|private|protected|override|readonly)\s+|\*\s*)*([A-Za-z_$][\w$]*)\s*(?:<[^>]*>)?\([^)]*\)\s*(?::\s*[^{=]+)?\{$`)
+var reMember = lazyre.New(`^(?:(?:async|static|get|set|public|private|protected|override|readonly)\s+|\*\s*)*([A-Za-z_$][\w$]*)\s*(?:<[^>]*>)?\([^)]*\)\s*(?::\s*[^{=]+)?\{$`)
 
 func memberMatch(t []byte) (decl, bool) {
 	m := reMember.FindSubmatch(t)

@@ -17,11 +17,11 @@ package org
 
 import (
 	"bytes"
-	"regexp"
 	"strings"
 
 	"github.com/konteks/git-konteks/extract/section"
 	"github.com/konteks/git-konteks/extract/section/doc"
+	"github.com/konteks/git-konteks/internal/lazyre"
 )
 
 // Kind and Parser of the results.
@@ -41,7 +41,7 @@ func Split(in section.Input) section.Result {
 }
 
 // reTodoDecl matches a line declaring TODO keywords.
-var reTodoDecl = regexp.MustCompile(`(?im)^[ \t]*#\+(?:SEQ_|TYP_)?TODO:[ \t]*(.*)$`)
+var reTodoDecl = lazyre.New(`(?im)^[ \t]*#\+(?:SEQ_|TYP_)?TODO:[ \t]*(.*)$`)
 
 // headings finds the headlines of a document, in line order.
 func headings(src []byte, lines *section.LineIndex) []doc.Heading {
@@ -79,12 +79,12 @@ func headings(src []byte, lines *section.LineIndex) []doc.Heading {
 
 // Parts of a headline beside its title, and inline markup.
 var (
-	rePriority = regexp.MustCompile(`^\[#[A-Za-z0-9]\][ \t]*`)
-	reCookie   = regexp.MustCompile(`[ \t]*\[\d*(?:/\d*|%)\]`)
-	reTags     = regexp.MustCompile(`[ \t]+:(?:[\w@#%]+:)+[ \t]*$`)
-	reLinkDesc = regexp.MustCompile(`\[\[[^\]]*\]\[([^\]]*)\]\]`)
-	reLink     = regexp.MustCompile(`\[\[([^\]]*)\]\]`)
-	reEmph     = regexp.MustCompile(`(^|[\s('"{])([*/_=~+])(\S(?:[^\n]*?\S)?)([*/_=~+])($|[\s\-.,:!?;'")}\[])`)
+	rePriority = lazyre.New(`^\[#[A-Za-z0-9]\][ \t]*`)
+	reCookie   = lazyre.New(`[ \t]*\[\d*(?:/\d*|%)\]`)
+	reTags     = lazyre.New(`[ \t]+:(?:[\w@#%]+:)+[ \t]*$`)
+	reLinkDesc = lazyre.New(`\[\[[^\]]*\]\[([^\]]*)\]\]`)
+	reLink     = lazyre.New(`\[\[([^\]]*)\]\]`)
+	reEmph     = lazyre.New(`(^|[\s('"{])([*/_=~+])(\S(?:[^\n]*?\S)?)([*/_=~+])($|[\s\-.,:!?;'")}\[])`)
 )
 
 // title renders a headline's text (after its stars) as its name.
@@ -109,7 +109,7 @@ func title(t string, keywords map[string]bool) string {
 		t = reCookie.ReplaceAllString(t, "")
 		t = reLinkDesc.ReplaceAllString(t, "$1")
 		t = reLink.ReplaceAllString(t, "$1")
-		t = doc.Unmark(reEmph, t)
+		t = doc.Unmark(reEmph.Re(), t)
 	}
 	t = strings.Join(strings.Fields(t), " ")
 	if t == "" {

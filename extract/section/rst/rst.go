@@ -25,12 +25,12 @@ package rst
 
 import (
 	"bytes"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/konteks/git-konteks/extract/section"
 	"github.com/konteks/git-konteks/extract/section/doc"
+	"github.com/konteks/git-konteks/internal/lazyre"
 )
 
 // Kind and Parser of the results.
@@ -58,7 +58,7 @@ var objectDirectives = map[string]bool{
 
 // reDirective matches an explicit markup line opening a directive:
 // indentation, the directive's name and its argument text.
-var reDirective = regexp.MustCompile(`^([ \t]*)\.\.[ \t]+([A-Za-z][\w:+.-]*)::(?:[ \t]+(.*))?$`)
+var reDirective = lazyre.New(`^([ \t]*)\.\.[ \t]+([A-Za-z][\w:+.-]*)::(?:[ \t]+(.*))?$`)
 
 // style is a title adornment: its character and whether it has an
 // overline.
@@ -295,12 +295,12 @@ func bodyDoc(src []byte, lines *section.LineIndex, i, n, indent int) string {
 
 // Inline markup of titles.
 var (
-	reRole     = regexp.MustCompile(`:[A-Za-z][\w.+:-]*:` + "(`)")
-	reLinkText = regexp.MustCompile("`([^`<]*[^`<\\s])\\s*<[^`>]*>`")
-	reLiteral  = regexp.MustCompile("``([^`]+)``")
-	reInterp   = regexp.MustCompile("`([^`]+)`_{0,2}")
-	reStrong   = regexp.MustCompile(`\*\*([^*]+)\*\*`)
-	reEmph     = regexp.MustCompile(`(^|[\s(])\*([^*\s][^*]*)\*`)
+	reRole     = lazyre.New(`:[A-Za-z][\w.+:-]*:` + "(`)")
+	reLinkText = lazyre.New("`([^`<]*[^`<\\s])\\s*<[^`>]*>`")
+	reLiteral  = lazyre.New("``([^`]+)``")
+	reInterp   = lazyre.New("`([^`]+)`_{0,2}")
+	reStrong   = lazyre.New(`\*\*([^*]+)\*\*`)
+	reEmph     = lazyre.New(`(^|[\s(])\*([^*\s][^*]*)\*`)
 )
 
 // plainDoc is plain for a directive's doc text, which may be empty.
