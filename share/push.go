@@ -84,8 +84,8 @@ func push(repo *gitstore.Repo, remote string, keep int) (PushResult, error) {
 		} else if same {
 			return res, nil // nothing to push
 		}
-		if keepTheirs(repo, remote, local, expect) {
-			res.Note = fmt.Sprintf("%s's derived memory is of its default branch and yours is not; durable memory is the same, so nothing was pushed", remote)
+		if why := keepTheirs(repo, remote, local, expect); why != "" {
+			res.Note = fmt.Sprintf("%s's derived memory %s; durable memory is the same, so nothing was pushed", remote, why)
 			return res, nil
 		}
 		w := repo.NewWriter()
@@ -134,35 +134,51 @@ func push(repo *gitstore.Repo, remote string, keep int) (PushResult, error) {
 	return res, fmt.Errorf("push to %s: the remote's memory kept moving; merged %d times, try again", remote, res.Merges)
 }
 
-// keepTheirs reports whether the remote should keep its memory although
-// ours differs: durable memory is the same on both sides and only derived
-// memory differs, theirs describing a commit of the remote's default
-// branch (what a fresh clone checks out) and ours one that is not on it.
-// Without this, two clones on different branches would replace each
-// other's derived memory on every push.
-func keepTheirs(repo *gitstore.Repo, remote string, local, expect gitstore.Hash) bool {
+// keepTheirs says why the remote should keep its memory although ours
+// differs, or "" when ours should be pushed. It keeps it only when
+// durable memory is the same on both sides and derived memory differs,
+// and then:
+//   - theirs describes a commit of the remote's default branch (what a
+//     fresh clone checks out) and ours one that is not on it;
+//   - or both are on it, or both off it, and ours does not describe a
+//     later commit of the same line (theirs' source an ancestor of ours')
+//     nor records of a newer format.
+//
+// Without this, clones on different branches would replace each other's
+// derived memory on every push: three clones syncing with nothing new
+// pushed in turn forever.
+func keepTheirs(repo *gitstore.Repo, remote string, local, expect gitstore.Hash) string {
 	if expect.IsZero() {
-		return false
+		return ""
 	}
 	om, err1 := memref.ReadCommit(repo, local)
 	tm, err2 := memref.ReadCommit(repo, expect)
 	if err1 != nil || err2 != nil || !om.Derived() || !tm.Derived() {
-		return false
+		return ""
 	}
 	od, _ := durableTree(repo, om.Tree)
 	td, _ := durableTree(repo, tm.Tree)
 	if od != td {
-		return false
+		return ""
 	}
-	head, err := repo.Resolve("refs/remotes/" + remote + "/HEAD")
-	if err != nil {
-		return false
+	if om.Manifest.RecordVersion > tm.Manifest.RecordVersion {
+		return "" // theirs would be rebuilt by every reader
 	}
-	onDefault := func(src string) bool {
-		h := gitstore.ParseHash(src)
-		return !h.IsZero() && isAncestor(repo, h, head.Hash)
+	head, herr := repo.Resolve("refs/remotes/" + remote + "/HEAD")
+	onDefault := func(h gitstore.Hash) bool {
+		return herr == nil && !h.IsZero() && isAncestor(repo, h, head.Hash)
 	}
-	return onDefault(tm.Manifest.SourceCommit) && !onDefault(om.Manifest.SourceCommit)
+	osrc, tsrc := gitstore.ParseHash(om.Manifest.SourceCommit), gitstore.ParseHash(tm.Manifest.SourceCommit)
+	switch oo, to := onDefault(osrc), onDefault(tsrc); {
+	case to && !oo:
+		return "is of its default branch and yours is not"
+	case oo && !to:
+		return ""
+	}
+	if !tsrc.IsZero() && tsrc != osrc && isAncestor(repo, tsrc, osrc) {
+		return "" // ours is of a later commit of the same line
+	}
+	return "describes a commit yours does not come after"
 }
 
 // sameTree reports whether memory commits a and b hold the same memory.

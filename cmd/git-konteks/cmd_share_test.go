@@ -165,6 +165,57 @@ func TestSyncOnDifferentHeadsSettles(t *testing.T) {
 	}
 }
 
+// TestSyncOnTwoTopicBranchesSettles: two clones each on a branch of its
+// own, neither on the remote's default branch, sync in turn; the shared
+// memory stays the first pusher's instead of changing hands on every
+// sync, and moves when that clone's memory describes a later commit of
+// its line.
+func TestSyncOnTwoTopicBranchesSettles(t *testing.T) {
+	t.Parallel()
+	remote, _ := teamRemote(t)
+	a := cloneOf(t, remote, "a")
+	b := cloneOf(t, remote, "b")
+	for _, c := range []*testgit.Repo{a, b} {
+		name := filepath.Base(c.Dir)
+		c.Git("checkout", "-q", "-b", "topic-"+name)
+		c.Write(name+".go", "package main\n\n// Work is "+name+"'s work in progress.\nfunc Work() {}\n")
+		c.Commit(name + " work")
+		run(t, c.Dir, "init", "--no-hooks")
+	}
+	run(t, a.Dir, "push")
+	bare := testgit.At(t, remote)
+	shared := func() string {
+		t.Helper()
+		var m struct {
+			SourceCommit string `json:"source_commit"`
+		}
+		if err := json.Unmarshal([]byte(bare.Git("show", "refs/konteks-shared/v2/main:manifest.json")), &m); err != nil {
+			t.Fatal(err)
+		}
+		return m.SourceCommit
+	}
+	first := bare.Git("rev-parse", "refs/konteks-shared/v2/main")
+	for round := 0; round < 3; round++ {
+		for _, c := range []*testgit.Repo{b, a} {
+			out := run(t, c.Dir, "sync")
+			if tip := bare.Git("rev-parse", "refs/konteks-shared/v2/main"); tip != first {
+				t.Fatalf("round %d: %s's sync moved the shared memory of two clones that changed nothing (%s, then %s):\n%s", round, filepath.Base(c.Dir), first, tip, out)
+			}
+		}
+	}
+	if out := run(t, b.Dir, "sync"); !strings.Contains(out, "nothing was pushed") {
+		t.Fatalf("b's sync should say why it pushed nothing:\n%s", out)
+	}
+	// a goes on along its line: its newer memory replaces its older one.
+	a.Write("a2.go", "package main\n\n// More is a's next step.\nfunc More() {}\n")
+	next := a.Commit("a more work")
+	run(t, a.Dir, "extract")
+	run(t, a.Dir, "sync")
+	if got := shared(); got != next {
+		t.Fatalf("shared memory describes %s, want a's later commit %s", got, next)
+	}
+}
+
 // TestPlainFetchMergesOnRead: a teammate's memory brought by a plain
 // `git fetch` is merged by the next command that reads memory, with no
 // hook run for the fetched refs (a clone upgraded from a version that
