@@ -210,17 +210,12 @@ func align8(n int) int { return (n + 7) &^ 7 }
 // Arrays in sections. On little-endian machines (all this tool runs on in
 // practice) they are used in place; elsewhere they are decoded once.
 
-var littleEndian = func() bool {
-	x := uint16(1)
-	return *(*byte)(unsafe.Pointer(&x)) == 1
-}()
-
 func u32s(b []byte) []uint32 {
 	n := len(b) / 4
 	if n == 0 {
 		return nil
 	}
-	if littleEndian && uintptr(unsafe.Pointer(&b[0]))%4 == 0 {
+	if mmap.LittleEndian && uintptr(unsafe.Pointer(&b[0]))%4 == 0 {
 		return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), n)
 	}
 	out := make([]uint32, n)

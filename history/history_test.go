@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/internal/mmap"
 	"github.com/konteks/git-konteks/internal/testgit"
 	"github.com/konteks/git-konteks/manifest"
 	"github.com/konteks/git-konteks/memref"
@@ -630,10 +631,10 @@ func TestSignalsFileRoundTrip(t *testing.T) {
 	// 8-byte one stands in for that.
 	b := make([]byte, len(enc), len(enc)+8)
 	copy(b, enc)
-	defer func(le bool) { littleEndian = le }(littleEndian)
+	defer func(le bool) { mmap.LittleEndian = le }(mmap.LittleEndian)
 	for _, le := range []bool{true, false} {
 		for _, inPlace := range []bool{false, true} {
-			littleEndian = le
+			mmap.LittleEndian = le
 			got, err := decodeSignals(b, inPlace)
 			if err != nil {
 				t.Fatal(err)

@@ -764,11 +764,11 @@ func fixedSlice[T int32 | uint16 | float32](d *dec, size uint64, at func([]byte)
 	if n == 0 {
 		return []T{}
 	}
-	if littleEndian && d.inPlace && uintptr(unsafe.Pointer(&b[0]))%4 == 0 {
+	if mmap.LittleEndian && d.inPlace && uintptr(unsafe.Pointer(&b[0]))%4 == 0 {
 		return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), n)
 	}
 	v := make([]T, n)
-	if littleEndian {
+	if mmap.LittleEndian {
 		// One copy, not a call per value.
 		copy(unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), len(b)), b)
 		return v
@@ -778,13 +778,6 @@ func fixedSlice[T int32 | uint16 | float32](d *dec, size uint64, at func([]byte)
 	}
 	return v
 }
-
-// littleEndian says whether the machine stores values as the cache file
-// does.
-var littleEndian = func() bool {
-	x := uint16(1)
-	return *(*byte)(unsafe.Pointer(&x)) == 1
-}()
 
 func (d *dec) strs() []string {
 	d.align()

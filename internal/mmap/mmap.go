@@ -11,7 +11,17 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"unsafe"
 )
+
+// LittleEndian says whether this machine stores values in the byte order
+// of the caches' files (little-endian): their arrays can then be used
+// where they are mapped, or copied out whole; elsewhere a reader decodes
+// them value by value.
+var LittleEndian = func() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}()
 
 // maxSize is the largest file File maps: far past any cache, and within
 // what an int holds on 64-bit hosts.
