@@ -5,13 +5,12 @@ import (
 	"fmt"
 	"net/url"
 	"path"
-	"regexp"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/konteks/git-konteks/extract/section/media"
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/internal/lazyre"
 	"github.com/konteks/git-konteks/memory"
 )
 
@@ -65,22 +64,17 @@ func referencing(p string) bool {
 	return false
 }
 
-// The patterns of media references, compiled on first use: mdImage's
-// bounded repetitions make it the dearest regexp of the program to
-// compile (4 ms), and every process that never reads a Markdown record's
-// media (recall, context, the hooks) would pay for it at start.
+// The patterns of media references (compiled on first use, as every
+// package-level one: mdImage's bounded repetitions make it the dearest
+// regexp of the program to compile, 4 ms).
 var (
 	// ![alt](src "title") and ![alt](<src>); alt may hold balanced
 	// brackets one level deep.
-	mdImage = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`!\[((?:[^\[\]\n]|\[[^\[\]\n]*\]){0,512})\]\(\s*(<[^>\n]{1,1000}>|[^)\s]{1,1000})(?:\s+(?:"([^"\n]{0,512})"|'([^'\n]{0,512})'))?\s*\)`)
-	})
+	mdImage = lazyre.New(`!\[((?:[^\[\]\n]|\[[^\[\]\n]*\]){0,512})\]\(\s*(<[^>\n]{1,1000}>|[^)\s]{1,1000})(?:\s+(?:"([^"\n]{0,512})"|'([^'\n]{0,512})'))?\s*\)`)
 	// <img ...> in Markdown or notebooks (HTML files are converted to the
 	// Markdown form by their sectioner).
-	htmlImg  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)<(?:img|video|audio|source)\b[^>]{0,1000}>`) })
-	htmlAttr = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)\b(src|alt|title)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))`)
-	})
+	htmlImg  = lazyre.New(`(?i)<(?:img|video|audio|source)\b[^>]{0,1000}>`)
+	htmlAttr = lazyre.New(`(?i)\b(src|alt|title)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))`)
 )
 
 // mediaRefs returns the media paths a record references, with the alt
@@ -98,7 +92,7 @@ func mediaRefs(f *memory.File, from string) map[string][]string {
 	for i := range f.Sections {
 		c := f.Sections[i].Content
 		if strings.Contains(c, "![") {
-			for _, m := range mdImage().FindAllStringSubmatch(c, -1) {
+			for _, m := range mdImage.FindAllStringSubmatch(c, -1) {
 				alt := m[1]
 				if alt == "" {
 					alt = m[3] + m[4]
@@ -107,9 +101,9 @@ func mediaRefs(f *memory.File, from string) map[string][]string {
 			}
 		}
 		if strings.Contains(c, "<") {
-			for _, tag := range htmlImg().FindAllString(c, -1) {
+			for _, tag := range htmlImg.FindAllString(c, -1) {
 				var src, alt, title string
-				for _, a := range htmlAttr().FindAllStringSubmatch(tag, -1) {
+				for _, a := range htmlAttr.FindAllStringSubmatch(tag, -1) {
 					v := a[2] + a[3] + a[4]
 					switch strings.ToLower(a[1]) {
 					case "src":

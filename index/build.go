@@ -763,10 +763,11 @@ func mergeTail(ctx context.Context, bl bleve.Index) error {
 // compactPlan merges a cold build's segments into one per index (more
 // only past a thousand segments, or bleve's bounds). A query visits every
 // segment, and opening an index opens each: on the Go tree, whose build
-// left 57 + 21 segments, a CLI recall took 240-310 ms of CPU before the
-// merge and 173-212 ms after, for 3.3 s more CPU in the build (zap's
-// merge of 78 MB of segments). Scores do not depend on the segments
-// (bm25Stats), so rankings are the same either way.
+// left 57 + 21 segments, a CLI recall took 220-224 ms of CPU, merged
+// 148-159 ms; the merge costs a cold build 0.3-0.7 s on prometheus and
+// 1-2 s on rails (docs/performance.md, "Segments of a cold build").
+// Scores do not depend on the segments (bm25Stats), so rankings are the
+// same either way.
 var compactPlan = mergeplan.MergePlanOptions{
 	MaxSegmentsPerTier:   1,
 	MaxSegmentSize:       mergeplan.MaxSegmentSizeLimit,
