@@ -140,3 +140,59 @@ func TestIssuesLandedTogether(t *testing.T) {
 		t.Errorf("asked %.7s then %.7s; want the ancestor %.7s first", qs[0].Commit, qs[1].Commit, first)
 	}
 }
+
+// A cached run must ask each query of the memory the run that extracted
+// it asked. Two fixes with the same parent, asked with a fix of another
+// line between them: the second was extracted again at the parent after
+// memory had moved to the other line, and its memory (whose history
+// holds that line too) replaced the first one's in the cache, so a
+// cached run asked the first fix of other memory than the fresh run did.
+func TestCachedRunAsksTheSameMemory(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	r := testgit.New(t)
+	r.WriteFiles(map[string]string{
+		"cookie.go":   "package web\n\n// SetCookie writes a Set-Cookie header.\nfunc SetCookie(name string) string { return name }\n",
+		"redirect.go": "package web\n\n// Redirect sends a Location header.\nfunc Redirect(url string) string { return url }\n",
+		"header.go":   "package web\n\n// Header reads a request header.\nfunc Header(name string) string { return name }\n",
+	})
+	base := r.Commit("initial")
+	r.Write("cookie.go", "package web\n\n// SetCookie writes a Set-Cookie header.\nfunc SetCookie(name string) string {\n\tif name == \"\" {\n\t\tname = \"session\"\n\t}\n\treturn name\n}\n")
+	cookie := r.Commit("cookie: an empty name is the session cookie")
+	r.Git("checkout", "-q", "-b", "other", base)
+	r.Write("header.go", "package web\n\n// Header reads a request header.\nfunc Header(name string) string { return name + \"\" }\n")
+	r.Commit("header: prepare")
+	r.Write("header.go", "package web\n\nimport \"strings\"\n\n// Header reads a request header, whatever its case.\nfunc Header(name string) string { return strings.ToLower(name) }\n")
+	header := r.Commit("header: names are case-insensitive")
+	r.Git("checkout", "-q", "-b", "third", base)
+	r.Write("redirect.go", "package web\n\n// Redirect sends a Location header.\nfunc Redirect(url string) string {\n\tif url == \"\" {\n\t\turl = \"/\"\n\t}\n\treturn url\n}\n")
+	redirect := r.Commit("redirect: an empty location goes to the root")
+
+	issues := []issue{
+		{Issue: 1, Commit: cookie, Title: "A cookie without a name is dropped", Text: "SetCookie with an empty name"},
+		{Issue: 2, Commit: header, Title: "Header names are case-sensitive", Text: "Header(\"Content-Type\") misses content-type"},
+		{Issue: 3, Commit: redirect, Title: "Redirect to an empty URL sends no Location header", Text: "Redirect(\"\") should go to /"},
+	}
+	old := *cache
+	*cache = t.TempDir()
+	defer func() { *cache = old }()
+	src := source{Path: r.Dir, Name: "demo"}
+	fresh, err := evalRepo(src, setIssues, issues, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cached, err := evalRepo(src, setIssues, issues, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fresh) != 3 || len(cached) != 3 {
+		t.Fatalf("asked %d issues fresh and %d cached, want 3 each", len(fresh), len(cached))
+	}
+	for i := range fresh {
+		if fresh[i].Commit != cached[i].Commit || fresh[i].Memory != cached[i].Memory {
+			t.Errorf("query %d: fresh asked %.7s of memory %.7s, cached %.7s of %.7s", i, fresh[i].Commit, fresh[i].Memory, cached[i].Commit, cached[i].Memory)
+		}
+	}
+	if fresh[0].Memory != fresh[2].Memory {
+		t.Errorf("the two fixes of one parent were asked of memory %.7s and %.7s, want the same", fresh[0].Memory, fresh[2].Memory)
+	}
+}

@@ -629,6 +629,13 @@ func evalRepo(src source, set string, issues []issue, swe []sweInstance) ([]quer
 			if _, err := git(dir, "update-ref", memoryRefs+c.parent, mem.Commit.String()); err != nil {
 				return nil, err
 			}
+			// Another query of the same parent asks this memory too, in
+			// this run as in a later one that reuses the cache. Extracted
+			// again after memory had moved on, its history would hold
+			// other lines (and maybe the query's own commit, which
+			// leaves the query out), and the ref a later run reads would
+			// not be the memory this run asked.
+			known[c.parent] = mem.Commit
 		}
 		extractT += time.Since(t0)
 		t0 = time.Now()
