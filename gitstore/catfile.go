@@ -306,30 +306,3 @@ func (g *goGitReader) ReadBlobs(ctx context.Context, ids []Hash, maxSize int64, 
 }
 
 func (g *goGitReader) Close() error { return nil }
-
-var (
-	versionOnce sync.Once
-	versionMaj  int
-	versionMin  int
-)
-
-// gitAtLeast reports whether the git binary is at least major.minor.
-func gitAtLeast(bin string, major, minor int) bool {
-	versionOnce.Do(func() {
-		out, err := exec.Command(bin, "version").Output()
-		if err != nil {
-			return
-		}
-		// "git version 2.39.5" (possibly with a vendor suffix)
-		f := strings.Fields(string(out))
-		if len(f) < 3 {
-			return
-		}
-		parts := strings.SplitN(f[2], ".", 3)
-		if len(parts) >= 2 {
-			versionMaj, _ = strconv.Atoi(parts[0])
-			versionMin, _ = strconv.Atoi(parts[1])
-		}
-	})
-	return versionMaj > major || (versionMaj == major && versionMin >= minor)
-}

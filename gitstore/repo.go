@@ -132,8 +132,9 @@ func Open(dir string) (*Repo, error) {
 	}
 	r.WorkTree = workTreeOf(gitDir, r.Bare)
 	if os.Getenv("KONTEKS_NO_GIT_CLI") == "" {
-		// A git older than MinGitVersion is not run: go-git answers.
-		if p, err := exec.LookPath("git"); err == nil && gitAtLeast(p, 2, 39) {
+		// A git older than MinGitVersion is not run: go-git answers
+		// (gitversion.go).
+		if p, err := exec.LookPath("git"); err == nil && gitUsable(p) {
 			r.gitCLI = p
 		}
 	}
