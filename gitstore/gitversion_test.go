@@ -1,6 +1,7 @@
 package gitstore
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/konteks/git-konteks/internal/testgit" // a hermetic test process
+	"github.com/konteks/git-konteks/internal/testgit"
 )
 
 // fakeGit writes dir/git: the real git, except that it answers `git
@@ -189,5 +190,60 @@ func TestParseGitVersion(t *testing.T) {
 		if _, _, ok := parseGitVersion(out); ok {
 			t.Errorf("%q read as a version", out)
 		}
+	}
+}
+
+// TestOldGitNeverRun: with a git older than MinGitVersion on PATH,
+// nothing but `git version` runs it: objects, trees, blobs, config and
+// refs are read through go-git.
+func TestOldGitNeverRun(t *testing.T) {
+	hermeticCache(t)
+	r := testgit.New(t)
+	r.WriteFiles(map[string]string{"a.txt": "a\n", "d/b.txt": "b\n"})
+	head := r.Commit("first")
+	blob := ParseHash(r.Git("rev-parse", "HEAD:a.txt"))
+	dir := t.TempDir()
+	_, log := fakeGit(t, dir, "2.30.2")
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+
+	for i := 0; i < 2; i++ { // the second start reads the version from the cache
+		forgetVersions(t)
+		repo, err := Open(r.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if repo.HasCLI() {
+			t.Fatal("an old git is used")
+		}
+		c, err := repo.Resolve("HEAD")
+		if err != nil || c.Hash.String() != head {
+			t.Fatalf("HEAD: %v %v", c, err)
+		}
+		if _, err := repo.Tree(c.TreeHash); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := repo.BlobBytes(blob, 0); err != nil || string(b) != "a\n" {
+			t.Fatalf("blob: %q %v", b, err)
+		}
+		if !repo.HasObject(blob) {
+			t.Fatal("a blob is missing")
+		}
+		if n, err := repo.RawObjectSize(blob); err != nil || n != 2 {
+			t.Fatalf("size %d %v", n, err)
+		}
+		_ = repo.ConfigValue("user.name")
+		ids := make([]Hash, 40)
+		for i := range ids {
+			ids[i] = blob
+		}
+		rd := repo.NewBlobReader(len(ids))
+		if err := rd.ReadBlobs(context.Background(), ids, 0, func(Blob) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		rd.Close()
+	}
+	b, _ := os.ReadFile(log)
+	if calls := strings.TrimSpace(string(b)); calls != "version" {
+		t.Fatalf("the old git ran:\n%s", calls)
 	}
 }

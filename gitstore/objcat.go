@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -31,6 +30,7 @@ import (
 // when git is absent or its process fails.
 type objCat struct {
 	gitDir string
+	bin    string // the git Open chose (never one older than MinGitVersion), "" for none
 
 	mu       sync.Mutex
 	started  bool
@@ -49,16 +49,12 @@ type objCatProc struct {
 	out *bufio.Reader
 }
 
-func newObjCat(gitDir string) *objCat {
-	return &objCat{gitDir: gitDir, disabled: os.Getenv("KONTEKS_NO_GIT_CLI") != ""}
+func newObjCat(gitDir, bin string) *objCat {
+	return &objCat{gitDir: gitDir, bin: bin, disabled: bin == ""}
 }
 
 func (c *objCat) startProc(mode string) (*objCatProc, error) {
-	bin, err := exec.LookPath("git")
-	if err != nil {
-		return nil, err
-	}
-	cmd := gitCommand(context.Background(), bin, c.gitDir, "cat-file", mode)
+	cmd := gitCommand(context.Background(), c.bin, c.gitDir, "cat-file", mode)
 	cmd.Stderr = io.Discard
 	in, out, err := startDuplex(cmd)
 	if err != nil {

@@ -123,6 +123,14 @@ func Open(dir string) (*Repo, error) {
 		common = filepath.Clean(c)
 	}
 	r := &Repo{GitDir: gitDir, CommonDir: common}
+	if os.Getenv("KONTEKS_NO_GIT_CLI") == "" {
+		// A git older than MinGitVersion is not run: go-git answers
+		// (gitversion.go). Known before the storage opens, which reads
+		// objects through it.
+		if p, err := exec.LookPath("git"); err == nil && gitUsable(p) {
+			r.gitCLI = p
+		}
+	}
 	if err := r.openStorage(); err != nil {
 		return nil, err
 	}
@@ -131,13 +139,6 @@ func Open(dir string) (*Repo, error) {
 		r.Bare = cfg.Core.IsBare
 	}
 	r.WorkTree = workTreeOf(gitDir, r.Bare)
-	if os.Getenv("KONTEKS_NO_GIT_CLI") == "" {
-		// A git older than MinGitVersion is not run: go-git answers
-		// (gitversion.go).
-		if p, err := exec.LookPath("git"); err == nil && gitUsable(p) {
-			r.gitCLI = p
-		}
-	}
 	return r, nil
 }
 
@@ -282,7 +283,7 @@ func (s *extStorage) Config() (*config.Config, error) {
 func (r *Repo) openStorage() error {
 	fs := dotgit.NewRepositoryFilesystem(osfs.New(r.GitDir), osfs.New(r.CommonDir))
 	st := filesystem.NewStorageWithOptions(fs, cache.NewObjectLRU(64<<20), filesystem.Options{})
-	es := &extStorage{Storage: st, packDir: filepath.Join(r.CommonDir, "objects", "pack"), cat: newObjCat(r.GitDir)}
+	es := &extStorage{Storage: st, packDir: filepath.Join(r.CommonDir, "objects", "pack"), cat: newObjCat(r.GitDir, r.gitCLI)}
 	runtime.AddCleanup(es, func(c *objCat) { c.close() }, es.cat)
 	if fi, err := os.Stat(es.packDir); err == nil {
 		es.stamp = fi.ModTime()
