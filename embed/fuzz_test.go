@@ -42,3 +42,32 @@ func FuzzDecodeShard(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeStatic: a model file that is not the binary's own (a model
+// given to the trainer, a damaged file) decodes to a model every method
+// can use, or gives an error; never a panic.
+func FuzzDecodeStatic(f *testing.F) {
+	good, err := EncodeStatic(3, []string{"alpha", "be", "gamma"}, [][]float32{{1, 0, -1}, {0.5, 0.5, 0}, {0, 0, 2}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add(good[:20])
+	f.Add([]byte("KSTM\x01\x00\x00\x00\x01\x00\x00\x00\x01\x00\x00\x00"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := DecodeStatic(b)
+		if err != nil {
+			return
+		}
+		toks, rows := m.Export()
+		if len(toks) != m.Len() || len(rows) != m.Len() {
+			t.Fatalf("%d tokens exported, %d rows, model of %d", len(toks), len(rows), m.Len())
+		}
+		for _, tok := range append(toks, "alpha", "zzz", "") {
+			m.lookup(tok, false)
+		}
+		if v := m.Vector("alpha be gamma"); len(v) != m.Dim() {
+			t.Fatalf("a vector of %d values, dimension %d", len(v), m.Dim())
+		}
+	})
+}

@@ -2,6 +2,7 @@ package embed
 
 import (
 	"context"
+	"encoding/binary"
 	"math"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 func TestStaticRoundTripAndLookup(t *testing.T) {
@@ -66,7 +68,11 @@ func TestDecodeStaticRejectsDamage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, bad := range [][]byte{nil, b[:10], b[:len(b)-1], append([]byte("XXXX"), b[4:]...)} {
+	// Token offsets out of order: the second token's end before the
+	// first's (the length of the token bytes is the last end, kept).
+	disorder := slices.Clone(b)
+	binary.LittleEndian.PutUint32(disorder[16:], 5)
+	for _, bad := range [][]byte{nil, b[:10], b[:len(b)-1], append([]byte("XXXX"), b[4:]...), disorder} {
 		if _, err := DecodeStatic(bad); err == nil {
 			t.Errorf("damaged model of %d bytes decoded", len(bad))
 		}
@@ -88,6 +94,29 @@ func TestBuiltinStatic(t *testing.T) {
 	}
 	if len(staticModelFile) > 64<<20 {
 		t.Errorf("the model is %d bytes, over the 64 MiB budget", len(staticModelFile))
+	}
+	// What BuiltinStatic leaves to this test: the whole file passes
+	// DecodeStatic's checks, and the model is the same. The tokens are
+	// also strictly sorted, as the binary search needs (EncodeStatic
+	// writes them so; DecodeStatic does not check it).
+	full, err := DecodeStatic(staticModelFile)
+	if err != nil {
+		t.Fatalf("the built-in model fails the checks of a model file: %v", err)
+	}
+	if full.ID() != m.ID() || full.Dim() != m.Dim() || full.Len() != m.Len() {
+		t.Fatalf("the built-in model is %s/%d/%d, decoded in full %s/%d/%d", m.ID(), m.Dim(), m.Len(), full.ID(), full.Dim(), full.Len())
+	}
+	for i := 1; i < m.Len(); i++ {
+		if m.tokenView(i-1) >= m.tokenView(i) {
+			t.Fatalf("tokens %d and %d out of order: %q, %q", i-1, i, m.tokenView(i-1), m.tokenView(i))
+		}
+	}
+	// Nothing is copied out of the binary's bytes.
+	for name, part := range map[string][]byte{"offsets": m.ends, "tokens": m.tokens, "scales": m.scales, "rows": unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(m.rows))), len(m.rows))} {
+		lo, hi := uintptr(unsafe.Pointer(unsafe.SliceData(staticModelFile))), uintptr(unsafe.Pointer(unsafe.SliceData(staticModelFile)))+uintptr(len(staticModelFile))
+		if p := uintptr(unsafe.Pointer(unsafe.SliceData(part))); p < lo || p+uintptr(len(part)) > hi {
+			t.Errorf("the model's %s are a copy, not the binary's bytes", name)
+		}
 	}
 	e := Builtin()
 	if e.Model() != m.ID() || e.Dim() != m.Dim() {
