@@ -190,13 +190,19 @@ func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 // A changed run updates the media map from the records that changed; other
 // runs (and a memory without the map) rebuild it from every record. Either
 // way a media record is rewritten only when its sections would change, so
-// the result equals a rebuild's.
+// the result equals a rebuild's. A changed run none of whose changes is a
+// media file or a file that can show one (most commits: code) leaves the
+// map and the media records as they are, which is what the update would
+// write.
 func (r *run) mediaStage() error {
 	old, err := r.readMediaMap()
 	if err != nil {
 		return err
 	}
 	incremental := r.mode == ModeChanged && old != nil && r.wip == nil
+	if incremental && !r.mediaChanged(old) {
+		return nil
+	}
 	next := &mediaMap{V: mediaMapVersion, Files: map[string]*mediaInfo{}}
 	entry := func(p string) *mediaInfo {
 		mi := next.Files[p]
@@ -370,6 +376,28 @@ func (r *run) mediaStage() error {
 		}
 	}
 	return r.writeMediaMap(next)
+}
+
+// mediaChanged reports whether a changed run's update of the media map
+// old could change anything: a changed path is a media file or can
+// reference one, or an image still lacks the description a configured
+// vision model would retry. Otherwise the update would read no record,
+// rebuild old as it is, rewrite no record and store the same map:
+// decoding and encoding it cost a one-file run about 3 ms of CPU, most
+// of it page faults of a zstd encoder's first use.
+func (r *run) mediaChanged(old *mediaMap) bool {
+	for p := range r.changed {
+		if media.Class(p) != "" || referencing(p) {
+			return true
+		}
+	}
+	for p, mi := range old.Files {
+		if mi.Record && mi.Described == "" && vlmAccepts(p) {
+			// Only now is the config read: is a vision model set?
+			return newVLM(r.repo) != nil
+		}
+	}
+	return false
 }
 
 func sameRefs(a, b *mediaInfo) bool {

@@ -260,6 +260,70 @@ func TestMediaVLMDescriptions(t *testing.T) {
 	}
 }
 
+// TestMediaUntouchedByOtherChanges: a changed run that changes no media
+// file and no file that can show one does not rewrite the media map (here
+// stored in another encoding of the same map, which an update would
+// replace with its own); a change that can reference media updates it.
+func TestMediaUntouchedByOtherChanges(t *testing.T) {
+	r, repo := mediaRepo(t)
+	r.WriteFiles(map[string]string{
+		"README.md":    "# Tool\n\n![Architecture](img/arch.png)\n",
+		"img/arch.png": pngOf(t, 1),
+		"main.go":      "package main\n\nfunc main() {}\n",
+	})
+	r.Commit("start")
+	runExtract(t, repo, "")
+
+	// The same map, indented.
+	mem, err := repo.Resolve(memory.Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := decodeMediaMap(repo, gitstore.ParseHash(r.Git("rev-parse", memory.Ref+":"+MediaPath)), nil)
+	if err != nil || m == nil {
+		t.Fatalf("media map: %v %v", m, err)
+	}
+	raw, _ := json.MarshalIndent(m, "", "  ")
+	w := repo.NewWriter()
+	blob, _ := w.Blob(memory.Compress(raw))
+	ed := repo.NewTreeEditor(mem.TreeHash)
+	if err := ed.Set(MediaPath, gitstore.ModeRegular, blob); err != nil {
+		t.Fatal(err)
+	}
+	tree, err := ed.Write(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := w.Commit(gitstore.CommitSpec{Tree: tree, Parents: []gitstore.Hash{mem.Hash}, Author: repo.Identity(), Message: "the media map, indented\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.UpdateRef(memory.Ref, c, mem.Hash, "test"); err != nil {
+		t.Fatal(err)
+	}
+
+	r.Write("main.go", "package main\n\nfunc main() { println() }\n")
+	r.Commit("code")
+	runExtract(t, repo, "")
+	if got := r.Git("rev-parse", memory.Ref+":"+MediaPath); got != blob.String() {
+		t.Errorf("a change to code rewrote the media map")
+	}
+
+	r.Write("README.md", "# Tool\n\n![Data flow](img/arch.png)\n")
+	r.Commit("docs")
+	runExtract(t, repo, "")
+	if got := r.Git("rev-parse", memory.Ref+":"+MediaPath); got == blob.String() {
+		t.Errorf("a changed reference left the media map as it was")
+	}
+	if s := sectionOf(record(t, r, "img/arch.png"), refsAnchor); s == nil || !strings.Contains(s.Content, "README.md: Data flow") {
+		t.Errorf("references after the edit: %+v", s)
+	}
+	assertSameAsRebuild(t, r, repo)
+}
+
 func TestMediaMapHostile(t *testing.T) {
 	_, repo := mediaRepo(t)
 	w := repo.NewWriter()

@@ -68,7 +68,9 @@ var vlmTypes = map[string]string{
 // accepts reports whether the image at p can be sent to the model (SVG is
 // text and already searchable; other formats are not accepted by vision
 // endpoints).
-func (v *vlmDescriber) accepts(p string) bool {
+func (v *vlmDescriber) accepts(p string) bool { return vlmAccepts(p) }
+
+func vlmAccepts(p string) bool {
 	return media.Class(p) == "image" && vlmTypes[strings.ToLower(path.Ext(p))] != ""
 }
 
