@@ -26,21 +26,65 @@ const (
 var ErrCorrupt = errors.New("corrupt memory record")
 
 var (
-	encOnce sync.Once
-	enc     *zstd.Encoder
 	decOnce sync.Once
 	dec     *zstd.Decoder
 )
 
-// encoder is shared by every goroutine. EncodeAll runs on one of its
-// encoder states at a time, so there is one per CPU: with one, the
-// sectioning workers queued for it (each compresses its own records).
-// The output does not depend on which state encodes.
-func encoder() *zstd.Encoder {
-	encOnce.Do(func() {
-		enc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)), zstd.WithZeroFrames(true))
-	})
-	return enc
+// encoders are shared by every goroutine: zstd encoders of one state
+// each (its tables, a few hundred KB, are paged in on first use), as many
+// as callers compress at once and at most one per CPU (with one, the
+// sectioning workers queued for it; each compresses its own records).
+// Compress takes the encoder used last. One zstd.Encoder with a state per
+// CPU, as it was, hands its states out in turn, so a command compressing
+// one thing after another (a one-file extraction: a record, then a
+// history segment) paid the first use of each state: on prometheus the
+// second cost as much as the first, a few ms of page faults. The output
+// does not depend on which state encodes.
+type encoderPool struct {
+	mu   sync.Mutex
+	free *sync.Cond      // an encoder was put back
+	idle []*zstd.Encoder // the last one used last
+	made int
+}
+
+var encoders = newEncoderPool()
+
+func newEncoderPool() *encoderPool {
+	p := &encoderPool{}
+	p.free = sync.NewCond(&p.mu)
+	return p
+}
+
+func (p *encoderPool) get() *zstd.Encoder {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for {
+		if n := len(p.idle); n > 0 {
+			e := p.idle[n-1]
+			p.idle = p.idle[:n-1]
+			return e
+		}
+		if p.made < runtime.GOMAXPROCS(0) {
+			p.made++
+			e, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true))
+			return e
+		}
+		p.free.Wait()
+	}
+}
+
+func (p *encoderPool) put(e *zstd.Encoder) {
+	p.mu.Lock()
+	p.idle = append(p.idle, e)
+	p.free.Signal()
+	p.mu.Unlock()
+}
+
+// compress is Compress with an encoder of p.
+func (p *encoderPool) compress(b []byte) []byte {
+	e := p.get()
+	defer p.put(e)
+	return e.EncodeAll(b, make([]byte, 0, len(b)/3+64))
 }
 
 func decoder() *zstd.Decoder {
@@ -54,7 +98,7 @@ func decoder() *zstd.Decoder {
 }
 
 // Compress zstd-compresses b (safe for concurrent use).
-func Compress(b []byte) []byte { return encoder().EncodeAll(b, make([]byte, 0, len(b)/3+64)) }
+func Compress(b []byte) []byte { return encoders.compress(b) }
 
 // Decompress reverses Compress, refusing output over MaxRecordSize.
 func Decompress(b []byte) ([]byte, error) {
