@@ -535,8 +535,8 @@ func TestDocCache(t *testing.T) {
 			if got, want := up.Doc(k), up.docs.doc(k); !reflect.DeepEqual(got, want) {
 				t.Fatalf("bounded cache, doc %d: %+v, want %+v", k, got, want)
 			}
-			if s := up.docs.cached.Load(); s != nil && s.n.Load() > maxCachedDocs+1 {
-				t.Fatalf("cache holds %d docs, bound %d", s.n.Load(), maxCachedDocs)
+			if s := up.docs.cached.Load(); s != nil && s.count() > maxCachedDocs {
+				t.Fatalf("cache holds %d docs, bound %d", s.count(), maxCachedDocs)
 			}
 		}
 	}

@@ -90,11 +90,21 @@ type docTable struct {
 	cached atomic.Pointer[docSlots]
 }
 
-// docSlots are the decoded docs of a table, by ordinal, and how many
-// were decoded into them.
+// docSlots are the decoded docs of a table, by ordinal. A map, not an
+// array of the table's length: a query decodes a couple of thousand docs
+// scattered over the table, and an array of a pointer per doc (a
+// megabyte on the Go tree) faulted in a fresh page at nearly every one
+// it stored, more CPU than the decoding it saved.
 type docSlots struct {
-	docs []atomic.Pointer[Doc]
-	n    atomic.Int64
+	mu   sync.RWMutex
+	docs map[int]*Doc
+}
+
+// count is how many docs s holds.
+func (s *docSlots) count() int64 {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return int64(len(s.docs))
 }
 
 // maxCachedDocs bounds the docs a table keeps decoded (about 500 bytes
@@ -274,7 +284,7 @@ func (t *docTable) cachedDoc(i int) Doc {
 	}
 	s := t.cached.Load()
 	if s == nil {
-		s = &docSlots{docs: make([]atomic.Pointer[Doc], t.n)}
+		s = &docSlots{docs: map[int]*Doc{}}
 		if !t.cached.CompareAndSwap(nil, s) {
 			s = t.cached.Load()
 			if s == nil {
@@ -282,19 +292,26 @@ func (t *docTable) cachedDoc(i int) Doc {
 			}
 		}
 	}
-	if d := s.docs[i].Load(); d != nil {
-		return *d
+	s.mu.RLock()
+	c := s.docs[i]
+	s.mu.RUnlock()
+	if c != nil {
+		return *c
 	}
 	d := t.doc(i)
 	// The topics are shared by every copy handed out: an append must not
 	// write into them.
 	d.Topics = slices.Clip(d.Topics)
-	if s.n.Add(1) > maxCachedDocs {
+	s.mu.Lock()
+	if int64(len(s.docs)) >= maxCachedDocs {
+		s.mu.Unlock()
 		t.cached.CompareAndSwap(s, nil)
 		return d
 	}
-	c := d
-	s.docs[i].Store(&c)
+	c = new(Doc)
+	*c = d
+	s.docs[i] = c
+	s.mu.Unlock()
 	return d
 }
 
