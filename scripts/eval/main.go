@@ -42,6 +42,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -85,6 +86,36 @@ var variantList []variant
 type variant struct {
 	name string
 	rk   *recall.Ranking
+}
+
+// parseVariants reads -variants' file: each variant is the default
+// ranking with the fields it names set. The default's learned ranker is
+// copied first, weights and all: decoding "Learned" into the shared one
+// would change the default every other mode ranks with.
+func parseVariants(b []byte) ([]variant, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, err
+	}
+	var names []string
+	for n := range raw {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var out []variant
+	for _, n := range names {
+		rk := recall.DefaultRanking
+		if rk.Learned != nil {
+			l := *rk.Learned
+			l.Weights = maps.Clone(l.Weights)
+			rk.Learned = &l
+		}
+		if err := json.Unmarshal(raw[n], &rk); err != nil {
+			return nil, fmt.Errorf("variant %s: %w", n, err)
+		}
+		out = append(out, variant{n, &rk})
+	}
+	return out, nil
 }
 
 var modes = []string{baselineMode, recall.Lexical, recall.Vector, recall.Hybrid}
@@ -194,24 +225,14 @@ func main() {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
 		}
-		var raw map[string]json.RawMessage
-		if err := json.Unmarshal(b, &raw); err != nil {
+		vs, err := parseVariants(b)
+		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
 		}
-		var names []string
-		for n := range raw {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			rk := recall.DefaultRanking
-			if err := json.Unmarshal(raw[n], &rk); err != nil {
-				fmt.Fprintf(os.Stderr, "variant %s: %v\n", n, err)
-				os.Exit(2)
-			}
-			variantList = append(variantList, variant{n, &rk})
-			modes = append(modes, "v:"+n)
+		for _, v := range vs {
+			variantList = append(variantList, v)
+			modes = append(modes, "v:"+v.name)
 		}
 	}
 	if *features != "" {
