@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -164,6 +166,38 @@ func TestVersion(t *testing.T) {
 			t.Errorf("--version lacks %q:\n%s", want, out)
 		}
 	}
+}
+
+// TestNoCollectionAtStart: a command that allocates little runs no
+// garbage collection, package initialisation included (startheap turns
+// collection off before bleve's and enry's tables are built; before it,
+// every call collected once before main ran).
+func TestNoCollectionAtStart(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command(binary, "--version")
+	cmd.Env = append(withoutEnv(os.Environ(), "GOGC", "GOMEMLIMIT", "GODEBUG"), "GODEBUG=gctrace=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("--version: %v\n%s", err, stderr.String())
+	}
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		if strings.HasPrefix(line, "gc ") {
+			t.Errorf("--version collected garbage: %s", line)
+		}
+	}
+}
+
+// withoutEnv is env less the variables named.
+func withoutEnv(env []string, names ...string) []string {
+	var out []string
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(names, k) {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // bigRepo commits enough files that an extraction takes a while.

@@ -11,7 +11,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"strconv"
@@ -22,6 +21,7 @@ import (
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/history"
 	"github.com/konteks/git-konteks/internal/cmalloc"
+	"github.com/konteks/git-konteks/internal/startheap"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -54,10 +54,6 @@ func main() {
 	os.Exit(code)
 }
 
-// gcFreeHeap is the heap a run may reach before its first garbage
-// collection.
-const gcFreeHeap = 160 << 20
-
 // memoryLimit is the soft limit of the Go heap of every command once
 // collection is on. Without a limit the collector lets the heap grow to
 // twice the live heap before it runs (a cold recall on rails peaked at
@@ -69,37 +65,26 @@ const gcFreeHeap = 160 << 20
 // docs/performance.md).
 const memoryLimit = 180 << 20
 
-// tuneGC defers garbage collection until the heap reaches gcFreeHeap, then
-// collects as usual under memoryLimit. Most runs (a post-commit extraction
-// of a few files, status, recall) never get there and spend nothing on
-// collection: on a one-file changed run of the Go tree, GC cost a quarter
-// of the wall time (median ~140 ms with GOGC=100, ~97 ms without GC, both
-// under load). Mechanism: GC off with a soft memory limit; the first
-// collection (at the limit) finalizes a sentinel whose finalizer turns
-// GOGC back on and raises the limit to memoryLimit. GOGC or GOMEMLIMIT
-// set in the environment win; GOGC alone keeps memoryLimit.
+// tuneGC sets the limit collection runs under once it is on. Package
+// startheap turned it off before any package initialised, until the heap
+// reaches startheap.Floor (160 MB): most runs (a post-commit extraction of
+// a few files, status, recall) never get there and spend nothing on
+// collection. On a one-file changed run of the Go tree, collection cost a
+// quarter of the wall time (median ~140 ms with GOGC=100, ~97 ms without,
+// both under load); the one collection package initialisation alone used
+// to start cost a third of `--version`'s CPU. GOGC or GOMEMLIMIT set in
+// the environment win; GOGC alone keeps memoryLimit.
 //
 // The limit is the whole process's, so only main sets it: a caller
 // running commands in-process (Main, the tests) keeps its own.
 func tuneGC() {
-	if os.Getenv("GOMEMLIMIT") != "" {
-		return
-	}
-	if os.Getenv("GOGC") != "" {
+	switch {
+	case os.Getenv("GOMEMLIMIT") != "":
+	case startheap.Deferred():
+		startheap.After(memoryLimit)
+	default:
 		debug.SetMemoryLimit(memoryLimit)
-		return
 	}
-	debug.SetGCPercent(-1)
-	debug.SetMemoryLimit(gcFreeHeap)
-	s := new([16]byte)
-	runtime.SetFinalizer(s, func(*[16]byte) {
-		// A phase that set its own percentage meanwhile (an index build)
-		// keeps it; it restores the default when it ends.
-		if p := debug.SetGCPercent(100); p >= 0 {
-			debug.SetGCPercent(p)
-		}
-		debug.SetMemoryLimit(memoryLimit)
-	})
 }
 
 // newApp builds the command tree over g: every command reads its
