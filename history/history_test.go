@@ -901,6 +901,9 @@ func TestStreamedSignalsMatchLoaded(t *testing.T) {
 		t.Fatalf("the older-dated commit is not first in time order: %q", h.Commits[0].Subject)
 	}
 	want := h.signals()
+	if err := want.setParts(repo, root, nil); err != nil {
+		t.Fatal(err)
+	}
 	got, err := streamSignals(repo, root, h.Key)
 	if err != nil {
 		t.Fatal(err)
@@ -992,4 +995,96 @@ func TestMsgIndexCounts(t *testing.T) {
 	if d, c := ix.lookup("nosuchterm"); d != nil || c != nil {
 		t.Fatalf("an unknown term has postings: %v %v", d, c)
 	}
+}
+
+// TestSignalsAppended: after commits appended to the tail, the signals
+// of the new history are the cached ones of the history before with the
+// new commits added (no commit decoded again), and they are the signals
+// a rebuild gives; a commit older than the newest, or a tail turned into
+// a segment, makes them be rebuilt, to the same result.
+func TestSignalsAppended(t *testing.T) {
+	defer func(a, b int) { tailMax, segmentMax = a, b }(tailMax, segmentMax)
+	tailMax, segmentMax = 20, 32
+	r := fixture(t)
+	repo := open(t, r)
+	root, _ := update(t, repo, gitstore.ZeroHash, "HEAD", defaults)
+	// The process's caches are keyed by history: another test's fixture
+	// has the same.
+	forget := func() {
+		sigMu.Lock()
+		clear(sigCache)
+		sigMu.Unlock()
+		cacheMu.Lock()
+		clear(cache)
+		cacheMu.Unlock()
+	}
+	forget()
+	if _, err := LoadSignals(repo, root); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(r.Dir, ".git", "konteks", "history")
+	n := 0
+	step := func(name string, appended bool, commit func()) {
+		t.Helper()
+		commit()
+		next, _ := update(t, repo, root, "HEAD", defaults)
+		key, err := dirOf(repo, next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := streamSignals(repo, next, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		forget()
+		got := appendToCached(repo, next, key, dir)
+		if (got != nil) != appended {
+			t.Fatalf("%s: appended = %v, want %v", name, got != nil, appended)
+		}
+		if got != nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: appended signals differ from a rebuild:\n got %v\nwant %v", name, got, want)
+		}
+		forget()
+		s, err := LoadSignals(repo, next)
+		if err != nil || !reflect.DeepEqual(s, want) {
+			t.Fatalf("%s: loaded signals differ from a rebuild (%v)", name, err)
+		}
+		root = next
+	}
+	edit := func(msg string, files ...string) {
+		for _, f := range files {
+			n++
+			r.Write(f, fmt.Sprintf("package a\n\n// edit %d\n", n))
+		}
+		r.Git("add", "-A")
+		r.Git("commit", "-q", "-m", msg)
+	}
+	step("one commit, a new word", true, func() { edit("Teach the parser quasiquotes", "parser.go") })
+	step("an add, a rename and a delete", true, func() {
+		edit("Add a lexer", "lexer.go")
+		r.Git("mv", "util.go", "helpers.go")
+		r.Commit("Rename util.go to helpers.go")
+		r.Remove("side.go")
+		r.Commit("Drop the side file")
+	})
+	step("a later date", true, func() {
+		r.Write("lexer.go", "package a\n\n// later\n")
+		r.Git("add", "-A")
+		r.Git("commit", "-q", "--date", "2026-06-01T00:00:00Z", "-m", "Lexer tokens for retries")
+	})
+	step("an older date", false, func() {
+		r.Write("lexer.go", "package a\n\n// older\n")
+		r.Git("add", "-A")
+		r.Git("commit", "-q", "--date", "2001-01-01T00:00:00Z", "-m", "Backdated lexer change")
+	})
+	step("the tail turned into a segment", false, func() {
+		for i := range tailMax {
+			edit(fmt.Sprintf("Parser change %d", i), "parser.go")
+		}
+	})
+	step("after the segment, one commit", true, func() {
+		r.Write("helpers.go", "package a\n\n// twice\n")
+		r.Git("add", "-A")
+		r.Git("commit", "-q", "--date", "2026-07-01T00:00:00Z", "-m", "Helpers retry twice")
+	})
 }
