@@ -34,43 +34,69 @@ func TestIsDocPath(t *testing.T) {
 // TestIssueSets checks the committed issue sets: every line parses, names
 // a full commit and a title, carries the reporter's text, and no issue is
 // listed twice in a repository.
+// TestIssueSets checks the evaluation's issue sets (scripts/eval/issues)
+// and the learned ranker's (scripts/ranker/issues): well-formed lines,
+// one set per repository of its list, and no repository in both lists,
+// so that no issue the ranker is fitted on is one it is judged on.
 func TestIssueSets(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("issues", "*.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) == 0 {
-		t.Fatal("no issue sets under scripts/eval/issues")
-	}
-	hex := regexp.MustCompile(`^[0-9a-f]{40}$`)
-	total := 0
-	for _, f := range files {
-		if !strings.Contains(filepath.Base(f), "+") {
-			t.Errorf("%s: an issue set is named owner+name.jsonl", f)
-		}
-		issues, err := readIssues(f)
+	listed := func(list string) map[string]bool {
+		srcs, err := readRepos(list)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(issues) == 0 {
-			t.Errorf("%s: empty issue set", f)
+		out := map[string]bool{}
+		for _, src := range srcs {
+			out[src.Name] = true
 		}
-		seen := map[int]bool{}
-		for _, is := range issues {
-			if seen[is.Issue] {
-				t.Errorf("%s: issue #%d listed twice", f, is.Issue)
-			}
-			seen[is.Issue] = true
-			if !hex.MatchString(is.Commit) {
-				t.Errorf("%s #%d: commit %q is not 40 lower-case hex digits", f, is.Issue, is.Commit)
-			}
-			if strings.TrimSpace(is.Text) == "" {
-				t.Errorf("%s #%d: no reporter text", f, is.Issue)
-			}
-		}
-		total += len(issues)
+		return out
 	}
-	t.Logf("%d issues in %d sets", total, len(files))
+	evalRepos, trainRepos := listed("repos.tsv"), listed(filepath.Join("..", "ranker", "repos.tsv"))
+	for name := range trainRepos {
+		if evalRepos[name] {
+			t.Errorf("%s is in both the evaluation's and the ranker's lists", name)
+		}
+	}
+	for _, set := range []struct {
+		dir   string
+		repos map[string]bool
+	}{{"issues", evalRepos}, {filepath.Join("..", "ranker", "issues"), trainRepos}} {
+		files, err := filepath.Glob(filepath.Join(set.dir, "*.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(files) == 0 {
+			t.Fatalf("no issue sets under %s", set.dir)
+		}
+		hex := regexp.MustCompile(`^[0-9a-f]{40}$`)
+		total := 0
+		for _, f := range files {
+			if name := strings.TrimSuffix(filepath.Base(f), ".jsonl"); !set.repos[name] {
+				t.Errorf("%s: an issue set is named owner+name.jsonl after a repository of its list", f)
+			}
+			issues, err := readIssues(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(issues) == 0 {
+				t.Errorf("%s: empty issue set", f)
+			}
+			seen := map[int]bool{}
+			for _, is := range issues {
+				if seen[is.Issue] {
+					t.Errorf("%s: issue #%d listed twice", f, is.Issue)
+				}
+				seen[is.Issue] = true
+				if !hex.MatchString(is.Commit) {
+					t.Errorf("%s #%d: commit %q is not 40 lower-case hex digits", f, is.Issue, is.Commit)
+				}
+				if strings.TrimSpace(is.Text) == "" {
+					t.Errorf("%s #%d: no reporter text", f, is.Issue)
+				}
+			}
+			total += len(issues)
+		}
+		t.Logf("%s: %d issues in %d sets", set.dir, total, len(files))
+	}
 }
 
 // TestIssueAskedFromParent: an issue is asked from a checkout at its
