@@ -346,16 +346,6 @@ func TestCheckKeepsNothing(t *testing.T) {
 	r := fixture(t)
 	repo := open(t, r)
 	root, _ := update(t, repo, gitstore.ZeroHash, "HEAD", defaults)
-	dropCaches := func() {
-		cacheMu.Lock()
-		clear(cache)
-		clear(segCache)
-		segCacheSize = 0
-		cacheMu.Unlock()
-		sigMu.Lock()
-		clear(sigCache)
-		sigMu.Unlock()
-	}
 	dropCaches()
 	defer dropCaches()
 	key, err := dirOf(repo, root)
@@ -390,6 +380,19 @@ func TestCheckKeepsNothing(t *testing.T) {
 	if _, err := Load(repo, root); err != nil || segCacheSize == 0 {
 		t.Fatalf("load after check: %v, %d commits cached: the test would not see a cache", err, segCacheSize)
 	}
+}
+
+// dropCaches empties the process's caches of histories, segments and
+// signals, as a new process starts.
+func dropCaches() {
+	cacheMu.Lock()
+	clear(cache)
+	clear(segCache)
+	segCacheSize = 0
+	cacheMu.Unlock()
+	sigMu.Lock()
+	clear(sigCache)
+	sigMu.Unlock()
 }
 
 func encodeOrDie(t *testing.T, cs []Commit) []byte {
@@ -1010,14 +1013,7 @@ func TestSignalsAppended(t *testing.T) {
 	root, _ := update(t, repo, gitstore.ZeroHash, "HEAD", defaults)
 	// The process's caches are keyed by history: another test's fixture
 	// has the same.
-	forget := func() {
-		sigMu.Lock()
-		clear(sigCache)
-		sigMu.Unlock()
-		cacheMu.Lock()
-		clear(cache)
-		cacheMu.Unlock()
-	}
+	forget := dropCaches
 	forget()
 	if _, err := LoadSignals(repo, root); err != nil {
 		t.Fatal(err)
