@@ -27,7 +27,16 @@ func init() {
 	}
 	os.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
 	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	// The user cache directory, where gitstore keeps git's version, is
+	// the tests' own: a test run leaves the user's ~/.cache alone.
+	os.Setenv("XDG_CACHE_HOME", CacheDir())
 }
+
+// CacheDir is the user cache directory (XDG_CACHE_HOME) of every test
+// process and of the commands tests run: one directory under the
+// system's temporary one, shared by test runs (what is cached there,
+// git's version, is the same for all).
+func CacheDir() string { return filepath.Join(os.TempDir(), "konteks-test-cache") }
 
 // Env is the environment tests run git (and git-konteks) with.
 func Env() []string {
