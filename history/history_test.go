@@ -2,6 +2,7 @@ package history
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -1083,4 +1084,81 @@ func TestSignalsAppended(t *testing.T) {
 		r.Git("add", "-A")
 		r.Git("commit", "-q", "--date", "2026-07-01T00:00:00Z", "-m", "Helpers retry twice")
 	})
+}
+
+// TestCheckAppends: checking a peer's history that only gained tail
+// commits since one this clone decoded decodes the tail alone and leaves
+// the signals a rebuild gives; a damaged tail, or a state that lists the
+// same segments with other counts, is still refused.
+func TestCheckAppends(t *testing.T) {
+	defer func(a, b int) { tailMax, segmentMax = a, b }(tailMax, segmentMax)
+	tailMax, segmentMax = 4, 3
+	r := fixture(t)
+	repo := open(t, r)
+	root, _ := update(t, repo, gitstore.ZeroHash, "HEAD", defaults)
+	dropCaches()
+	defer dropCaches()
+	if err := Check(repo, root); err != nil {
+		t.Fatal(err)
+	}
+	r.Write("parser.go", "package a\n\n// checked\n")
+	r.Commit("Parser checks its input")
+	next, _ := update(t, repo, root, "HEAD", defaults)
+	key, err := dirOf(repo, next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := readLoadable(repo, key)
+	if err != nil || st.Tail == 0 || len(st.Segments) < 2 {
+		t.Fatalf("want two segments and a tail: %+v, %v", st, err)
+	}
+	dir := filepath.Join(r.Dir, ".git", "konteks", "history")
+	sig := filepath.Join(dir, key.String()+".sig")
+	set := func(path, content string) gitstore.Hash {
+		ed := repo.NewTreeEditor(next)
+		w := repo.NewWriter()
+		b, _ := w.Blob([]byte(content))
+		if err := ed.Set(path, gitstore.ModeRegular, b); err != nil {
+			t.Fatal(err)
+		}
+		bad, err := ed.Write(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		return bad
+	}
+	// Refused, and nothing cached for them.
+	shifted := *st
+	shifted.Segments = slices.Clone(st.Segments)
+	shifted.Segments[0].Commits++
+	shifted.Segments[1].Commits--
+	stateJSON, err := json.Marshal(&shifted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, bad := range map[string]gitstore.Hash{
+		"a damaged tail":               set(TailPath, "not zstd"),
+		"segments counted differently": set(StatePath, string(stateJSON)),
+	} {
+		if err := Check(repo, bad); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("%s: check gave %v", name, err)
+		}
+	}
+	if err := Check(repo, next); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(sig); err != nil {
+		t.Fatalf("check left no signals: %v", err)
+	}
+	want, err := streamSignals(repo, next, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := readSignals(sig, key)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("checked signals differ from a rebuild:\n got %v\nwant %v", got, want)
+	}
 }

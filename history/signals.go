@@ -2,7 +2,9 @@ package history
 
 import (
 	"bufio"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
@@ -449,7 +451,7 @@ func (s *Signals) setParts(repo *gitstore.Repo, memTree gitstore.Hash, st *State
 			return err
 		}
 	}
-	sealed, tail, err := partsOf(repo, memTree)
+	sealed, tail, err := partsOf(repo, memTree, st)
 	if err != nil {
 		return err
 	}
@@ -457,10 +459,12 @@ func (s *Signals) setParts(repo *gitstore.Repo, memTree gitstore.Hash, st *State
 	return nil
 }
 
-// partsOf names what a history's signals are appended to: the ids of the
-// segments' and back segments' trees (the sealed parts, never rewritten
-// but as a whole), and of the tail's blob ("" when there is none).
-func partsOf(repo *gitstore.Repo, memTree gitstore.Hash) (sealed, tail string, err error) {
+// partsOf names what a history's signals are appended to: the sealed
+// parts (never rewritten but as a whole) as the ids of the segments' and
+// back segments' trees and the lists of them the state gives (sequence
+// and number of commits: what reading them checks), and the id of the
+// tail's blob ("" when there is none).
+func partsOf(repo *gitstore.Repo, memTree gitstore.Hash, st *State) (sealed, tail string, err error) {
 	var ids [3]string
 	for i, p := range []string{SegmentsDir, BackDir, TailPath} {
 		h, _, ok, err := repo.Lookup(memTree, p)
@@ -471,7 +475,14 @@ func partsOf(repo *gitstore.Repo, memTree gitstore.Hash) (sealed, tail string, e
 			ids[i] = h.String()
 		}
 	}
-	return ids[0] + " " + ids[1], ids[2], nil
+	d := sha256.New()
+	for _, segs := range [][]Segment{st.Segments, st.Back} {
+		for _, sg := range segs {
+			fmt.Fprintf(d, "%d:%d,", sg.Seq, sg.Commits)
+		}
+		d.Write([]byte{';'})
+	}
+	return ids[0] + " " + ids[1] + " " + hex.EncodeToString(d.Sum(nil)[:12]), ids[2], nil
 }
 
 // appendToCached derives the signals of the history key from a cached
@@ -511,7 +522,7 @@ func appendSignals(repo *gitstore.Repo, memTree, key gitstore.Hash, old *Signals
 	if err != nil || st.Tail <= old.TailN {
 		return nil
 	}
-	sealed, tail, err := partsOf(repo, memTree)
+	sealed, tail, err := partsOf(repo, memTree, st)
 	if err != nil || sealed != old.Sealed || tail == "" {
 		return nil
 	}

@@ -903,6 +903,14 @@ func Check(repo *gitstore.Repo, memTree gitstore.Hash) error {
 		if _, err := os.Stat(p); err == nil {
 			return nil
 		}
+		// A history that only gained commits in its tail since one this
+		// clone decoded: its sealed parts are the ones decoded then (the
+		// cache names their trees and the state's list of them), so only
+		// the tail is decoded, checked as a whole one is.
+		if s := appendToCached(repo, memTree, key, filepath.Dir(p)); s != nil {
+			_ = writeSignals(filepath.Dir(p), key, s)
+			return nil
+		}
 	}
 	s, err := streamSignals(repo, memTree, key)
 	if err != nil {
