@@ -156,7 +156,8 @@ model:
 	KONTEKS_REPOS=$(KONTEKS_TRAIN_REPOS) scripts/fetch-repos.sh scripts/model/repos.tsv
 	$(GO) run ./scripts/model -dir $(KONTEKS_TRAIN_REPOS) -n 10000 -docs 3000 -epochs 2
 
-# recall's learned ranker, from the commit histories of the training
+# recall's learned ranker, from the commit histories and the issues
+# (scripts/ranker/issues, each weighing three commits) of the training
 # repositories of scripts/ranker/repos.tsv cloned into $KONTEKS_TRAIN_REPOS
 # at their pinned commits: scripts/eval writes each query's candidate files
 # and their features, scripts/ranker cross-validates by repository and
@@ -168,8 +169,8 @@ ranker:
 	KONTEKS_REPOS=$(KONTEKS_TRAIN_REPOS) scripts/fetch-repos.sh scripts/ranker/repos.tsv
 	mkdir -p $(RANKER_CACHE)
 	rm -f $(RANKER_CACHE)/features.jsonl
-	$(GO) run ./scripts/eval -repos scripts/ranker/repos.tsv -split train -dir $(KONTEKS_TRAIN_REPOS) -set commits -n 40 -cache $(RANKER_CACHE) -features $(RANKER_CACHE)/features.jsonl
-	$(GO) run ./scripts/ranker -l2 0.001 -out recall/learned_weights.go $(RANKER_CACHE)/features.jsonl
+	$(GO) run ./scripts/eval -repos scripts/ranker/repos.tsv -split train -dir $(KONTEKS_TRAIN_REPOS) -set commits,issues -issues scripts/ranker/issues -n 40 -cache $(RANKER_CACHE) -features $(RANKER_CACHE)/features.jsonl
+	$(GO) run ./scripts/ranker -l2 0.001 -set-weights issues=3 -out recall/learned_weights.go $(RANKER_CACHE)/features.jsonl
 
 fuzz:
 	scripts/fuzz.sh $(FUZZTIME)
