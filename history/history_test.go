@@ -309,20 +309,8 @@ func TestCorruptHistory(t *testing.T) {
 		{StatePath, `{"version":2,"commits":0,"pending":{"from":"x","next":5}}`},
 		{StatePath, `{"version":1,"commits":0}`},
 	} {
-		ed := repo.NewTreeEditor(root)
-		w := repo.NewWriter()
-		b, _ := w.Blob([]byte(tc.content))
-		if err := ed.Set(tc.path, gitstore.ModeRegular, b); err != nil {
-			t.Fatal(err)
-		}
-		bad, err := ed.Write(w)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Flush(); err != nil {
-			t.Fatal(err)
-		}
-		_, err = Load(repo, bad)
+		bad := withBlob(t, repo, root, tc.path, tc.content)
+		_, err := Load(repo, bad)
 		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "--mode rebuild") {
 			t.Fatalf("%s = %q: load gave %v", tc.path, tc.content, err)
 		}
@@ -381,6 +369,25 @@ func TestCheckKeepsNothing(t *testing.T) {
 	if _, err := Load(repo, root); err != nil || segCacheSize == 0 {
 		t.Fatalf("load after check: %v, %d commits cached: the test would not see a cache", err, segCacheSize)
 	}
+}
+
+// withBlob writes the memory tree root with content at path.
+func withBlob(t *testing.T, repo *gitstore.Repo, root gitstore.Hash, path, content string) gitstore.Hash {
+	t.Helper()
+	ed := repo.NewTreeEditor(root)
+	w := repo.NewWriter()
+	b, _ := w.Blob([]byte(content))
+	if err := ed.Set(path, gitstore.ModeRegular, b); err != nil {
+		t.Fatal(err)
+	}
+	out, err := ed.Write(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // dropCaches empties the process's caches of histories, segments and
@@ -1114,22 +1121,7 @@ func TestCheckAppends(t *testing.T) {
 	}
 	dir := filepath.Join(r.Dir, ".git", "konteks", "history")
 	sig := filepath.Join(dir, key.String()+".sig")
-	set := func(path, content string) gitstore.Hash {
-		ed := repo.NewTreeEditor(next)
-		w := repo.NewWriter()
-		b, _ := w.Blob([]byte(content))
-		if err := ed.Set(path, gitstore.ModeRegular, b); err != nil {
-			t.Fatal(err)
-		}
-		bad, err := ed.Write(w)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Flush(); err != nil {
-			t.Fatal(err)
-		}
-		return bad
-	}
+	set := func(path, content string) gitstore.Hash { return withBlob(t, repo, next, path, content) }
 	// Refused, and nothing cached for them.
 	shifted := *st
 	shifted.Segments = slices.Clone(st.Segments)
