@@ -209,7 +209,7 @@ func fit(byRepo map[string][]query, repos []string, n int, mask []bool) []float6
 
 // setWeights is the weight in the loss of a query of each set of the
 // queries: 1, or what -set-weights gives. Issue texts are long and
-// commit messages short; the issues are few (108 against 1,078 commits
+// commit messages short; the issues are few (134 against 1,078 commits
 // on the training repositories), and weighing each three times fitted
 // weights that rank the development set's issues better at no cost on
 // its commits (docs/evaluation.md).
