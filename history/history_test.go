@@ -912,7 +912,7 @@ func TestStreamedSignalsMatchLoaded(t *testing.T) {
 		t.Fatalf("the older-dated commit is not first in time order: %q", h.Commits[0].Subject)
 	}
 	want := h.signals()
-	if err := want.setParts(repo, root, nil); err != nil {
+	if err := want.setParts(repo, root, &h.State); err != nil {
 		t.Fatal(err)
 	}
 	got, err := streamSignals(repo, root, h.Key)

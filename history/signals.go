@@ -125,7 +125,7 @@ func LoadSignals(repo *gitstore.Repo, memTree gitstore.Hash) (*Signals, error) {
 	cacheMu.Unlock()
 	if h != nil {
 		s = h.signals()
-		if err := s.setParts(repo, memTree, nil); err != nil {
+		if err := s.setParts(repo, memTree, &h.State); err != nil {
 			return nil, err
 		}
 	} else if s, err = streamSignals(repo, memTree, key); err != nil {
@@ -440,17 +440,8 @@ func streamSignals(repo *gitstore.Repo, memTree, key gitstore.Hash) (*Signals, e
 }
 
 // setParts records what s was built from: the sealed parts' trees, the
-// tail and its length (from st, read when nil).
+// tail and its length, as the history's state st gives them.
 func (s *Signals) setParts(repo *gitstore.Repo, memTree gitstore.Hash, st *State) error {
-	if st == nil {
-		key, err := dirOf(repo, memTree)
-		if err != nil {
-			return err
-		}
-		if st, err = readLoadable(repo, key); err != nil {
-			return err
-		}
-	}
 	sealed, tail, err := partsOf(repo, memTree, st)
 	if err != nil {
 		return err
