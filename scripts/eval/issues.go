@@ -30,6 +30,21 @@ type issue struct {
 // name (owner+name), as repoName gives it.
 func issueFile(dir, name string) string { return filepath.Join(dir, name+".jsonl") }
 
+// checkIssueDir refuses an issue directory that is not there: a
+// repository without a file of its own has no issue set, so a wrong
+// -issues (the default is relative to the repository's root) would
+// otherwise ask no issue at all and report an empty set.
+func checkIssueDir(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("-issues %s: %w (the default is relative to the repository's root)", dir, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("-issues %s: not a directory", dir)
+	}
+	return nil
+}
+
 func readIssues(file string) ([]issue, error) {
 	f, err := os.Open(file)
 	if err != nil {

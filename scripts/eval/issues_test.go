@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -220,5 +221,24 @@ func TestCachedRunAsksTheSameMemory(t *testing.T) {
 	}
 	if fresh[0].Memory != fresh[2].Memory {
 		t.Errorf("the two fixes of one parent were asked of memory %.7s and %.7s, want the same", fresh[0].Memory, fresh[2].Memory)
+	}
+}
+
+// TestCheckIssueDir: a missing or wrong -issues directory is an error,
+// not a run that silently asks no issue.
+func TestCheckIssueDir(t *testing.T) {
+	dir := t.TempDir()
+	if err := checkIssueDir(dir); err != nil {
+		t.Errorf("an existing directory: %v", err)
+	}
+	if err := checkIssueDir(filepath.Join(dir, "missing")); err == nil {
+		t.Error("a missing directory was accepted")
+	}
+	f := filepath.Join(dir, "file.jsonl")
+	if err := os.WriteFile(f, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkIssueDir(f); err == nil {
+		t.Error("a file was accepted as the issue directory")
 	}
 }

@@ -250,7 +250,12 @@ func main() {
 		set = strings.TrimSpace(set)
 		var swe []sweInstance
 		switch set {
-		case setCommits, setIssues, setLong:
+		case setCommits, setLong:
+		case setIssues:
+			if err := checkIssueDir(*issueDir); err != nil {
+				fmt.Fprintln(os.Stderr, "eval:", err)
+				os.Exit(2)
+			}
 		case setSWEBench:
 			if *sweFile == "" {
 				fmt.Fprintln(os.Stderr, "eval: -set swebench needs the SWE-bench Lite dataset: set SWEBENCH_LITE (or -swebench) to its JSON or JSON Lines file (see docs/evaluation.md)")
