@@ -118,11 +118,11 @@ func TestIssueAskedFromParent(t *testing.T) {
 	r.Git("mv", "server/router.go", "server/dispatch.go")
 	r.Commit("server: rename router.go")
 
-	qs, err := evalRepo(source{Path: r.Dir, Name: "demo"}, setIssues, []issue{{
+	qs, err := evalRepo(source{Path: r.Dir, Name: "demo"}, setIssues, setInput{issues: []issue{{
 		Issue: 1, Commit: fix,
 		Title: "Dispatch panics when a request has an empty path",
 		Text:  "Routing a request whose path is empty never reaches a handler; Dispatch should route it to the root.",
-	}}, nil)
+	}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,10 +153,10 @@ func TestIssuesLandedTogether(t *testing.T) {
 	r.Write("redirect.go", "package web\n\n// Redirect sends a Location header.\nfunc Redirect(url string) string {\n\tif url == \"\" {\n\t\turl = \"/\"\n\t}\n\treturn url\n}\n")
 	second := r.Commit("redirect: an empty location goes to the root")
 
-	qs, err := evalRepo(source{Path: r.Dir, Name: "demo"}, setIssues, []issue{
+	qs, err := evalRepo(source{Path: r.Dir, Name: "demo"}, setIssues, setInput{issues: []issue{
 		{Issue: 2, Commit: second, Title: "Redirect to an empty URL sends no Location header", Text: "res redirect with an empty url should go to /"},
 		{Issue: 1, Commit: first, Title: "Cookie with a negative max age never expires", Text: "SetCookie with maxAge -1 keeps the cookie"},
-	}, nil)
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,11 +203,11 @@ func TestCachedRunAsksTheSameMemory(t *testing.T) {
 	*cache = t.TempDir()
 	defer func() { *cache = old }()
 	src := source{Path: r.Dir, Name: "demo"}
-	fresh, err := evalRepo(src, setIssues, issues, nil)
+	fresh, err := evalRepo(src, setIssues, setInput{issues: issues})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cached, err := evalRepo(src, setIssues, issues, nil)
+	cached, err := evalRepo(src, setIssues, setInput{issues: issues})
 	if err != nil {
 		t.Fatal(err)
 	}

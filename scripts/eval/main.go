@@ -43,6 +43,7 @@ import (
 	"flag"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -69,8 +70,9 @@ var (
 	cache    = flag.String("cache", "", "keep clones and their memory in `DIR` and reuse them (ranking experiments)")
 	strength = flag.Bool("strength", false, "also judge each hybrid answer's evidence (Searcher.Evidence) and print each label's precision")
 	features = flag.String("strength-out", "", "with -strength, write each query's evidence features to this TSV `FILE`")
-	sets     = flag.String("set", "commits,issues", "query `SETS` to run: commits (each commit's message), issues (scripts/eval/issues: real issues and the commits that fixed them)")
+	sets     = flag.String("set", "commits,issues", "query `SETS` to run: commits (each commit's message), issues (scripts/eval/issues: real issues and the commits that fixed them), long (long commit messages), questions (scripts/eval/questions: questions people asked about the code and the files their answers point to), swebench")
 	issueDir = flag.String("issues", "scripts/eval/issues", "`DIR` of issue sets, one owner+name.jsonl per repository")
+	questDir = flag.String("questions", "scripts/eval/questions", "`DIR` of question sets, one owner+name.jsonl per repository")
 	variants = flag.String("variants", "", "JSON `FILE` of named ranking variants ({\"name\": {\"Vector\": 0.5, ...}}) to evaluate besides the default, in hybrid mode")
 	repoList = flag.String("repos", "", "repository `LIST` (scripts/eval/repos.tsv): evaluate its repositories of -split, found under -dir, at their pinned commits")
 	split    = flag.String("split", splitDev, "`SPLIT` of the -repos list to evaluate: dev, test, swebench (the list's repositories that SWE-bench names, with -set swebench), or train (scripts/ranker/repos.tsv)")
@@ -118,12 +120,52 @@ func parseVariants(b []byte) ([]variant, error) {
 	return out, nil
 }
 
-var modes = []string{baselineMode, recall.Lexical, recall.Vector, recall.Hybrid}
+var modes = []string{baselineMode, fusedMode, recall.Lexical, recall.Vector, recall.Hybrid}
 
 // baselineMode is BM25 over whole files (one document per file, the same
 // analyzer), the baseline the issue quotes: it calibrates how hard a set
 // of queries is.
 const baselineMode = "files-bm25"
+
+// fusedMode is the BM25 + static-embedding hybrid peers ship: reciprocal
+// rank fusion (k = fusedK) of BM25 over whole files and the built-in
+// model's ranking of files, with none of recall's own signals.
+const fusedMode = "bm25+vector"
+
+const fusedK = 60
+
+// fuse merges rankings of paths by reciprocal rank fusion: each path
+// scores the sum of 1/(k+rank) over the rankings that hold it; ties keep
+// the order of first appearance.
+func fuse(k int, rankings ...[]string) []string {
+	score := map[string]float64{}
+	var order []string
+	for _, r := range rankings {
+		for i, p := range r {
+			if _, ok := score[p]; !ok {
+				order = append(order, p)
+			}
+			score[p] += 1 / float64(k+i+1)
+		}
+	}
+	sort.SliceStable(order, func(i, j int) bool { return score[order[i]] > score[order[j]] })
+	return order
+}
+
+// ranksOf is the rank (1-based, 0: not there) of each answer file in paths.
+func ranksOf(paths, answer []string) []int {
+	rank := map[string]int{}
+	for r, p := range paths {
+		if _, ok := rank[p]; !ok {
+			rank[p] = r + 1
+		}
+	}
+	rs := make([]int, 0, len(answer))
+	for _, a := range answer {
+		rs = append(rs, rank[a])
+	}
+	return rs
+}
 
 type query struct {
 	Set     string         `json:"set"`
@@ -251,8 +293,12 @@ func main() {
 		var swe []sweInstance
 		switch set {
 		case setCommits, setLong:
-		case setIssues:
-			if err := checkIssueDir(*issueDir); err != nil {
+		case setIssues, setQuestions:
+			dir := *issueDir
+			if set == setQuestions {
+				dir = *questDir
+			}
+			if err := checkIssueDir(dir); err != nil {
 				fmt.Fprintln(os.Stderr, "eval:", err)
 				os.Exit(2)
 			}
@@ -266,7 +312,7 @@ func main() {
 				os.Exit(2)
 			}
 		default:
-			fmt.Fprintf(os.Stderr, "unknown query set %q (commits, issues, long, swebench)\n", set)
+			fmt.Fprintf(os.Stderr, "unknown query set %q (commits, issues, long, questions, swebench)\n", set)
 			os.Exit(2)
 		}
 		qs := runSet(set, srcs, swe)
@@ -289,6 +335,9 @@ const (
 	setCommits  = "commits"
 	setIssues   = "issues"
 	setSWEBench = "swebench"
+	// setQuestions is questions people asked about the code, asked at
+	// the pinned commit; the answer is the files their threads point to.
+	setQuestions = "questions"
 	// setLong is commits whose message is long (at least longMessage
 	// bytes once trailers are dropped), asked whole up to textCap:
 	// pull-request descriptions squashed into the commit, with their
@@ -347,7 +396,18 @@ func runSet(set string, srcs []source, swe []sweInstance) []query {
 	byRepo := map[string][]query{}
 	for _, src := range srcs {
 		var issues []issue
+		var quests []question
 		switch set {
+		case setQuestions:
+			f := issueFile(*questDir, src.Name)
+			if _, err := os.Stat(f); err != nil {
+				continue // no question set for this repository
+			}
+			var err error
+			if quests, err = readQuestions(f); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
 		case setIssues:
 			f := issueFile(*issueDir, src.Name)
 			if _, err := os.Stat(f); err != nil {
@@ -363,7 +423,7 @@ func runSet(set string, srcs []source, swe []sweInstance) []query {
 				continue
 			}
 		}
-		qs, err := evalRepo(src, set, issues, swe)
+		qs, err := evalRepo(src, set, setInput{issues: issues, swe: swe, questions: quests})
 		if err != nil {
 			pprof.StopCPUProfile()
 			fmt.Fprintf(os.Stderr, "%s: %v\n", src.Name, err)
@@ -394,13 +454,16 @@ const (
 	statAcc1
 	statAcc5
 	statAcc10
+	statNDCG10
 	nStats
 )
 
 // queryStats scores one query from its ranks (one per answer file, 0 past
 // the depth): hit@k is whether any answer file is in the top k, files@10
 // the share of them there, MRR the reciprocal rank of the first, Acc@k
-// whether all of them are in the top k (SWE-bench's file-level accuracy).
+// whether all of them are in the top k (SWE-bench's file-level accuracy),
+// NDCG@10 the discounted gain of the answer files in the top 10 (each
+// 1/log2(rank+1)) over the best the answer allows.
 func queryStats(ranks []int) []float64 {
 	v := make([]float64, nStats)
 	best, worst, in10 := 0, 0, 0
@@ -432,6 +495,18 @@ func queryStats(ranks []int) []float64 {
 	if best > 0 {
 		v[statMRR] = 1 / float64(best)
 	}
+	var dcg, ideal float64
+	for i, r := range ranks {
+		if r > 0 && r <= 10 {
+			dcg += 1 / math.Log2(float64(r)+1)
+		}
+		if i < 10 {
+			ideal += 1 / math.Log2(float64(i)+2)
+		}
+	}
+	if ideal > 0 {
+		v[statNDCG10] = dcg / ideal
+	}
 	return v
 }
 
@@ -440,14 +515,21 @@ func queryStats(ranks []int) []float64 {
 // queries) of hit@10 and MRR, or of Acc@5 and Acc@10 for SWE-bench.
 func report(set string, srcs []source, byRepo map[string][]query) {
 	swe := set == setSWEBench
+	ndcg := set == setQuestions
 	fmt.Printf("\n%s set (hit@k: at least one answer file in the top k; files@10: share of the answer files in the top 10", set)
 	if swe {
 		fmt.Printf("; Acc@k: every answer file in the top k")
+	}
+	if ndcg {
+		fmt.Printf("; NDCG@10 with each answer file relevant")
 	}
 	fmt.Println(")")
 	head := fmt.Sprintf("%-28s %-12s %5s %7s %7s %7s %8s %7s", "repository", "mode", "n", "hit@1", "hit@5", "hit@10", "files@10", "MRR")
 	if swe {
 		head += fmt.Sprintf(" %7s %7s %7s", "Acc@1", "Acc@5", "Acc@10")
+	}
+	if ndcg {
+		head += fmt.Sprintf(" %8s", "NDCG@10")
 	}
 	fmt.Println(head)
 	row := func(name, m string, qs []query) {
@@ -455,6 +537,9 @@ func report(set string, srcs []source, byRepo map[string][]query) {
 		line := fmt.Sprintf("%-28s %-12s %5d %7.3f %7.3f %7.3f %8.3f %7.3f", name, m, len(qs), v[statHit1], v[statHit5], v[statHit10], v[statFiles10], v[statMRR])
 		if swe {
 			line += fmt.Sprintf(" %7.3f %7.3f %7.3f", v[statAcc1], v[statAcc5], v[statAcc10])
+		}
+		if ndcg {
+			line += fmt.Sprintf(" %8.3f", v[statNDCG10])
 		}
 		fmt.Println(line)
 	}
@@ -480,6 +565,9 @@ func report(set string, srcs []source, byRepo map[string][]query) {
 	an, bn := "hit@10", "MRR"
 	if swe {
 		a, b, an, bn = statAcc5, statAcc10, "Acc@5", "Acc@10"
+	}
+	if ndcg {
+		a, b, an, bn = statNDCG10, statMRR, "NDCG@10", "MRR"
 	}
 	fmt.Printf("\n%s set by language, bootstrap 95%% intervals (%d resamples of the queries, seed %d)\n", set, bootRounds, bootSeed)
 	fmt.Printf("%-28s %-12s %5s %-22s %-22s\n", "language", "mode", "n", an, bn)
@@ -552,7 +640,15 @@ type candidate struct {
 	changed             []string // modified, deleted or renamed-from paths at the parent
 }
 
-func evalRepo(src source, set string, issues []issue, swe []sweInstance) ([]query, error) {
+// setInput is what a set asks beyond the repository's own history: the
+// issue, SWE-bench or question set of the repository.
+type setInput struct {
+	issues    []issue
+	swe       []sweInstance
+	questions []question
+}
+
+func evalRepo(src source, set string, in setInput) ([]query, error) {
 	name := src.Name
 	var dir string
 	if *cache != "" {
@@ -602,9 +698,11 @@ func evalRepo(src source, set string, issues []issue, swe []sweInstance) ([]quer
 	var err error
 	switch set {
 	case setIssues:
-		cands, err = pickIssues(dir, issues)
+		cands, err = pickIssues(dir, in.issues)
 	case setSWEBench:
-		cands, err = pickSWEBench(dir, ownerName(name), swe, *sweN)
+		cands, err = pickSWEBench(dir, ownerName(name), in.swe, *sweN)
+	case setQuestions:
+		cands, err = pickQuestions(dir, tipRef, in.questions)
 	default:
 		cands, err = pick(dir, set == setLong)
 	}
@@ -679,7 +777,8 @@ func evalRepo(src source, set string, issues []issue, swe []sweInstance) ([]quer
 		// memory past this commit and back, the answer's own commit may
 		// be recorded. Such a query would read its answer; it is left out.
 		if c.commit == "" {
-			// A SWE-bench instance: its fix is no commit of this history.
+			// A SWE-bench instance or a question: no commit of this
+			// history answers it.
 		} else if in, err := inHistory(repo, mem, c.commit); err != nil {
 			return nil, err
 		} else if in {
@@ -696,23 +795,21 @@ func evalRepo(src source, set string, issues []issue, swe []sweInstance) ([]quer
 		openT += time.Since(t0)
 		q := query{Set: set, Repo: name, ID: c.id, Commit: c.commit, Query: c.msg, Answer: answer, Memory: mem.Commit.String(), Ranks: map[string]any{}, ranksBy: map[string][]int{}}
 		t0 = time.Now()
+		ranked := map[string][]string{} // the files-bm25 and vector rankings fusedMode fuses
 		for _, m := range modes {
 			if m == baselineMode {
 				paths, err := fb.search(c.msg, *depth)
 				if err != nil {
 					return nil, err
 				}
-				rank := map[string]int{}
-				for r, p := range paths {
-					rank[p] = r + 1
-				}
-				var rs []int
-				for _, a := range answer {
-					rs = append(rs, rank[a])
-				}
+				ranked[m] = paths
+				rs := ranksOf(paths, answer)
 				q.ranksBy[m] = rs
 				q.Ranks[m] = rs
 				continue
+			}
+			if m == fusedMode {
+				continue // after the rankings it fuses
 			}
 			opt := recall.Options{Limit: *depth, PerFile: 1, Mode: m, NoContent: true}
 			if strings.HasPrefix(m, "v:") {
@@ -728,18 +825,23 @@ func evalRepo(src source, set string, issues []issue, swe []sweInstance) ([]quer
 				s.Close()
 				return nil, err
 			}
-			rank := map[string]int{}
-			for r, h := range res.Hits {
-				if _, ok := rank[h.Path]; !ok {
-					rank[h.Path] = r + 1
-				}
+			paths := make([]string, 0, len(res.Hits))
+			for _, h := range res.Hits {
+				paths = append(paths, h.Path)
 			}
-			var rs []int
-			for _, a := range answer {
-				rs = append(rs, rank[a])
-			}
+			ranked[m] = paths
+			rs := ranksOf(paths, answer)
 			q.ranksBy[m] = rs
 			q.Ranks[m] = rs
+		}
+		if slices.Contains(modes, fusedMode) {
+			fused := fuse(fusedK, ranked[baselineMode], ranked[recall.Vector])
+			if len(fused) > *depth {
+				fused = fused[:*depth]
+			}
+			rs := ranksOf(fused, answer)
+			q.ranksBy[fusedMode] = rs
+			q.Ranks[fusedMode] = rs
 		}
 		if *featOut != "" {
 			if err := writeFeatures(ctx, s, q); err != nil {

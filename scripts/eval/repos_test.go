@@ -171,7 +171,7 @@ func TestPinnedCommits(t *testing.T) {
 	r.Write("store/disk.go", "package store\n\n// Flush writes the cache to disk and syncs it.\nfunc Flush() error {\n\treturn nil\n}\n")
 	r.Commit("store: flush syncs the file to disk")
 
-	qs, err := evalRepo(source{Path: r.Dir, Name: "demo", Pin: pin}, setCommits, nil, nil)
+	qs, err := evalRepo(source{Path: r.Dir, Name: "demo", Pin: pin}, setCommits, setInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func TestSWEBenchAskedAtBase(t *testing.T) {
 		Problem: "convert ignores the unit\nConverting 3 km to metres returns 3 instead of 3000.",
 		Patch:   "diff --git a/pkg/units.py b/pkg/units.py\n--- a/pkg/units.py\n+++ b/pkg/units.py\n@@ -1,3 +1,5 @@\n",
 	}, {ID: "other__other-1", Repo: "other/other", Base: base, Problem: "x", Patch: "--- a/x.py\n"}}
-	qs, err := evalRepo(source{Path: r.Dir, Name: "demo+demo"}, setSWEBench, nil, ins)
+	qs, err := evalRepo(source{Path: r.Dir, Name: "demo+demo"}, setSWEBench, setInput{swe: ins})
 	if err != nil {
 		t.Fatal(err)
 	}
