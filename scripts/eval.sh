@@ -25,7 +25,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 split=${EVAL_SPLIT:-dev}
-set_default=commits,issues
+set_default=commits,issues,questions
 [ "$split" = swebench ] && set_default=swebench
 args=(-n "${EVAL_N:-20}" -set "${EVAL_SET:-$set_default}")
 [ -n "${EVAL_CACHE:-}" ] && args+=(-cache "$EVAL_CACHE")

@@ -261,6 +261,14 @@ func main() {
 		fmt.Fprintln(os.Stderr, "eval:", err)
 		os.Exit(2)
 	}
+	if *cache != "" {
+		// A new cache directory is made, as EVAL_CACHE's documentation
+		// promises, instead of failing at the first repository.
+		if err := os.MkdirAll(*cache, 0o755); err != nil {
+			fmt.Fprintln(os.Stderr, "eval:", err)
+			os.Exit(2)
+		}
+	}
 	if *variants != "" {
 		b, err := os.ReadFile(*variants)
 		if err != nil {
