@@ -97,3 +97,35 @@ func TestNDCG(t *testing.T) {
 		}
 	}
 }
+
+// TestQuestionSets: every committed question set reads, is named after
+// a repository of the evaluation's list, and asks something.
+func TestQuestionSets(t *testing.T) {
+	list, err := readRepos("repos.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := map[string]bool{}
+	for _, s := range list {
+		known[s.Name] = true
+	}
+	files, err := filepath.Glob(filepath.Join("questions", "*.jsonl"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no question sets: %v", err)
+	}
+	total := 0
+	for _, f := range files {
+		if name := strings.TrimSuffix(filepath.Base(f), ".jsonl"); !known[name] {
+			t.Errorf("%s: a question set is named owner+name.jsonl after a repository of repos.tsv", f)
+		}
+		qs, err := readQuestions(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(qs) == 0 {
+			t.Errorf("%s: empty question set", f)
+		}
+		total += len(qs)
+	}
+	t.Logf("%d questions in %d sets", total, len(files))
+}
