@@ -46,12 +46,23 @@ func checkIssueDir(dir string) error {
 }
 
 func readIssues(file string) ([]issue, error) {
+	return readLines(file, func(is issue) error {
+		if len(is.Commit) != 40 || is.Title == "" {
+			return fmt.Errorf("an issue needs a 40-hex commit and a title")
+		}
+		return nil
+	})
+}
+
+// readLines reads a JSON Lines file of Ts, blank lines skipped; check
+// refuses a value, and its error is reported with the file and line.
+func readLines[T any](file string, check func(T) error) ([]T, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	var out []issue
+	var out []T
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<16), 1<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -59,14 +70,14 @@ func readIssues(file string) ([]issue, error) {
 		if line == "" {
 			continue
 		}
-		var is issue
-		if err := json.Unmarshal([]byte(line), &is); err != nil {
+		var v T
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", file, n, err)
 		}
-		if len(is.Commit) != 40 || is.Title == "" {
-			return nil, fmt.Errorf("%s:%d: an issue needs a 40-hex commit and a title", file, n)
+		if err := check(v); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", file, n, err)
 		}
-		out = append(out, is)
+		out = append(out, v)
 	}
 	return out, sc.Err()
 }

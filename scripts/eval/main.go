@@ -395,6 +395,15 @@ func sources() ([]source, error) {
 	return selectRepos(list, *repoDir, want)
 }
 
+// readSet reads a repository's issue or question set (nil: it has none).
+func readSet[T any](dir, name string, read func(string) ([]T, error)) ([]T, error) {
+	f := issueFile(dir, name)
+	if _, err := os.Stat(f); err != nil {
+		return nil, nil
+	}
+	return read(f)
+}
+
 // runSet evaluates one query set over the repositories and prints its
 // table: every mode per repository, then per language and over all of
 // them, each with its bootstrap 95% interval.
@@ -405,31 +414,23 @@ func runSet(set string, srcs []source, swe []sweInstance) []query {
 	for _, src := range srcs {
 		var issues []issue
 		var quests []question
+		var err error
 		switch set {
 		case setQuestions:
-			f := issueFile(*questDir, src.Name)
-			if _, err := os.Stat(f); err != nil {
-				continue // no question set for this repository
-			}
-			var err error
-			if quests, err = readQuestions(f); err != nil {
-				fmt.Fprintln(os.Stderr, err)
-				os.Exit(1)
-			}
+			quests, err = readSet(*questDir, src.Name, readQuestions)
 		case setIssues:
-			f := issueFile(*issueDir, src.Name)
-			if _, err := os.Stat(f); err != nil {
-				continue // no issue set for this repository
-			}
-			var err error
-			if issues, err = readIssues(f); err != nil {
-				fmt.Fprintln(os.Stderr, err)
-				os.Exit(1)
-			}
+			issues, err = readSet(*issueDir, src.Name, readIssues)
 		case setSWEBench:
 			if !slices.ContainsFunc(swe, func(in sweInstance) bool { return strings.EqualFold(in.Repo, ownerName(src.Name)) }) {
 				continue
 			}
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		if (set == setQuestions && quests == nil) || (set == setIssues && issues == nil) {
+			continue // no set for this repository
 		}
 		qs, err := evalRepo(src, set, setInput{issues: issues, swe: swe, questions: quests})
 		if err != nil {

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -29,39 +26,22 @@ type question struct {
 // readQuestions reads a question set, refusing a line without a title or
 // an answer file, or an id listed twice.
 func readQuestions(file string) ([]question, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []question
 	seen := map[string]bool{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<16), 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
-		}
-		var q question
-		if err := json.Unmarshal([]byte(line), &q); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", file, n, err)
-		}
+	return readLines(file, func(q question) error {
 		if q.ID == "" || strings.TrimSpace(q.Title) == "" || len(q.Files) == 0 {
-			return nil, fmt.Errorf("%s:%d: a question needs an id, a title and at least one answer file", file, n)
+			return fmt.Errorf("a question needs an id, a title and at least one answer file")
 		}
 		if seen[q.ID] {
-			return nil, fmt.Errorf("%s:%d: question %s listed twice", file, n, q.ID)
+			return fmt.Errorf("question %s listed twice", q.ID)
 		}
 		seen[q.ID] = true
 		for _, p := range q.Files {
 			if !filepath.IsLocal(p) || strings.Contains(p, "\\") || p != path.Clean(p) {
-				return nil, fmt.Errorf("%s:%d: %q is not a clean path inside the repository", file, n, p)
+				return fmt.Errorf("%q is not a clean path inside the repository", p)
 			}
 		}
-		out = append(out, q)
-	}
-	return out, sc.Err()
+		return nil
+	})
 }
 
 // pickQuestions makes a repository's questions candidates asked at
