@@ -222,8 +222,8 @@ func judge(ctx context.Context, s *recall.Searcher, q string, answer []string) e
 		if len(res.Hits) > 1 && res.Hits[0].Score > 0 {
 			m1 = (res.Hits[0].Score - res.Hits[1].Score) / res.Hits[0].Score
 		}
-		fmt.Fprintf(featureOut, "%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%v\t%d\t%d\n", label, len(u.Matched)+len(u.Missing),
-			u.Coverage, u.Union, e.Coverage, e.Union, e.Margin, m1, e.NoMatch, top1, top10)
+		fmt.Fprintf(featureOut, "%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%v\t%d\t%d\t%.3f\n", label, len(u.Matched)+len(u.Missing),
+			u.Coverage, u.Union, e.Coverage, e.Union, e.Margin, m1, e.NoMatch, top1, top10, res.Confidence)
 	}
 	return nil
 }
@@ -293,7 +293,7 @@ func main() {
 		}
 		defer f.Close()
 		featureOut = f
-		fmt.Fprintln(f, "label\twords\tcoverage\tunion\twcoverage\twunion\tmargin\tmargin1\tnomatch\ttop1\ttop10")
+		fmt.Fprintln(f, "label\twords\tcoverage\tunion\twcoverage\twunion\tmargin\tmargin1\tnomatch\ttop1\ttop10\tconfidence")
 	}
 	var all []query
 	for _, set := range strings.Split(*sets, ",") {
