@@ -6,8 +6,8 @@ package recall
 // fitted by scripts/ranker on the training repositories (see learn.go).
 var learnedRanking = LearnedRanking{
 	Depth:  30,
-	Strong: 0.632,
-	Weak:   0.471,
+	Strong: 0.756,
+	Weak:   0.620,
 	Weights: map[string]float64{
 		"pipe":           0.8134,
 		"pipe_rank":      0.5266,

@@ -41,3 +41,38 @@ func TestAssess(t *testing.T) {
 		t.Errorf("words: %+v", e)
 	}
 }
+
+// TestJudgeFollowsConfidence: with the learned ranker's confidence the
+// label is that confidence against the ranking's thresholds, whatever
+// share of the task's words the hits hold; with no word matched, or
+// without a confidence, the words decide.
+func TestJudgeFollowsConfidence(t *testing.T) {
+	_, repo := repoWithMemory(t)
+	s := openS(t, repo, OpenOptions{NoEmbedder: true})
+	rk := DefaultRanking
+	rk.Learned = &LearnedRanking{Depth: 30, Strong: 0.75, Weak: 0.6, Weights: map[string]float64{"lex": 1}}
+	few := "why does my client give up too early when the server is slow"
+	hits := search(t, s, "backoff", Options{Limit: 5}).Hits
+	if len(hits) == 0 {
+		t.Fatal("no hits")
+	}
+	words := s.Evidence(few, hits)
+	if words.Strength == Strong {
+		t.Fatalf("the words alone judge %q strong; the test needs a task they do not", few)
+	}
+	for _, c := range []struct {
+		conf float64
+		want string
+	}{{0.9, Strong}, {0.75, Strong}, {0.7, Partial}, {0.6, Partial}, {0.3, Weak}} {
+		e := s.Judge(few, hits, c.conf, &rk)
+		if e.Strength != c.want || e.Confidence != round2(c.conf) || !strings.Contains(e.Reason, "chance of holding the answer") {
+			t.Errorf("confidence %.2f: %s (%s), want %s", c.conf, e.Strength, e.Reason, c.want)
+		}
+	}
+	if e := s.Judge(few, hits, 0, &rk); e.Strength != words.Strength {
+		t.Errorf("no confidence: %s, want the words' %s", e.Strength, words.Strength)
+	}
+	if e := s.Judge("rotate quokka signing ceremonies", hits, 0.95, &rk); !e.NoMatch || e.Strength != Weak {
+		t.Errorf("no word matched, confident ranking: %+v, want no good match", e)
+	}
+}

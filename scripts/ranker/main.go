@@ -372,10 +372,12 @@ const confidenceFiles = recall.ConfidenceFiles
 
 // Label targets: a strong answer holds an answer file among its first
 // confidenceFiles files at least strongPrecision of the time; a weak one
-// at most weakPrecision of the time.
+// at most weakPrecision of the time. The label is the confidence alone
+// (recall.Judge), so strong is set high enough that an agent can act on
+// it, and weak where an answer is as likely wrong as right.
 const (
-	strongPrecision = 0.85
-	weakPrecision   = 0.4
+	strongPrecision = 0.9
+	weakPrecision   = 0.5
 )
 
 // thresholds picks the label thresholds from held-out queries: strong
