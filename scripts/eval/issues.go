@@ -30,19 +30,27 @@ type issue struct {
 // name (owner+name), as repoName gives it.
 func issueFile(dir, name string) string { return filepath.Join(dir, name+".jsonl") }
 
-// checkIssueDir refuses an issue directory that is not there: a
-// repository without a file of its own has no issue set, so a wrong
-// -issues (the default is relative to the repository's root) would
-// otherwise ask no issue at all and report an empty set.
-func checkIssueDir(dir string) error {
+// checkSetDir refuses a set directory (-issues, -questions) that is not
+// there: a repository without a file of its own has no set, so a wrong
+// directory (the defaults are relative to the repository's root) would
+// otherwise ask nothing and report an empty set.
+func checkSetDir(flagName, dir string) error {
 	fi, err := os.Stat(dir)
 	if err != nil {
-		return fmt.Errorf("-issues %s: %w (the default is relative to the repository's root)", dir, err)
+		return fmt.Errorf("-%s %s: %w (the default is relative to the repository's root)", flagName, dir, err)
 	}
 	if !fi.IsDir() {
-		return fmt.Errorf("-issues %s: not a directory", dir)
+		return fmt.Errorf("-%s %s: not a directory", flagName, dir)
 	}
 	return nil
+}
+
+// taskText is what an issue or a question asks: its title, then its text.
+func taskText(title, text string) string {
+	if t := strings.TrimSpace(text); t != "" {
+		return capText(title + "\n\n" + t)
+	}
+	return capText(title)
 }
 
 func readIssues(file string) ([]issue, error) {
@@ -111,11 +119,7 @@ func pickIssues(dir string, issues []issue) ([]candidate, error) {
 		if len(impl) == 0 {
 			continue
 		}
-		msg := is.Title
-		if t := strings.TrimSpace(is.Text); t != "" {
-			msg += "\n\n" + t
-		}
-		ds = append(ds, dated{candidate{id: fmt.Sprintf("#%d", is.Issue), commit: is.Commit, parent: ps[0], msg: capText(msg), changed: impl}, when})
+		ds = append(ds, dated{candidate{id: fmt.Sprintf("#%d", is.Issue), commit: is.Commit, parent: ps[0], msg: taskText(is.Title, is.Text), changed: impl}, when})
 	}
 	oldestFirst(ds)
 	// Fixes landed together (a rebase, a merged series) share a commit

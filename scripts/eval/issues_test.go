@@ -224,21 +224,21 @@ func TestCachedRunAsksTheSameMemory(t *testing.T) {
 	}
 }
 
-// TestCheckIssueDir: a missing or wrong -issues directory is an error,
+// TestCheckSetDir: a missing or wrong -issues or -questions directory is an error,
 // not a run that silently asks no issue.
-func TestCheckIssueDir(t *testing.T) {
+func TestCheckSetDir(t *testing.T) {
 	dir := t.TempDir()
-	if err := checkIssueDir(dir); err != nil {
+	if err := checkSetDir("issues", dir); err != nil {
 		t.Errorf("an existing directory: %v", err)
 	}
-	if err := checkIssueDir(filepath.Join(dir, "missing")); err == nil {
+	if err := checkSetDir("questions", filepath.Join(dir, "missing")); err == nil || !strings.Contains(err.Error(), "-questions") {
 		t.Error("a missing directory was accepted")
 	}
 	f := filepath.Join(dir, "file.jsonl")
 	if err := os.WriteFile(f, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := checkIssueDir(f); err == nil {
+	if err := checkSetDir("issues", f); err == nil {
 		t.Error("a file was accepted as the issue directory")
 	}
 }

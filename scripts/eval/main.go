@@ -302,11 +302,11 @@ func main() {
 		switch set {
 		case setCommits, setLong:
 		case setIssues, setQuestions:
-			dir := *issueDir
+			name, dir := "issues", *issueDir
 			if set == setQuestions {
-				dir = *questDir
+				name, dir = "questions", *questDir
 			}
-			if err := checkIssueDir(dir); err != nil {
+			if err := checkSetDir(name, dir); err != nil {
 				fmt.Fprintln(os.Stderr, "eval:", err)
 				os.Exit(2)
 			}

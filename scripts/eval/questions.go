@@ -55,11 +55,7 @@ func pickQuestions(dir, pin string, qs []question) ([]candidate, error) {
 	at = strings.TrimSpace(at)
 	var out []candidate
 	for _, q := range qs {
-		msg := q.Title
-		if t := strings.TrimSpace(q.Text); t != "" {
-			msg += "\n\n" + t
-		}
-		out = append(out, candidate{id: q.ID, parent: at, msg: capText(msg), changed: q.Files})
+		out = append(out, candidate{id: q.ID, parent: at, msg: taskText(q.Title, q.Text), changed: q.Files})
 	}
 	return out, nil
 }
