@@ -376,19 +376,24 @@ func Backfill(ctx context.Context, repo *gitstore.Repo, ed *gitstore.TreeEditor,
 	if pd.Limit <= 0 {
 		n = backChunk
 	}
-	opt := gitstore.LogOptions{Include: []gitstore.Hash{gitstore.ParseHash(pd.From)}, Skip: pd.Next, MaxCount: pd.Next + n}
 	if prog != nil {
 		prog(0, n)
 	}
 	seen := 0
-	got, err := walk(ctx, repo, opt, func(*gitstore.LogCommit) error {
+	bs := takeBackStream(repo, pd)
+	got, err := walkEach(ctx, repo, func(fn func(*gitstore.LogCommit) error) error { return bs.take(ctx, n, fn) }, func(*gitstore.LogCommit) error {
 		if seen++; prog != nil && seen%512 == 0 {
 			prog(seen, n)
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
+	if err != nil || len(got) < n {
+		bs.close() // failed, or the walk is over
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		putBackStream(bs)
 	}
 	res := &Result{Enabled: true, New: len(got)}
 	for off := 0; off < len(got); off += segmentMax {

@@ -34,13 +34,19 @@ import (
 // with the error.
 func walk(ctx context.Context, repo *gitstore.Repo, opt gitstore.LogOptions, keep func(*gitstore.LogCommit) error) ([]Commit, error) {
 	opt.TreesOnly = true
+	return walkEach(ctx, repo, func(fn func(*gitstore.LogCommit) error) error { return repo.Log(ctx, opt, fn) }, keep)
+}
+
+// walkEach is walk over the commits each lists (a walk of its own, or a
+// chunk of a backStream), TreesOnly, in git's order.
+func walkEach(ctx context.Context, repo *gitstore.Repo, each func(fn func(*gitstore.LogCommit) error) error, keep func(*gitstore.LogCommit) error) ([]Commit, error) {
 	partial := repo.IsPartialClone()
 	d := newDiffer(ctx, repo)
 	var out []Commit
 	// again holds the commits diffed again, by their place in out: their
 	// records are made when the diffs are in.
 	again := map[int]*gitstore.LogCommit{}
-	err := repo.Log(ctx, opt, func(lc *gitstore.LogCommit) error {
+	err := each(func(lc *gitstore.LogCommit) error {
 		if err := keep(lc); err != nil {
 			return err
 		}

@@ -395,7 +395,9 @@ func TestBackfillResumes(t *testing.T) {
 		}
 		return nr, res, nil
 	}
-	// One uninterrupted backfill.
+	// One uninterrupted backfill: one walk, its chunks taken in turn.
+	putBackStream(nil)
+	starts := backStarts
 	whole := first
 	for steps := 0; ; steps++ {
 		var res *Result
@@ -412,6 +414,9 @@ func TestBackfillResumes(t *testing.T) {
 		if steps > 20 {
 			t.Fatal("backfill does not end")
 		}
+	}
+	if n := backStarts - starts; n != 1 {
+		t.Errorf("an uninterrupted backfill started %d walks, want 1", n)
 	}
 	wantTree, _, _, _ := repo.Lookup(whole, Dir)
 	// Interrupted: contexts that expire at random moments; an interrupted

@@ -11,6 +11,7 @@ import (
 
 	"github.com/konteks/git-konteks/extract"
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/history"
 	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/memref"
 	"github.com/konteks/git-konteks/recall"
@@ -146,6 +147,7 @@ func continueHistory(repo *gitstore.Repo, pending string, logw io.Writer) {
 		return
 	}
 	t0 := time.Now()
+	defer history.EndBackfill()
 	for {
 		if _, err := os.Stat(pending); err == nil {
 			return
