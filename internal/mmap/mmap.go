@@ -1,6 +1,6 @@
 // Package mmap maps files read-only for the local caches (the search
-// index's tables, the graph cache, the vector cache), so processes share
-// the pages and nothing is copied onto the heap, and replaces the
+// index's tables, the graph cache, the vector cache), so a reader pages in
+// only what it touches and processes share the pages, and replaces the
 // caches' files (those and history's signals) atomically, so a reader
 // sees either the old file or the new one.
 package mmap
@@ -30,14 +30,6 @@ const maxSize = 1 << 40
 // File maps the file at path read-only and returns its bytes and the
 // function that unmaps them. Where mmap fails (some filesystems) the file
 // is read instead and unmap does nothing. An empty file is an empty slice.
-//
-// The mapping is populated: every page of the file is mapped at once
-// (MAP_POPULATE, on Linux) rather than at its first touch. The caches are read
-// widely by every search (a scan of every vector's sketch, binary
-// searches over the docs table, rows scattered over the vector table),
-// and in a virtual machine a page fault costs microseconds: on the Go
-// tree a recall faulted on some 750 pages of its tables, 4 ms of CPU,
-// where populating its 57 MB of tables takes about one.
 func File(path string) (b []byte, unmap func() error, err error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -55,7 +47,7 @@ func File(path string) (b []byte, unmap func() error, err error) {
 	if size > maxSize {
 		return nil, nil, fmt.Errorf("%s: too large to map (%d bytes)", path, size)
 	}
-	b, err = syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED|populate)
+	b, err = syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
 		if b, err = os.ReadFile(path); err != nil {
 			return nil, nil, err
