@@ -3,7 +3,6 @@ package gitstore
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,10 +18,11 @@ import (
 // answers come from that snapshot while nothing it was read from changed:
 // the config files git reads (their size, time and inode), and the
 // environment that chooses them or adds values (GIT_CONFIG_*, HOME,
-// XDG_CONFIG_HOME). A file reached only through an include is not
-// watched; the snapshot is read anew after configTTL in any case, so a
-// long-lived process (the MCP server) sees such a change within a second.
-// A config write made through the Repo drops the snapshot.
+// XDG_CONFIG_HOME). The snapshot is looked at again after configTTL in
+// any case, so a long-lived process (the MCP server) sees a change to a
+// file reached through an include within a second. A config write made
+// through the Repo drops the snapshot. It is kept between processes too
+// (configcache.go), watching the included files as well.
 const configTTL = time.Second
 
 type configCache struct {
@@ -50,6 +50,13 @@ func (r *Repo) configSource() string {
 			b.WriteByte(0)
 		}
 	}
+	b.WriteString(filesState(r.configFiles()))
+	return b.String()
+}
+
+// configFiles are the files git reads its config from by default, found
+// or not.
+func (r *Repo) configFiles() []string {
 	files := []string{filepath.Join(r.CommonDir, "config"), filepath.Join(r.CommonDir, "config.worktree"), filepath.Join(r.GitDir, "config.worktree")}
 	if g, ok := os.LookupEnv("GIT_CONFIG_GLOBAL"); ok {
 		files = append(files, g)
@@ -68,14 +75,7 @@ func (r *Repo) configSource() string {
 			files = append(files, "/etc/gitconfig")
 		}
 	}
-	for _, f := range files {
-		b.WriteString(f)
-		if fi, err := os.Stat(f); err == nil {
-			fmt.Fprintf(&b, " %d %d %s", fi.Size(), fi.ModTime().UnixNano(), fileID(fi))
-		}
-		b.WriteByte(0)
-	}
-	return b.String()
+	return files
 }
 
 // snapshot returns the config's keys and values, read anew when the
@@ -90,21 +90,48 @@ func (r *Repo) configSnapshot() (keys, vals []string) {
 		return c.keys, c.vals
 	}
 	c.from = from
-	cmd := r.command(context.Background(), "config", "-z", "--list")
-	out, err := cmd.Output()
 	c.keys, c.vals = nil, nil
+	file := r.configSnapshotFile()
+	if keys, vals, ok := readConfigSnapshot(file, r.gitCLI, from, time.Now()); ok {
+		c.keys, c.vals, c.at = keys, vals, time.Now()
+		return c.keys, c.vals
+	}
+	started := time.Now()
+	cmd := r.command(context.Background(), "config", "-z", "--list", "--show-origin")
+	out, err := cmd.Output()
 	if err == nil {
-		for _, kv := range bytes.Split(out, []byte{0}) {
-			if len(kv) == 0 {
-				continue
-			}
-			k, v, _ := strings.Cut(string(kv), "\n")
-			c.keys = append(c.keys, k)
-			c.vals = append(c.vals, v)
+		var origins []string
+		c.keys, c.vals, origins = parseConfigList(out)
+		if file != "" {
+			writeConfigSnapshot(file, r.gitCLI, from, r.configFiles(), started, c.keys, c.vals, origins)
 		}
 	}
 	c.at = time.Now()
 	return c.keys, c.vals
+}
+
+// parseConfigList reads `git config -z --list --show-origin`: for each
+// value its origin ("file:<path>", "command line:", ...), then the key,
+// a newline and the value, each ended by a NUL. origins[i] is the file
+// the i-th value came from, made absolute, "" when it came from no file.
+func parseConfigList(out []byte) (keys, vals, origins []string) {
+	fields := bytes.Split(out, []byte{0})
+	for i := 0; i+1 < len(fields); i += 2 {
+		origin, kv := string(fields[i]), string(fields[i+1])
+		k, v, _ := strings.Cut(kv, "\n")
+		path, ok := strings.CutPrefix(origin, "file:")
+		if ok {
+			if abs, err := filepath.Abs(path); err == nil {
+				path = abs
+			}
+		} else {
+			path = ""
+		}
+		keys = append(keys, k)
+		vals = append(vals, v)
+		origins = append(origins, path)
+	}
+	return keys, vals, origins
 }
 
 // canonicalKey is key as git lists it: section and variable names in

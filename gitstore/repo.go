@@ -676,7 +676,7 @@ func (r *Repo) runGit(stdin []byte, args ...string) ([]byte, error) {
 		return nil, errors.New("git command not found")
 	}
 	if len(args) > 0 && args[0] == "config" {
-		r.cfg.drop() // it may write: the next read takes a new snapshot
+		r.dropConfig() // it may write: the next read takes a new snapshot
 	}
 	cmd := r.command(context.Background(), args...)
 	if stdin != nil {
