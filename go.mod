@@ -76,3 +76,5 @@ require (
 )
 
 replace github.com/go-enry/go-enry/v2 => ./third_party/go-enry
+
+replace github.com/blevesearch/vellum => ./third_party/vellum

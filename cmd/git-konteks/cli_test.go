@@ -188,6 +188,44 @@ func TestNoCollectionAtStart(t *testing.T) {
 	}
 }
 
+// TestStartAllocations: package initialisation, paid by every command,
+// allocates under 2.5 MB. Dependencies that built tables at init did
+// the most of it: enry's classifier (16 MB before third_party/go-enry),
+// bleve's Levenshtein automata (1 MB, before third_party/vellum builds
+// them on first use). A new dependency with a costly init fails here.
+func TestStartAllocations(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command(binary, "--version")
+	cmd.Env = append(withoutEnv(os.Environ(), "GODEBUG"), "GODEBUG=inittrace=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("--version: %v\n%s", err, stderr.String())
+	}
+	total, worst, worstBytes := 0, "", 0
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		// init <package> @<start> ms, <clock> ms clock, <bytes> bytes, <n> allocs
+		f := strings.Fields(line)
+		if len(f) < 9 || f[0] != "init" || f[8] != "bytes," {
+			continue
+		}
+		n, err := strconv.Atoi(f[7])
+		if err != nil {
+			t.Fatalf("bad inittrace line %q", line)
+		}
+		total += n
+		if n > worstBytes {
+			worst, worstBytes = f[1], n
+		}
+	}
+	if total == 0 {
+		t.Fatalf("no inittrace lines:\n%s", stderr.String())
+	}
+	if total > 5<<19 {
+		t.Errorf("package initialisation allocated %d bytes, over 2.5 MB; the most: %s, %d bytes", total, worst, worstBytes)
+	}
+}
+
 // withoutEnv is env less the variables named.
 func withoutEnv(env []string, names ...string) []string {
 	var out []string

@@ -3,8 +3,8 @@
 // extraction, `--version`) runs without a collection.
 //
 // Go starts collecting at a 4 MB heap, and package initialisation alone
-// (bleve's Levenshtein automata, enry's language tables) allocates about
-// that much: every call paid one collection before main ran, a third of
+// (bleve's Levenshtein automata, enry's language tables) allocated about
+// that much before both were made lazy (third_party), and may again: every call paid one collection before main ran, a third of
 // `--version`'s CPU and a tenth of a recall's. Here the collector starts
 // off under a soft memory limit of Floor; the first collection, at that
 // limit, finalizes a sentinel whose finalizer turns the proportional goal
