@@ -129,5 +129,25 @@ func Terms(text string) []string {
 	return out
 }
 
+// EachTerm calls fn with every term of text, in order, repeats included,
+// until fn returns false.
+func EachTerm(text string, fn func(term string) (more bool)) {
+	a := analyzerPool.Get().(*analyzer)
+	defer analyzerPool.Put(a)
+	a.reset()
+	done := false
+	eachWord(text, func(w string) {
+		if done {
+			return
+		}
+		for _, id := range a.wordTerms(w) {
+			if !fn(a.vocab[id]) {
+				done = true
+				return
+			}
+		}
+	})
+}
+
 // eachWord is the tokenizer: text.Words.
 func eachWord(s string, fn func(string)) { text.Words(s, fn) }

@@ -54,14 +54,32 @@ var DefaultBoosts = Boosts{Name: 0.6, Path: 0.4}
 func QueryTerms(text string) []Term {
 	a := analyzerPool.Get().(*analyzer)
 	defer analyzerPool.Put(a)
-	idx := map[string]int{}
+	// Most texts are names and short tasks, asked per candidate: a few
+	// terms, found again by a scan; a map only past that.
+	const scan = 16
+	var idx map[string]int
 	var out []Term
 	a.terms(text, func(t string) {
-		if i, ok := idx[t]; ok {
+		if idx == nil {
+			for i := range out {
+				if out[i].Text == t {
+					out[i].Weight++
+					return
+				}
+			}
+			if len(out) == scan {
+				idx = make(map[string]int, 2*scan)
+				for i, o := range out {
+					idx[o.Text] = i
+				}
+			}
+		} else if i, ok := idx[t]; ok {
 			out[i].Weight++
 			return
 		}
-		idx[t] = len(out)
+		if idx != nil {
+			idx[t] = len(out)
+		}
 		out = append(out, Term{Text: t, Weight: 1})
 	})
 	return out

@@ -164,17 +164,34 @@ func assess(task string, hits []Hit, weight func(term string) float64) Evidence 
 	union := map[string]bool{}
 	best, via := 0, false
 	var bestW, unionW float64
+	// Which of the task's terms each hit holds, read until all are found:
+	// a hit's text can be a whole class, the task a few words.
+	want := make(map[string]int, len(words))
+	for j, tw := range words {
+		want[tw.term] = j
+	}
+	have := make([]bool, len(words))
 	for i, h := range top {
 		if h.Via != "" {
 			via = true
 		}
-		have := map[string]bool{}
-		for _, t := range index.Terms(strings.Join([]string{h.Path, h.Name, h.Symbol, h.Summary, h.Content, h.Snippet}, "\n")) {
-			have[t] = true
+		clear(have)
+		left := len(words)
+		for _, text := range [...]string{h.Path, h.Name, h.Symbol, h.Summary, h.Content, h.Snippet} {
+			if left == 0 {
+				break
+			}
+			index.EachTerm(text, func(t string) bool {
+				if j, ok := want[t]; ok && !have[j] {
+					have[j] = true
+					left--
+				}
+				return left > 0
+			})
 		}
 		n, nw := 0, 0.0
 		for j, tw := range words {
-			if have[tw.term] {
+			if have[j] {
 				n++
 				nw += w[j]
 				if !union[tw.term] {
