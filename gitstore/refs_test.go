@@ -1,8 +1,11 @@
 package gitstore
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/konteks/git-konteks/internal/testgit"
@@ -95,4 +98,60 @@ func TestRefsWithPrefixWithoutProcess(t *testing.T) {
 	if _, err := list(); err == nil {
 		t.Fatal("a ref being written was answered without git")
 	}
+}
+
+// TestReadRefAsGit: ReadRef answers what `git rev-parse` answers for
+// loose refs, packed ones, a loose ref over a packed one, refs that do
+// not exist (beside a packed-refs of many tags), a symbolic ref, and
+// after packed-refs is rewritten or a ref deleted by git.
+func TestReadRefAsGit(t *testing.T) {
+	r := testgit.New(t)
+	r.Write("a.txt", "a\n")
+	a := r.Commit("a")
+	r.Write("a.txt", "b\n")
+	b := r.Commit("b")
+	for i := 0; i < 300; i++ {
+		r.Git("tag", fmt.Sprintf("v1.%d", i), a)
+	}
+	r.Git("tag", "-a", "-m", "annotated", "v2", b)
+	r.Git("update-ref", "refs/konteks", a)
+	r.Git("update-ref", "refs/konteks-shared/v2/main", b)
+	r.Git("pack-refs", "--all")
+	r.Git("update-ref", "refs/konteks", b) // loose, over the packed line
+	r.Git("update-ref", "refs/konteks-remotes/origin/main", a)
+	r.Git("symbolic-ref", "refs/konteks-alias", "refs/konteks-shared/v2/main")
+	repo, err := Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string, names ...string) {
+		t.Helper()
+		for _, name := range names {
+			got, err := repo.ReadRef(name)
+			if err != nil {
+				t.Errorf("%s: ReadRef(%s): %v", when, name, err)
+				continue
+			}
+			cmd := exec.Command("git", "rev-parse", "-q", "--verify", name)
+			cmd.Dir = r.Dir
+			out, _ := cmd.Output() // exit 1: no such ref
+			want := strings.TrimSpace(string(out))
+			if want == "" {
+				want = ZeroHash.String()
+			}
+			if got.String() != want {
+				t.Errorf("%s: ReadRef(%s) = %s, git says %s", when, name, got, want)
+			}
+		}
+	}
+	names := []string{"refs/konteks", "refs/konteks-shared/v2/main", "refs/konteks-remotes/origin/main",
+		"refs/konteks-alias", "refs/tags/v1.7", "refs/tags/v1.299", "refs/tags/v2", "refs/konteks-checkpoint",
+		"refs/konteks/sub", "refs/heads/main", "refs/heads/absent"}
+	check("at first", names...)
+	r.Git("update-ref", "refs/konteks-shared/v2/main", a) // loose now, the packed line stays
+	r.Git("update-ref", "-d", "refs/tags/v1.7")           // rewrites packed-refs
+	check("after an update and a deletion", names...)
+	r.Git("pack-refs", "--all")
+	r.Git("update-ref", "-d", "refs/konteks")
+	check("after packing again and a deletion", names...)
 }

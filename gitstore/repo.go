@@ -105,7 +105,8 @@ type Repo struct {
 	signerRead bool    // commitSigner has read the signing config
 	signer     *signer // nil: memory commits are not signed (sign.go)
 
-	cfg configCache // config.go
+	cfg    configCache // config.go
+	packed packedRefs  // packedrefs.go
 }
 
 // Open finds the repository containing dir (or named by $GIT_DIR) and opens it.

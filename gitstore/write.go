@@ -193,6 +193,9 @@ func (w *Writer) writePack(hashes []Hash) error {
 // ReadRef returns the commit a ref points at, or the zero hash when the ref
 // does not exist.
 func (r *Repo) ReadRef(name string) (Hash, error) {
+	if h, ok := r.readFilesRef(name); ok {
+		return h, nil
+	}
 	ref, err := r.storage.Reference(plumbing.ReferenceName(name))
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return ZeroHash, nil
