@@ -28,9 +28,12 @@ const configTTL = time.Second
 type configCache struct {
 	mu   sync.Mutex
 	at   time.Time
-	from string   // configSource when the snapshot was read
-	keys []string // canonical keys, in git's order (the last value wins)
-	vals []string
+	from string // configSource when the snapshot was read
+	// partial is set when the snapshot is the one kept between
+	// processes, which holds the keys of keptConfig only.
+	partial bool
+	keys    []string // canonical keys, in git's order (the last value wins)
+	vals    []string
 }
 
 func (c *configCache) drop() {
@@ -81,19 +84,27 @@ func (r *Repo) configFiles() []string {
 // snapshot returns the config's keys and values, read anew when the
 // snapshot is older than configTTL. A config git cannot read gives none,
 // as `git config --get` would give nothing.
-func (r *Repo) configSnapshot() (keys, vals []string) {
+//
+// want is the key, or the prefix of the keys, the caller reads: the
+// snapshot kept between processes holds some keys only (keptConfig), and
+// a key outside them is read from git.
+func (r *Repo) configSnapshot(want string) (keys, vals []string) {
 	c := &r.cfg
 	from := r.configSource()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.at.IsZero() && time.Since(c.at) < configTTL && c.from == from {
+	kept := keptConfig(want)
+	if !c.at.IsZero() && time.Since(c.at) < configTTL && c.from == from && (!c.partial || kept) {
 		return c.keys, c.vals
 	}
-	c.from = from
+	c.from, c.partial = from, false
 	c.keys, c.vals = nil, nil
 	file := r.configSnapshotFile()
+	if !kept {
+		file = "" // a full snapshot is wanted, and none is kept
+	}
 	if keys, vals, ok := readConfigSnapshot(file, r.gitCLI, from, time.Now()); ok {
-		c.keys, c.vals, c.at = keys, vals, time.Now()
+		c.keys, c.vals, c.at, c.partial = keys, vals, time.Now(), true
 		return c.keys, c.vals
 	}
 	started := time.Now()
@@ -102,8 +113,8 @@ func (r *Repo) configSnapshot() (keys, vals []string) {
 	if err == nil {
 		var origins []string
 		c.keys, c.vals, origins = parseConfigList(out)
-		if file != "" {
-			writeConfigSnapshot(file, r.gitCLI, from, r.configFiles(), started, c.keys, c.vals, origins)
+		if f := r.configSnapshotFile(); f != "" {
+			writeConfigSnapshot(f, r.gitCLI, from, r.configFiles(), started, c.keys, c.vals, origins)
 		}
 	}
 	c.at = time.Now()
@@ -151,7 +162,7 @@ func (r *Repo) ConfigValue(key string) string {
 	if r.gitCLI == "" {
 		return r.storageConfigValue(key)
 	}
-	keys, vals := r.configSnapshot()
+	keys, vals := r.configSnapshot(key)
 	want := canonicalKey(key)
 	for i := len(keys) - 1; i >= 0; i-- {
 		if keys[i] == want {
@@ -169,7 +180,7 @@ func (r *Repo) ConfigValues(prefix string) map[string]string {
 	if r.gitCLI == "" {
 		return out
 	}
-	keys, vals := r.configSnapshot()
+	keys, vals := r.configSnapshot(prefix)
 	for i, k := range keys {
 		if strings.HasPrefix(k, prefix) {
 			out[strings.ToLower(k)] = vals[i]

@@ -29,6 +29,12 @@ import (
 //     is created later is a change), each by size, time and inode;
 //   - the git binary (binaryKey): another git may read other files.
 //
+// Only the keys git konteks reads are kept (keptConfig: its own, the
+// identity and signing settings): the file is not a second copy of
+// credentials or tokens a user's config may hold (credential.*, http.*,
+// url.*, remote URLs). A process that asks for another key reads the
+// whole config from git.
+//
 // What no file's state shows is not kept: a snapshot with an
 // `includeIf "onbranch:..."` depends on the branch checked out, so it
 // lives in its process only, as before. A file changed less than
@@ -43,8 +49,24 @@ import (
 const (
 	configKeep         = 10 * time.Minute
 	configRacy         = 2 * time.Second
-	configSnapshotForm = "git-konteks config-snapshot 1"
+	configSnapshotForm = "git-konteks config-snapshot 2"
 )
+
+// keptPrefixes are the keys, and prefixes of keys, the kept snapshot
+// holds, lower case.
+var keptPrefixes = []string{"konteks.", "user.", "author.", "committer.", "gpg.", "commit.gpgsign"}
+
+// keptConfig reports whether the kept snapshot holds key (or, for a
+// prefix, every key under it).
+func keptConfig(key string) bool {
+	k := strings.ToLower(key)
+	for _, p := range keptPrefixes {
+		if strings.HasPrefix(k, p) {
+			return true
+		}
+	}
+	return false
+}
 
 // configEntry is the file's content.
 type configEntry struct {
@@ -140,9 +162,15 @@ func writeConfigSnapshot(file, bin, source string, defaults []string, started ti
 			return
 		}
 	}
+	var kk, kv []string
+	for i, k := range keys {
+		if keptConfig(k) {
+			kk, kv = append(kk, k), append(kv, vals[i])
+		}
+	}
 	b, err := json.Marshal(configEntry{
 		Form: configSnapshotForm, Written: time.Now().Unix(), Git: git, Source: source,
-		Watched: watched, States: states, Keys: keys, Vals: vals,
+		Watched: watched, States: states, Keys: kk, Vals: kv,
 	})
 	if err != nil {
 		return

@@ -44,7 +44,7 @@ func TestConfigSnapshotKept(t *testing.T) {
 		}
 	}
 	write(inc, "[konteks]\n\tfromInclude = yes\n")
-	write(global, "[include]\n\tpath = "+inc+"\n\tpath = later\n[konteks]\n\tsign = global\n")
+	write(global, "[include]\n\tpath = "+inc+"\n\tpath = later\n[konteks]\n\tsign = global\n[http]\n\textraHeader = Authorization: token-in-config\n")
 	t.Setenv("GIT_CONFIG_GLOBAL", global)
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	r.Git("config", "konteks.local", "1")
@@ -70,24 +70,28 @@ func TestConfigSnapshotKept(t *testing.T) {
 	expect("first process", "konteks.fromInclude", "yes", 1)
 	expect("second process", "konteks.fromInclude", "yes", 1)
 	expect("third process, another key", "konteks.local", "1", 1)
+	// Only what git konteks reads is kept: a key outside it is read from
+	// git, and the file holds no other value of the config.
+	expect("a key the kept snapshot does not hold", "http.extraHeader", "Authorization: token-in-config", 2)
+	if b, err := os.ReadFile(mustOpen(t, r.Dir).configSnapshotFile()); err != nil || strings.Contains(string(b), "token-in-config") || !strings.Contains(string(b), "konteks.local") {
+		t.Errorf("the kept snapshot (%v) holds what it should not, or lacks what it should:\n%s", err, b)
+	}
+	expect("and a kept key again", "konteks.local", "1", 2)
 
 	write(inc, "[konteks]\n\tfromInclude = yup\n") // the same size
 	age()
-	expect("an included file changed", "konteks.fromInclude", "yup", 2)
-	expect("and kept again", "konteks.fromInclude", "yup", 2)
+	expect("an included file changed", "konteks.fromInclude", "yup", 3)
+	expect("and kept again", "konteks.fromInclude", "yup", 3)
 
 	write(later, "[konteks]\n\tlater = here\n")
 	age()
-	expect("a missing include created", "konteks.later", "here", 3)
+	expect("a missing include created", "konteks.later", "here", 4)
 
 	t.Setenv("GIT_CONFIG_PARAMETERS", "'konteks.fromenv'='e'")
-	expect("the environment changed", "konteks.fromenv", "e", 4)
-	expect("and kept again", "konteks.fromenv", "e", 4)
+	expect("the environment changed", "konteks.fromenv", "e", 5)
+	expect("and kept again", "konteks.fromenv", "e", 5)
 
-	repo, err := Open(r.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo := mustOpen(t, r.Dir)
 	if err := repo.SetConfig("konteks.sign", "set"); err != nil {
 		t.Fatal(err)
 	}
@@ -142,4 +146,13 @@ func calls(t *testing.T, log string) []string {
 		}
 	}
 	return out
+}
+
+func mustOpen(t *testing.T, dir string) *Repo {
+	t.Helper()
+	repo, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return repo
 }
