@@ -49,12 +49,12 @@ import (
 const (
 	configKeep         = 10 * time.Minute
 	configRacy         = 2 * time.Second
-	configSnapshotForm = "git-konteks config-snapshot 2"
+	configSnapshotForm = "git-konteks config-snapshot 3"
 )
 
 // keptPrefixes are the keys, and prefixes of keys, the kept snapshot
 // holds, lower case.
-var keptPrefixes = []string{"konteks.", "user.", "author.", "committer.", "gpg.", "commit.gpgsign"}
+var keptPrefixes = []string{"konteks.", "user.", "author.", "committer.", "gpg.", "commit.gpgsign", "diff.orderfile"}
 
 // keptConfig reports whether the kept snapshot holds key (or, for a
 // prefix, every key under it).

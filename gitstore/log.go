@@ -111,6 +111,14 @@ func (r *Repo) Log(ctx context.Context, opt LogOptions, fn func(*LogCommit) erro
 		}
 	}
 	noBlobs := opt.TreesOnly || (r.IsPartialClone() && !opt.Counts)
+	if short, ok := r.shortLog(opt, noBlobs); ok {
+		for _, c := range short {
+			if err := fn(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	args, ok := logArgs(opt, noBlobs)
 	if !ok {
 		return nil
