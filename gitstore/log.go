@@ -91,7 +91,8 @@ var ErrNoCLI = errors.New("the git command is not available")
 // changed, calling fn for each as it is read. One `git log` process does
 // the whole walk, with rename detection and line counts unless
 // opt.TreesOnly: go-git's per-commit tree diffs are two orders of
-// magnitude slower on long histories.
+// magnitude slower on long histories. A short walk of trees only (a
+// hook's few new commits) is read without git (shortlog.go).
 func (r *Repo) Log(ctx context.Context, opt LogOptions, fn func(*LogCommit) error) error {
 	if r.gitCLI == "" {
 		return ErrNoCLI
