@@ -71,12 +71,13 @@ func (r *Repo) configFiles() []string {
 		}
 		files = append(files, filepath.Join(home, ".gitconfig"), filepath.Join(xdg, "git", "config"))
 	}
-	if os.Getenv("GIT_CONFIG_NOSYSTEM") == "" {
-		if sys, ok := os.LookupEnv("GIT_CONFIG_SYSTEM"); ok {
-			files = append(files, sys)
-		} else {
-			files = append(files, "/etc/gitconfig")
-		}
+	// The system file is watched even under GIT_CONFIG_NOSYSTEM, which
+	// git reads as a boolean ("0" and "false" read it): a file watched
+	// for nothing costs a read of the config now and then.
+	if sys, ok := os.LookupEnv("GIT_CONFIG_SYSTEM"); ok {
+		files = append(files, sys)
+	} else {
+		files = append(files, "/etc/gitconfig")
 	}
 	return files
 }
@@ -132,8 +133,12 @@ func parseConfigList(out []byte) (keys, vals, origins []string) {
 		k, v, _ := strings.Cut(kv, "\n")
 		path, ok := strings.CutPrefix(origin, "file:")
 		if ok {
-			if abs, err := filepath.Abs(path); err == nil {
-				path = abs
+			// Not cleaned: "dir/../x" is resolved by the kernel, through
+			// a symlinked dir, as git opened it.
+			if !filepath.IsAbs(path) {
+				if wd, err := os.Getwd(); err == nil {
+					path = wd + string(filepath.Separator) + path
+				}
 			}
 		} else {
 			path = ""

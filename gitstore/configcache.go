@@ -5,11 +5,15 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
+
+	"github.com/konteks/git-konteks/secret"
 )
 
 // The config snapshot kept between processes.
@@ -33,7 +37,9 @@ import (
 // identity and signing settings): the file is not a second copy of
 // credentials or tokens a user's config may hold (credential.*, http.*,
 // url.*, remote URLs). A process that asks for another key reads the
-// whole config from git.
+// whole config from git. A kept value that looks like a credential (a
+// URL with a password, what the secret detector finds) keeps nothing,
+// and the environment is kept as a digest (`git -c` puts values there).
 //
 // What no file's state shows is not kept: a snapshot with an
 // `includeIf "onbranch:..."` depends on the branch checked out, so it
@@ -49,7 +55,7 @@ import (
 const (
 	configKeep         = 10 * time.Minute
 	configRacy         = 2 * time.Second
-	configSnapshotForm = "git-konteks config-snapshot 3"
+	configSnapshotForm = "git-konteks config-snapshot 4"
 )
 
 // keptPrefixes are the keys, and prefixes of keys, the kept snapshot
@@ -68,6 +74,18 @@ func keptConfig(key string) bool {
 	return false
 }
 
+// secretValue reports whether a kept value looks like a credential (a
+// URL with a user or password, what the secret detector finds): the
+// snapshot is then not kept, rather than copied to a second file.
+func secretValue(v string) bool {
+	if strings.Contains(v, "://") {
+		if u, err := url.Parse(strings.TrimSpace(v)); err == nil && u.User != nil {
+			return true
+		}
+	}
+	return secret.ContainsString(v)
+}
+
 // configEntry is the file's content.
 type configEntry struct {
 	Form    string   `json:"form"`
@@ -80,6 +98,13 @@ type configEntry struct {
 	Vals    []string `json:"vals"`
 }
 
+// sourceDigest names source without holding it: the environment in it
+// may carry secrets (GIT_CONFIG_PARAMETERS from `git -c`).
+func sourceDigest(source string) string {
+	sum := sha256.Sum256([]byte(source))
+	return hex.EncodeToString(sum[:])
+}
+
 // configSnapshotFile is where the snapshot of r's git dir is kept, ""
 // when it cannot be named.
 func (r *Repo) configSnapshotFile() string {
@@ -90,7 +115,11 @@ func (r *Repo) configSnapshotFile() string {
 	if err != nil {
 		return ""
 	}
-	sum := sha256.Sum256([]byte(gd))
+	real, err := filepath.EvalSymlinks(gd) // includeIf "gitdir:" matches it too
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(gd + "\x00" + real))
 	return filepath.Join(r.CommonDir, "konteks", "config-"+hex.EncodeToString(sum[:6]))
 }
 
@@ -135,7 +164,7 @@ func readConfigSnapshot(file, bin, source string, now time.Time) (keys, vals []s
 	if age := now.Sub(time.Unix(e.Written, 0)); age < 0 || age > configKeep {
 		return nil, nil, false
 	}
-	if e.Source != source || e.Git != binaryKey(bin) || e.Git == "" || e.States != filesState(e.Watched) {
+	if e.Source != sourceDigest(source) || e.Git != binaryKey(bin) || e.Git == "" || e.States != filesState(e.Watched) {
 		return nil, nil, false
 	}
 	return e.Keys, e.Vals, true
@@ -162,14 +191,25 @@ func writeConfigSnapshot(file, bin, source string, defaults []string, started ti
 			return
 		}
 	}
+	for _, f := range watched {
+		if !utf8.ValidString(f) {
+			return // JSON would change it
+		}
+	}
 	var kk, kv []string
 	for i, k := range keys {
 		if keptConfig(k) {
+			if !utf8.ValidString(k) || !utf8.ValidString(vals[i]) {
+				return // JSON would change it
+			}
+			if secretValue(vals[i]) {
+				return
+			}
 			kk, kv = append(kk, k), append(kv, vals[i])
 		}
 	}
 	b, err := json.Marshal(configEntry{
-		Form: configSnapshotForm, Written: time.Now().Unix(), Git: git, Source: source,
+		Form: configSnapshotForm, Written: time.Now().Unix(), Git: git, Source: sourceDigest(source),
 		Watched: watched, States: states, Keys: kk, Vals: kv,
 	})
 	if err != nil {
@@ -220,7 +260,7 @@ func configDepends(keys, vals, origins []string) (files []string, ok bool) {
 			if home == "" {
 				return nil, false
 			}
-			p = filepath.Join(home, p[1:])
+			p = home + p[1:] // as git: no cleaning, ".." is the kernel's
 		case strings.HasPrefix(p, "~") || strings.HasPrefix(p, "%("):
 			// ~user and %(prefix): where git would look is not known here.
 			return nil, false
@@ -228,7 +268,7 @@ func configDepends(keys, vals, origins []string) (files []string, ok bool) {
 			if origins[i] == "" {
 				continue // git refuses a relative include outside a file
 			}
-			p = filepath.Join(filepath.Dir(origins[i]), p)
+			p = origins[i][:strings.LastIndexByte(origins[i], '/')+1] + p // as git
 		}
 		files = append(files, p)
 	}

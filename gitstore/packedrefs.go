@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // Reading a ref that is not a loose file made go-git read packed-refs
@@ -61,6 +62,11 @@ type packedRefs struct {
 	mu    sync.Mutex
 	state string
 	refs  map[string]Hash
+	// racy is set when the file was parsed within configRacy of its
+	// last change: a rewrite in the same timestamp tick, of the same
+	// size, onto a reused inode would look the same, so it is parsed
+	// again at every lookup until it is old enough.
+	racy bool
 }
 
 // lookup finds name in the packed-refs file at file: the zero hash and
@@ -77,7 +83,7 @@ func (p *packedRefs) lookup(file, name string) (Hash, bool) {
 	state := fmt.Sprintf("%d %d %s", fi.Size(), fi.ModTime().UnixNano(), fileID(fi))
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.refs == nil || p.state != state {
+	if p.refs == nil || p.state != state || p.racy {
 		b, err := os.ReadFile(file)
 		if err != nil {
 			p.refs = nil
@@ -91,6 +97,7 @@ func (p *packedRefs) lookup(file, name string) (Hash, bool) {
 		// The state is the one seen before the read: a file replaced
 		// between the two is parsed again at the next lookup.
 		p.state, p.refs = state, refs
+		p.racy = !fi.ModTime().Before(time.Now().Add(-configRacy))
 	}
 	return p.refs[name], true
 }

@@ -20,11 +20,13 @@ func ownGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 }
 
-// fileID names the file fi describes (device and inode): a file replaced
-// by rename, as git replaces its config, has another.
+// fileID names the file fi describes (device and inode) and its last
+// change of status (ctime): a file replaced by rename, as git replaces its
+// config, has another inode; one rewritten in place with its time set
+// back (cp -p, touch -r) or made readable has another ctime.
 func fileID(fi os.FileInfo) string {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return strconv.FormatUint(uint64(st.Dev), 10) + ":" + strconv.FormatUint(uint64(st.Ino), 10)
+		return strconv.FormatUint(uint64(st.Dev), 10) + ":" + strconv.FormatUint(uint64(st.Ino), 10) + ":" + strconv.FormatInt(ctimeOf(st), 10)
 	}
 	return ""
 }
