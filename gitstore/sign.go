@@ -28,6 +28,15 @@ type signer struct {
 // off whatever git's settings are.
 func (r *Repo) SigningEnabled() bool { return r.commitSigner() != nil }
 
+// gitTrue reads a git boolean that is true: true, yes, on or 1, in any case.
+func gitTrue(v string) bool {
+	switch strings.ToLower(v) {
+	case "true", "yes", "on", "1":
+		return true
+	}
+	return false
+}
+
 func (r *Repo) commitSigner() *signer {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -36,11 +45,11 @@ func (r *Repo) commitSigner() *signer {
 	}
 	r.signerRead = true
 	on := false
-	switch strings.ToLower(r.ConfigValue("konteks.sign")) {
-	case "true", "yes", "on", "1":
+	switch v := r.ConfigValue("konteks.sign"); {
+	case gitTrue(v):
 		on = true
-	case "":
-		on = strings.EqualFold(r.ConfigValue("commit.gpgsign"), "true") &&
+	case v == "":
+		on = gitTrue(r.ConfigValue("commit.gpgsign")) &&
 			strings.EqualFold(r.ConfigValue("gpg.format"), "ssh") &&
 			r.ConfigValue("user.signingkey") != ""
 	}

@@ -391,4 +391,13 @@ func TestSigningFollowsGitsSettings(t *testing.T) {
 	if c.repo.SigningEnabled() {
 		t.Fatal("konteks.sign=false did not turn signing off")
 	}
+	// git's booleans: yes, on and 1 are true too.
+	c.Git("config", "--unset", "konteks.sign")
+	for _, v := range []string{"yes", "on", "1", "True"} {
+		c.Git("config", "commit.gpgsign", v)
+		reopen(c)
+		if !c.repo.SigningEnabled() {
+			t.Errorf("commit.gpgsign=%s did not turn memory signing on", v)
+		}
+	}
 }
