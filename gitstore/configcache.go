@@ -215,13 +215,20 @@ func writeConfigSnapshot(file, bin, source string, defaults []string, started ti
 	if err != nil {
 		return
 	}
+	_ = replaceFile(file, b) // failing to keep it is no error
+}
+
+// replaceFile writes b to file whole: to a temporary file beside it,
+// renamed into place, so a reader sees the old content or the new, never
+// a part (the directory is made if missing).
+func replaceFile(file string, b []byte) error {
 	dir := filepath.Dir(file)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return
+		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".config-*")
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(file)+"-*")
 	if err != nil {
-		return
+		return err
 	}
 	_, err = tmp.Write(b)
 	if cerr := tmp.Close(); err == nil {
@@ -233,6 +240,7 @@ func writeConfigSnapshot(file, bin, source string, defaults []string, started ti
 	if err != nil {
 		os.Remove(tmp.Name())
 	}
+	return err
 }
 
 // configDepends lists the files a snapshot depends on beyond the default

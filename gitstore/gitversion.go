@@ -184,22 +184,5 @@ func readVersionCache(file, key string, now time.Time) (major, minor int, ok boo
 // writeVersionCache writes the entry of key to file; failing to is no
 // error (the next command asks git again).
 func writeVersionCache(file, key string, major, minor int, now time.Time) {
-	dir := filepath.Dir(file)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return
-	}
-	tmp, err := os.CreateTemp(dir, ".git-version-*")
-	if err != nil {
-		return
-	}
-	_, err = fmt.Fprintf(tmp, "%s\n%d.%d\n%d\n%s\n", versionCacheMagic, major, minor, now.Unix(), key)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), file)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
+	_ = replaceFile(file, fmt.Appendf(nil, "%s\n%d.%d\n%d\n%s\n", versionCacheMagic, major, minor, now.Unix(), key))
 }
