@@ -179,7 +179,7 @@ func logArgs(opt LogOptions, noBlobs bool) ([]string, bool) {
 		// Options that a user's config could change are set explicitly.
 		"-c", "log.showSignature=false", "-c", "core.quotePath=false",
 		"log", "--stdin", "-z", "--no-color", "--no-abbrev", "--no-abbrev-commit",
-		"--no-relative", "--no-ext-diff", "--no-textconv", "--no-mailmap",
+		"--no-relative", "--no-ext-diff", "--no-textconv", "--no-mailmap", "--encoding=UTF-8",
 		"--root", "--diff-merges=off", "--raw",
 		"--format=%x1e%H%x00%P%x00%an%x00%ae%x00%at%x00%B%x00",
 	}

@@ -55,12 +55,12 @@ func (r *Repo) shortLog(opt LogOptions, noBlobs bool) ([]*LogCommit, bool) {
 		stop = h
 	}
 	if stop.IsZero() || opt.Include[0] == stop {
-		return nil, opt.Include[0] == stop // nothing to list
+		return nil, !stop.IsZero() && opt.Include[0] == stop // nothing to list
 	}
 	if _, err := os.Stat(filepath.Join(r.CommonDir, "info", "grafts")); !errors.Is(err, fs.ErrNotExist) {
 		return nil, false
 	}
-	if r.ConfigValue("diff.orderfile") != "" {
+	if _, set := r.ConfigValues("diff.orderfile")["diff.orderfile"]; set {
 		return nil, false
 	}
 	shallow := r.shallowCommits()
@@ -117,18 +117,24 @@ func (r *Repo) rawLogCommit(h Hash) (*LogCommit, Hash, bool) {
 		}
 		head, msg = b[:len(b)-1], nil
 	}
-	if bytes.IndexByte(msg, 0) >= 0 {
+	if bytes.IndexByte(b, 0) >= 0 { // git reads the header as a C string too
 		return nil, ZeroHash, false
 	}
 	lc := &LogCommit{Hash: h, Message: string(msg)}
 	var tree Hash
 	author := false
-	for _, line := range bytes.Split(head, []byte("\n")) {
+	for i, line := range bytes.Split(head, []byte("\n")) {
 		key, val, _ := bytes.Cut(line, []byte(" "))
 		switch string(key) {
-		case "tree":
+		case "tree": // git: the first line, and only there
+			if i != 0 {
+				return nil, ZeroHash, false
+			}
 			tree = parseHash(val)
-		case "parent":
+		case "parent": // git: the lines right after the tree, and only there
+			if i != len(lc.Parents)+1 {
+				return nil, ZeroHash, false
+			}
 			lc.Parents = append(lc.Parents, parseHash(val))
 		case "author":
 			if author {
@@ -177,6 +183,15 @@ func logIdent(b []byte) (name, email string, at int64, ok bool) {
 
 // isSpace is git's isspace: space, tab, newline, vertical tab, form feed, carriage return.
 func isSpace(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' }
+
+func octalDigits(b []byte) bool {
+	for _, c := range b {
+		if c < '0' || c > '7' {
+			return false
+		}
+	}
+	return true
+}
 
 func digits(b []byte) bool {
 	if len(b) == 0 {
@@ -236,18 +251,46 @@ func (r *Repo) entries(h Hash) ([]rawEntry, bool) {
 	if h.IsZero() {
 		return nil, true
 	}
-	t, err := r.tree(h)
+	// The raw object, not go-git's Tree: go-git canonicalises modes with
+	// mode&0o111 for the executable bit, git's canon_mode with mode&0o100.
+	obj, err := r.storage.EncodedObject(plumbing.TreeObject, h)
 	if err != nil {
 		return nil, false
 	}
-	out := make([]rawEntry, 0, len(t.Entries))
-	for i, e := range t.Entries {
-		m, ok := canonMode(uint32(e.Mode))
-		if !ok || e.Name == "" || strings.ContainsRune(e.Name, '/') {
+	b, ok := content(obj)
+	if !ok {
+		rd, err := obj.Reader()
+		if err != nil {
 			return nil, false
 		}
-		out = append(out, rawEntry{e.Name, m, e.Hash})
-		if i > 0 && entryCompare(out[i-1], out[i]) >= 0 {
+		b, err = io.ReadAll(rd)
+		rd.Close()
+		if err != nil {
+			return nil, false
+		}
+	}
+	var out []rawEntry
+	for len(b) > 0 {
+		sp := bytes.IndexByte(b, ' ')
+		if sp <= 0 || sp > 7 || !octalDigits(b[:sp]) {
+			return nil, false
+		}
+		raw, _ := strconv.ParseUint(string(b[:sp]), 8, 32)
+		b = b[sp+1:]
+		nul := bytes.IndexByte(b, 0)
+		if nul <= 0 || len(b) < nul+1+len(h) {
+			return nil, false
+		}
+		name := string(b[:nul])
+		var id Hash
+		copy(id[:], b[nul+1:])
+		b = b[nul+1+len(h):]
+		m, ok := canonMode(uint32(raw))
+		if !ok || strings.ContainsRune(name, '/') {
+			return nil, false
+		}
+		out = append(out, rawEntry{name, m, id})
+		if n := len(out); n > 1 && entryCompare(out[n-2], out[n-1]) >= 0 {
 			return nil, false
 		}
 	}
