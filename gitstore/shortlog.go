@@ -68,7 +68,10 @@ func (r *Repo) shortLog(opt LogOptions, noBlobs bool) ([]*LogCommit, bool) {
 	if opt.MaxCount > 0 && opt.MaxCount < max {
 		max = opt.MaxCount
 	}
+	// The commits first (a few small objects), then their diffs: a walk
+	// that does not reach stop within the bound costs no tree.
 	var out []*LogCommit
+	var trees []Hash
 	for h := opt.Include[0]; h != stop; {
 		if len(out) == max || shallow[h] {
 			return nil, false
@@ -77,15 +80,25 @@ func (r *Repo) shortLog(opt LogOptions, noBlobs bool) ([]*LogCommit, bool) {
 		if !ok || len(lc.Parents) != 1 {
 			return nil, false
 		}
-		parent, err := r.commit(lc.Parents[0])
-		if err != nil {
-			return nil, false
-		}
-		if lc.Changes, ok = r.rawDiff(parent.TreeHash, tree); !ok {
-			return nil, false
-		}
-		out = append(out, lc)
+		out, trees = append(out, lc), append(trees, tree)
 		h = lc.Parents[0]
+	}
+	for i, lc := range out {
+		// The parent's tree as git reads it: the next commit's, or stop's.
+		var parentTree Hash
+		if i+1 < len(out) {
+			parentTree = trees[i+1]
+		} else {
+			parent, err := r.commit(lc.Parents[0])
+			if err != nil {
+				return nil, false
+			}
+			parentTree = parent.TreeHash
+		}
+		var ok bool
+		if lc.Changes, ok = r.rawDiff(parentTree, trees[i]); !ok {
+			return nil, false
+		}
 	}
 	return out, true
 }
