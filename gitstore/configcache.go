@@ -30,7 +30,8 @@ import (
 //   - every file a value came from (`--show-origin`: an included file,
 //     a system config that is not /etc/gitconfig) and every file an
 //     include or includeIf names, found or not (a missing include that
-//     is created later is a change), each by size, time and inode;
+//     is created later is a change), each by size, time, inode and
+//     status change time (fileID);
 //   - the git binary (binaryKey): another git may read other files.
 //
 // Only the keys git konteks reads are kept (keptConfig: its own, the
@@ -91,7 +92,7 @@ type configEntry struct {
 	Form    string   `json:"form"`
 	Written int64    `json:"written"` // Unix seconds
 	Git     string   `json:"git"`     // binaryKey of the git that read it
-	Source  string   `json:"source"`  // configSource when it was read
+	Source  string   `json:"source"`  // sourceDigest of configSource when it was read
 	Watched []string `json:"watched"` // more files it depends on, absolute
 	States  string   `json:"states"`  // filesState(Watched) before git read them
 	Keys    []string `json:"keys"`
