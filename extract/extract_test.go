@@ -69,6 +69,9 @@ func TestDetectLanguageAndKind(t *testing.T) {
 	cases := []struct{ path, content, lang, kind string }{
 		{"main.go", "package main", "Go", "code"},
 		{"lib/x.h", "#include <stdio.h>\nint f(void);", "C", "code"},
+		// enry's content heuristics (built on first use) tell .h files apart.
+		{"lib/y.h", "#import <Foundation/Foundation.h>\n@interface Y : NSObject\n@end\n", "Objective-C", "code"},
+		{"lib/z.h", "#include <vector>\n#include <string>\nclass Z { public: std::string s; };\n", "C++", "code"},
 		{"README.md", "# hi", "Markdown", "markdown"},
 		{"a/b.json", "{}", "JSON", "json"},
 		{"ci.yml", "a: 1", "YAML", "yaml"},

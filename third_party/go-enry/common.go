@@ -460,7 +460,7 @@ func GetLanguagesByContent(filename string, content []byte, _ []string) []string
 
 	ext := strings.ToLower(filepath.Ext(filename))
 
-	heuristic, ok := data.ContentHeuristics[ext]
+	heuristic, ok := data.ContentHeuristics()[ext]
 	if !ok {
 		return nil
 	}
@@ -525,7 +525,7 @@ func GetLanguageInfo(language string) (data.LanguageInfo, error) {
 
 // GetLanguageInfoByID returns the LanguageInfo for a given language ID, or an error if not found.
 func GetLanguageInfoByID(id int) (data.LanguageInfo, error) {
-	if info, ok := data.LanguageInfoByID[id]; ok {
+	if info, ok := data.LanguageInfoByID()[id]; ok {
 		return info, nil
 	}
 
