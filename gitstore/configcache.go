@@ -47,7 +47,9 @@ import (
 // lives in its process only, as before. A file changed less than
 // configRacy before git read it may change again within the same
 // timestamp unseen (git's "racily clean" index entries are the same
-// problem), so such a snapshot is not written either. An entry is
+// problem), so such a snapshot is not written either; a file renamed
+// into place with an old time in the few milliseconds git reads is not
+// caught so, and is read anew when the entry ends. An entry is
 // trusted for configKeep at most, which bounds what the above cannot
 // see (a system config created where none was, at a path this git
 // was built with). A write through the Repo removes the entry; a
