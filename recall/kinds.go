@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/konteks/git-konteks/index"
 	"github.com/konteks/git-konteks/internal/lazyre"
@@ -28,8 +29,8 @@ const (
 )
 
 // kindWords are the words that state a kind, analysed as the index
-// analyses them.
-var kindWords = func() map[string]int {
+// analyses them; analysed on first use, not at every command's start.
+var kindWords = sync.OnceValue(func() map[string]int {
 	m := map[string]int{}
 	add := func(kind int, words string) {
 		for _, w := range strings.Fields(words) {
@@ -47,7 +48,7 @@ var kindWords = func() map[string]int {
 	add(kindDocs, `docs readme markdown typo typos grammar spelling mkdocs sphinx`)
 	add(kindCI, `ci workflow workflows pipeline pipelines`)
 	return m
-}()
+})
 
 // versionNumber matches a release number in a task's first line ("0.4.18",
 // "v1.2", "ignore-0.4.25"): a release changes the manifests that carry it.
@@ -65,7 +66,7 @@ func taskKinds(q string) int {
 	first, _, _ := strings.Cut(q, "\n")
 	k := 0
 	for _, t := range index.QueryTerms(first) {
-		k |= kindWords[t.Text]
+		k |= kindWords()[t.Text]
 	}
 	if versionNumber.MatchString(first) || packagingPhrase.MatchString(first) {
 		k |= kindPackaging

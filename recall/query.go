@@ -4,6 +4,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/konteks/git-konteks/index"
 )
@@ -32,7 +33,7 @@ var questionWords = func() map[string]bool {
 // is compared in its analysed form.
 func markQuestionWords(terms []index.Term, w float64) {
 	for i := range terms {
-		if questionStems[terms[i].Text] {
+		if questionStems()[terms[i].Text] {
 			terms[i].TextOnly = true
 			if w > 0 {
 				terms[i].Weight *= w
@@ -41,8 +42,9 @@ func markQuestionWords(terms []index.Term, w float64) {
 	}
 }
 
-// questionStems are questionWords as the analyzer returns them.
-var questionStems = func() map[string]bool {
+// questionStems are questionWords as the analyzer returns them,
+// analysed on first use.
+var questionStems = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for w := range questionWords {
 		for _, t := range index.QueryTerms(w) {
@@ -50,7 +52,7 @@ var questionStems = func() map[string]bool {
 		}
 	}
 	return m
-}()
+})
 
 // expandTerms adds to a query the repository's own forms of its words:
 // terms of memory's vocabulary that extend a query term ("rout" of
