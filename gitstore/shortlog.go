@@ -3,14 +3,11 @@ package gitstore
 import (
 	"bytes"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // A short walk without git.
@@ -107,21 +104,9 @@ func (r *Repo) shortLog(opt LogOptions, noBlobs bool) ([]*LogCommit, bool) {
 // --no-mailmap` shows it, with its tree; ok is false for what git would
 // show otherwise (see shortLog).
 func (r *Repo) rawLogCommit(h Hash) (*LogCommit, Hash, bool) {
-	obj, err := r.storage.EncodedObject(plumbing.CommitObject, h)
-	if err != nil {
+	typ, b, err := r.RawObject(h, 0)
+	if err != nil || typ != "commit" {
 		return nil, ZeroHash, false
-	}
-	b, ok := content(obj)
-	if !ok {
-		rd, err := obj.Reader()
-		if err != nil {
-			return nil, ZeroHash, false
-		}
-		b, err = io.ReadAll(rd)
-		rd.Close()
-		if err != nil {
-			return nil, ZeroHash, false
-		}
 	}
 	head, msg, found := bytes.Cut(b, []byte("\n\n"))
 	if !found {
@@ -154,6 +139,7 @@ func (r *Repo) rawLogCommit(h Hash) (*LogCommit, Hash, bool) {
 				return nil, ZeroHash, false
 			}
 			author = true
+			var ok bool
 			if lc.AuthorName, lc.AuthorEmail, lc.AuthorTime, ok = logIdent(val); !ok {
 				return nil, ZeroHash, false
 			}
@@ -266,21 +252,9 @@ func (r *Repo) entries(h Hash) ([]rawEntry, bool) {
 	}
 	// The raw object, not go-git's Tree: go-git canonicalises modes with
 	// mode&0o111 for the executable bit, git's canon_mode with mode&0o100.
-	obj, err := r.storage.EncodedObject(plumbing.TreeObject, h)
-	if err != nil {
+	typ, b, err := r.RawObject(h, 0)
+	if err != nil || typ != "tree" {
 		return nil, false
-	}
-	b, ok := content(obj)
-	if !ok {
-		rd, err := obj.Reader()
-		if err != nil {
-			return nil, false
-		}
-		b, err = io.ReadAll(rd)
-		rd.Close()
-		if err != nil {
-			return nil, false
-		}
 	}
 	var out []rawEntry
 	for len(b) > 0 {
@@ -310,31 +284,9 @@ func (r *Repo) entries(h Hash) ([]rawEntry, bool) {
 	return out, true
 }
 
-// entryCompare orders tree entries as git does (base_name_compare): by
-// name, a tree's name as if it ended in "/".
+// entryCompare orders two entries of one tree as git does.
 func entryCompare(x, y rawEntry) int {
-	a, b := x.name, y.name
-	n := min(len(a), len(b))
-	if c := bytes.Compare([]byte(a[:n]), []byte(b[:n])); c != 0 {
-		return c
-	}
-	end := func(s string, m uint32) byte {
-		if len(s) > n {
-			return s[n]
-		}
-		if m == modeDir {
-			return '/'
-		}
-		return 0
-	}
-	ca, cb := end(a, x.mode), end(b, y.mode)
-	switch {
-	case ca < cb:
-		return -1
-	case ca > cb:
-		return 1
-	}
-	return 0
+	return CompareEntries(x.name, x.mode == modeDir, y.name, y.mode == modeDir)
 }
 
 // diffInto appends the changes from tree a to tree b under prefix.

@@ -3,6 +3,7 @@ package gitstore
 import (
 	"fmt"
 	"path"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -242,4 +243,16 @@ func (r *Repo) side(e object.TreeEntry, p string, del bool, out *[]Change) error
 		*out = append(*out, Change{Path: p, To: e.Hash, ToKind: k})
 	}
 	return nil
+}
+
+// CompareEntries orders two entries of one tree as git sorts them
+// (base_name_compare): by name, a directory's as if it ended in "/".
+func CompareEntries(a string, aDir bool, b string, bDir bool) int {
+	if aDir {
+		a += "/"
+	}
+	if bDir {
+		b += "/"
+	}
+	return strings.Compare(a, b)
 }

@@ -190,7 +190,7 @@ func checkTree(data []byte) error {
 		}
 		dir := mode == "40000"
 		if !first {
-			switch c := compareEntries(prev, prevDir, name, dir); {
+			switch c := gitstore.CompareEntries(prev, prevDir, name, dir); {
 			case c == 0 || prev == name:
 				return fmt.Errorf("duplicate entry %q", name)
 			case c > 0:
@@ -216,18 +216,6 @@ func checkName(name string) error {
 		return fmt.Errorf("entry %q would be read as .git (a repository's own directory): refused as git's fsck and hosting sites refuse it", name)
 	}
 	return nil
-}
-
-// compareEntries orders tree entries as git does: by name, a directory
-// compared as if its name ended with "/".
-func compareEntries(a string, aDir bool, b string, bDir bool) int {
-	if aDir {
-		a += "/"
-	}
-	if bDir {
-		b += "/"
-	}
-	return strings.Compare(a, b)
 }
 
 // isDotGit reports whether a name is ".git" as git's fsck sees it: in any
