@@ -1154,3 +1154,42 @@ func TestCheckAppends(t *testing.T) {
 		t.Fatalf("checked signals differ from a rebuild:\n got %v\nwant %v", got, want)
 	}
 }
+
+// TestShortWalkWithholdsCredentials: the commits a hook's update records
+// (a few on top of memory's, read without git log) pass the secret
+// detector as a long walk's do: a token in a message or an author is
+// withheld.
+func TestShortWalkWithholdsCredentials(t *testing.T) {
+	testgit.Setenv(t)
+	r := testgit.New(t)
+	r.Write("a.go", "package a\n")
+	r.Commit("An ordinary commit")
+	repo := open(t, r)
+	root, _ := update(t, repo, gitstore.ZeroHash, "HEAD", defaults)
+	tok := "ghp_" + strings.Repeat("C3d4", 9)
+	r.Write("b.go", "package a\n")
+	r.Commit("Add b; token " + tok + " leaked")
+	r.Write("c.go", "package a\n")
+	r.Git("add", "-A")
+	r.Git("commit", "-q", "-m", "Add c", "--author", tok+" <dev@example.invalid>")
+	root, res := update(t, repo, root, "HEAD", defaults)
+	if res.New != 2 {
+		t.Fatalf("recorded %+v, want the 2 new commits", res)
+	}
+	h, err := Load(repo, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := 0
+	for _, c := range h.Commits {
+		if strings.Contains(c.Subject+c.Body+c.Author+c.Email, "ghp_") {
+			t.Fatalf("a token reached memory: %q by %q <%s>", c.Subject, c.Author, c.Email)
+		}
+		if c.Has(FlagSecret) {
+			secret++
+		}
+	}
+	if secret != 2 {
+		t.Fatalf("%d commits flagged secret, want 2", secret)
+	}
+}
