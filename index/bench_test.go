@@ -117,7 +117,7 @@ func BenchmarkUpdate(b *testing.B) {
 		b.Fatal(err)
 	}
 	base := b.TempDir()
-	if _, err := build(context.Background(), repo, prev, embed.LocalModel, base, nil, nil); err != nil {
+	if _, err := build(context.Background(), repo, prev, base, Options{Model: embed.LocalModel}); err != nil {
 		b.Fatal(err)
 	}
 	old, err := openGen(base)
@@ -139,7 +139,7 @@ func BenchmarkUpdate(b *testing.B) {
 			b.Fatal(err)
 		}
 		c0 := cpuTime()
-		if _, err := update(context.Background(), repo, old, changes, mem, embed.LocalModel, dir, nil); err != nil {
+		if _, err := update(context.Background(), repo, old, changes, mem, dir, Options{Model: embed.LocalModel}); err != nil {
 			b.Fatal(err)
 		}
 		b.ReportMetric((cpuTime()-c0).Seconds()*1000, "cpu-ms")

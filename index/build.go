@@ -234,8 +234,9 @@ func capText(s string, n int) string {
 
 // readRecords reads and decodes records in parallel, calling fn (from one
 // goroutine at a time) with each record's documents. With lv set, the
-// workers also give each section its vectors.
-func readRecords(ctx context.Context, repo *gitstore.Repo, refs []memref.RecordRef, withBleve bool, lv *localVectors, progress func(done, total int), fn func(recordDocs) error) error {
+// workers also give each section its vectors; with budget set, each
+// record is charged to it before it is decoded (Options.Budget).
+func readRecords(ctx context.Context, repo *gitstore.Repo, refs []memref.RecordRef, withBleve bool, lv *localVectors, budget *memref.Budget, progress func(done, total int), fn func(recordDocs) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// A record's documents hold its analysed fields, often the largest
@@ -252,6 +253,11 @@ func readRecords(ctx context.Context, repo *gitstore.Repo, refs []memref.RecordR
 				vz = lv.emb.NewVectorizer()
 			}
 			return func(i int, data []byte) error {
+				if budget != nil {
+					if err := budget.Charge(data, refs[i].Path); err != nil {
+						return err
+					}
+				}
 				f, err := memory.DecodeSections(data)
 				if err != nil {
 					return fmt.Errorf("%w: record of %s: %v", memref.ErrCorrupt, refs[i].Path, err)
@@ -489,13 +495,14 @@ func dropOldSnapshots(path string) error {
 }
 
 // build makes a generation from scratch in dir.
-func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, model string, dir string, building func(int), progress func(done, total int)) (*meta, error) {
+func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, dir string, opt Options) (*meta, error) {
+	model := opt.Model
 	refs, err := memref.Records(repo, mem.Tree)
 	if err != nil {
 		return nil, err
 	}
-	if building != nil {
-		building(len(refs))
+	if opt.Building != nil {
+		opt.Building(len(refs))
 	}
 	// A cold build allocates a lot of short-lived garbage; collecting less
 	// often trades memory for a fifth of the build's CPU (the soft memory
@@ -545,7 +552,7 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, model s
 			vecc <- loaded{v, d, err, true}
 		}()
 	}
-	err = readRecords(ctx, repo, refs, true, lv, progress, func(rd recordDocs) error {
+	err = readRecords(ctx, repo, refs, true, lv, opt.Budget, opt.Progress, func(rd recordDocs) error {
 		for i := range rd.sections {
 			d := &rd.sections[i]
 			if err := secs.add(d.bdoc); err != nil {
@@ -828,7 +835,8 @@ func fragmented(gdir string, built int) bool {
 
 // update makes a generation in dir from the generation old plus the
 // records that changed between old's memory tree and mem's.
-func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memref.Change, mem *memref.Memory, model string, dir string, progress func(done, total int)) (*meta, error) {
+func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memref.Change, mem *memref.Memory, dir string, opt Options) (*meta, error) {
+	model := opt.Model
 	var bls [2]bleve.Index
 	for i, sub := range []string{sectionsDir, filesDir} {
 		bdir := filepath.Join(dir, sub)
@@ -886,7 +894,7 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 	// changed records only: the rest come from the old generation.
 	lv := newLocalVectors(repo, model)
 	defer lv.close()
-	err := readRecords(ctx, repo, added, true, lv, progress, func(rd recordDocs) error {
+	err := readRecords(ctx, repo, added, true, lv, opt.Budget, opt.Progress, func(rd recordDocs) error {
 		for _, d := range rd.sections {
 			if err := batch.IndexAdvanced(d.bdoc); err != nil {
 				return err

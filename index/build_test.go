@@ -423,7 +423,7 @@ func TestBuildLeavesCollectionOn(t *testing.T) {
 	}{{"", -1, 100}, {"", 50, 50}, {"off", -1, -1}} {
 		t.Setenv("GOGC", c.gogc)
 		debug.SetGCPercent(c.before)
-		if _, err := build(context.Background(), repo, m, "", t.TempDir(), nil, nil); err != nil {
+		if _, err := build(context.Background(), repo, m, t.TempDir(), Options{}); err != nil {
 			t.Fatal(err)
 		}
 		if got := debug.SetGCPercent(100); got != c.want {

@@ -75,6 +75,13 @@ type Options struct {
 	// Progress, when set, is called as records are indexed by a build
 	// or an update (done of total), from one goroutine at a time.
 	Progress func(done, total int)
+	// Budget, when set, is charged for every record the build or update
+	// decodes (memref.Budget.Charge), and a record that does not decode
+	// or does not fit fails it with memref.ErrCorrupt: the index of a
+	// peer's memory, built before that memory is adopted, is the check
+	// that its records decode (share.Indexer). Records the generation it
+	// updates already holds were decoded when it was made.
+	Budget *memref.Budget
 }
 
 // Dir is the index's directory under the state dir.
@@ -264,13 +271,18 @@ func refresh(ctx context.Context, repo *gitstore.Repo, dir string, mem *memref.M
 		changes, err = memref.DiffRecords(repo, gitstore.ParseHash(old.meta.Tree), mem.Tree)
 		if err == nil && len(changes) <= maxUpdate && !fragmented(old.dir, old.meta.Segments) {
 			how = "update"
-			_, err = update(ctx, repo, old, changes, mem, opt.Model, gdir, opt.Progress)
+			_, err = update(ctx, repo, old, changes, mem, gdir, opt)
 		}
 		if err != nil || how != "update" {
-			if ctx.Err() != nil {
+			if ctx.Err() != nil || how == "update" && opt.Budget != nil && errors.Is(err, memref.ErrCorrupt) {
+				// Cancelled, or a peer's record that does not decode:
+				// a build would only read it again.
 				old.Close()
 				os.RemoveAll(gdir)
-				return nil, ctx.Err()
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				return nil, err
 			}
 			// A failed update (damaged old generation, missing old tree)
 			// falls back to a build.
@@ -287,7 +299,7 @@ func refresh(ctx context.Context, repo *gitstore.Repo, dir string, mem *memref.M
 		old.Close()
 	}
 	if how == "build" {
-		if _, err := build(ctx, repo, mem, opt.Model, gdir, opt.Building, opt.Progress); err != nil {
+		if _, err := build(ctx, repo, mem, gdir, opt); err != nil {
 			os.RemoveAll(gdir)
 			return nil, err
 		}

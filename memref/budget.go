@@ -3,6 +3,7 @@ package memref
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -17,8 +18,9 @@ import (
 // bounded attempt.
 type Budget struct {
 	ctx  context.Context
+	mu   sync.Mutex // guards left and seen: Charge is called from the index build's workers
 	left int64
-	seen map[gitstore.Hash]bool
+	seen map[gitstore.Hash]bool // records DecodeRecordWithin decoded
 }
 
 // NewBudget allows max decompressed bytes until ctx ends.
@@ -48,21 +50,44 @@ func (b *Budget) take(n int64, what string) error {
 // behind many paths is read once), and a frame that declares more than
 // the budget has left is refused before it is decompressed.
 func DecodeRecordWithin(b *Budget, repo *gitstore.Repo, h gitstore.Hash, p string) error {
+	b.mu.Lock()
 	if b.seen[h] {
+		defer b.mu.Unlock()
 		return b.take(0, "record of "+p)
 	}
+	b.mu.Unlock()
 	raw, err := repo.BlobBytes(h, memory.MaxCompressedSize)
 	if err != nil {
 		return fmt.Errorf("%w: record of %s: %v", ErrCorrupt, p, err)
 	}
+	if err := b.Charge(raw, p); err != nil {
+		return err
+	}
+	if _, err := memory.DecodeSections(raw); err != nil {
+		return fmt.Errorf("%w: record of %s: %v", ErrCorrupt, p, err)
+	}
+	b.mu.Lock()
+	b.seen[h] = true
+	b.mu.Unlock()
+	return nil
+}
+
+// Charge takes from the budget what decoding raw, the stored record at
+// path p, will decompress, before it is decoded: the size a single frame
+// declares (the decoder holds it to that size), or else the size it
+// decompresses to, measured. Every call is charged: a reader that decodes
+// a record once for each path naming it (the search index built from a
+// peer's memory before it is adopted, share.Indexer) pays for each, so
+// one large blob behind many paths cannot cost more than the budget.
+// Safe for concurrent use.
+func (b *Budget) Charge(raw []byte, p string) error {
 	var hd zstd.Header
+	n := int64(0)
 	if hd.Decode(raw) == nil && hd.HasFCS && singleFrame(raw, hd) {
 		// One frame that declares its size (as the memory codec writes
-		// records): the decoder holds it to that size, so the declared
-		// size is charged before anything is decompressed.
-		if err := b.take(int64(hd.FrameContentSize), "record of "+p); err != nil {
-			return err
-		}
+		// records): the declared size is charged before anything is
+		// decompressed.
+		n = int64(hd.FrameContentSize)
 	} else {
 		// Anything else is measured by decompressing it (at most
 		// memory.MaxRecordSize) before it is parsed.
@@ -70,15 +95,11 @@ func DecodeRecordWithin(b *Budget, repo *gitstore.Repo, h gitstore.Hash, p strin
 		if err != nil {
 			return fmt.Errorf("%w: record of %s: %v", ErrCorrupt, p, err)
 		}
-		if err := b.take(int64(len(out)), "record of "+p); err != nil {
-			return err
-		}
+		n = int64(len(out))
 	}
-	if _, err := memory.DecodeSections(raw); err != nil {
-		return fmt.Errorf("%w: record of %s: %v", ErrCorrupt, p, err)
-	}
-	b.seen[h] = true
-	return nil
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.take(n, "record of "+p)
 }
 
 // singleFrame reports whether raw is exactly one zstd frame, by walking

@@ -57,5 +57,23 @@ func TestBudgetCharges(t *testing.T) {
 		if err := DecodeRecordWithin(small, repo, h, "x.txt"); !errors.Is(err, ErrOverBudget) {
 			t.Fatalf("%s over budget: %v", name, err)
 		}
+		// Charge, for a reader that decodes each path's record itself,
+		// charges every call the same amount.
+		raw := map[string][]byte{"one frame": one, "two frames": two}[name]
+		each := NewBudget(context.Background(), 2*int64(len(js)))
+		for i, p := range []string{"x.txt", "y.txt"} {
+			if err := each.Charge(raw, p); err != nil {
+				t.Fatalf("%s: charge %d: %v", name, i, err)
+			}
+		}
+		if each.left != 0 {
+			t.Fatalf("%s: two charges took %d of %d", name, 2*int64(len(js))-each.left, 2*len(js))
+		}
+		if err := each.Charge(raw, "z.txt"); !errors.Is(err, ErrOverBudget) || !strings.Contains(err.Error(), "z.txt") {
+			t.Fatalf("%s: a third charge: %v", name, err)
+		}
+	}
+	if err := NewBudget(context.Background(), 1<<30).Charge([]byte("not zstd"), "bad.go"); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("a blob that is not a record: %v", err)
 	}
 }

@@ -72,6 +72,15 @@ func UpdateIndex(ctx context.Context, repo *gitstore.Repo, opt index.Options) (s
 	if mem == nil {
 		return "", ErrNoMemory
 	}
+	return IndexMemory(ctx, repo, mem, opt)
+}
+
+// IndexMemory is UpdateIndex for the memory commit mem, which need not be
+// what refs/konteks names: a fetch indexes a peer's memory before it
+// adopts it (opt.Budget set; see share.Indexer), so that one decoding of
+// their records checks them and indexes them, and the first recall after
+// the adoption finds the generation current.
+func IndexMemory(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, opt index.Options) (string, error) {
 	if opt.Model == "" {
 		if emb, err := embed.Configured(repo.ConfigValues("konteks.embed.")); err == nil && emb != nil {
 			opt.Model = emb.Model()

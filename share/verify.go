@@ -46,9 +46,11 @@ var (
 // local memory does not have (bad names such as .git or .., bad modes,
 // unsorted or duplicate entries, malformed commits), within size and count
 // bounds, then checks that what would be merged decodes: durable entries
-// always, records and history only when their derived memory is to be
+// always, history and records only when their derived memory is to be
 // adopted (adoptDerived), under a decompression budget and a deadline.
-func verifyPeer(repo *gitstore.Repo, ours gitstore.Hash, oursTree gitstore.Hash, tm *memref.Memory, adoptDerived bool) error {
+// With ix set and no records of ours, their records are checked by
+// building the search index from them (see Indexer).
+func verifyPeer(repo *gitstore.Repo, ours gitstore.Hash, oursTree gitstore.Hash, tm *memref.Memory, adoptDerived bool, ix Indexer) error {
 	ctx, cancel := context.WithTimeout(context.Background(), CheckTimeout)
 	defer cancel()
 	if err := checkObjects(ctx, repo, tm.Commit, ours); err != nil {
@@ -65,6 +67,11 @@ func verifyPeer(repo *gitstore.Repo, ours gitstore.Hash, oursTree gitstore.Hash,
 	if !adoptDerived {
 		return nil // their records are not read: nothing of them is kept
 	}
+	// Their history: every segment, the tail and the state decode within
+	// limits, with valid hashes and paths.
+	if err := history.Check(repo, tm.Tree); err != nil {
+		return err
+	}
 	changes, err := memref.DiffRecords(repo, oursTree, tm.Tree)
 	if err != nil {
 		return err
@@ -77,7 +84,23 @@ func verifyPeer(repo *gitstore.Repo, ours gitstore.Hash, oursTree gitstore.Hash,
 			}
 		}
 	}
-	budget := memref.NewBudget(ctx, MaxDecoded+DecodedPerByte*stored)
+	limit := MaxDecoded + DecodedPerByte*stored
+	if ix != nil && !hasRecords(repo, oursTree) {
+		// Every record of theirs is new here, and the index built from
+		// them decodes each one (once for each path, each charged): it
+		// is the check, and the records are decoded once, not once to
+		// check and again to index. Its budget has no deadline: the
+		// bytes bound the work, a large tree's index takes longer than
+		// CheckTimeout on a slow machine, and the fetch would build the
+		// same index right after adopting anyway.
+		err := ix(tm, memref.NewBudget(context.Background(), limit))
+		if err == nil || errors.Is(err, memref.ErrCorrupt) {
+			return err
+		}
+		// Anything else (a full disk, the index's lock) is not theirs:
+		// the records are checked as without an index.
+	}
+	budget := memref.NewBudget(ctx, limit)
 	for _, c := range changes {
 		if c.New.IsZero() {
 			continue
@@ -86,12 +109,17 @@ func verifyPeer(repo *gitstore.Repo, ours gitstore.Hash, oursTree gitstore.Hash,
 			return err
 		}
 	}
-	// Their history: every segment, the tail and the state decode within
-	// limits, with valid hashes and paths.
-	if err := history.Check(repo, tm.Tree); err != nil {
-		return err
-	}
 	return ctx.Err()
+}
+
+// hasRecords reports whether the memory tree holds records (a memory of
+// durable entries alone, or none, holds none).
+func hasRecords(repo *gitstore.Repo, tree gitstore.Hash) bool {
+	if tree.IsZero() {
+		return false
+	}
+	_, _, _, err := repo.Lookup(tree, memory.FilesDir)
+	return err == nil
 }
 
 // checkObjects checks every commit and tree reachable from theirs and not

@@ -17,7 +17,9 @@ import (
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/index"
 	"github.com/konteks/git-konteks/manifest"
+	"github.com/konteks/git-konteks/memref"
 	"github.com/konteks/git-konteks/recall"
+	"github.com/konteks/git-konteks/share"
 )
 
 // extractOptions are extract's flags.
@@ -137,6 +139,16 @@ func indexMemory(ctx context.Context, repo *gitstore.Repo, bar *progressLine) (i
 		return indexRun{}, err
 	}
 	return indexRun{how: how, took: time.Since(t0)}, nil
+}
+
+// peerIndex is the share.Indexer of the commands that fetch memory: the
+// search index of a peer's memory, built before that memory is adopted,
+// is the check that its records decode, so they are decoded once.
+func peerIndex(ctx context.Context, repo *gitstore.Repo) share.Indexer {
+	return func(tm *memref.Memory, b *memref.Budget) error {
+		_, err := recall.IndexMemory(ctx, repo, tm, index.Options{Budget: b})
+		return err
+	}
 }
 
 type extractOutput struct {

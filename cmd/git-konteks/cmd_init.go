@@ -121,7 +121,7 @@ func runInit(ctx context.Context, opts initOptions, g *GlobalOptions, _ []string
 		if opts.NoFetch {
 			continue
 		}
-		out, err := share.Fetch(repo, rm)
+		out, err := share.FetchIndexing(repo, rm, peerIndex(ctx, repo))
 		switch {
 		case err != nil:
 			jr.Error = err.Error()

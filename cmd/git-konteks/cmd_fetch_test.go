@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/index"
+	"github.com/konteks/git-konteks/internal/testgit"
+	"github.com/konteks/git-konteks/memory"
+	"github.com/konteks/git-konteks/memref"
+	"github.com/konteks/git-konteks/recall"
+	"github.com/konteks/git-konteks/share"
+)
+
+// publishRecord commits the memory of the clone in dir with the record of
+// path replaced by blob, signed as that clone signs, and pushes it as the
+// shared memory.
+func publishRecord(t *testing.T, dir, path string, blob []byte) gitstore.Hash {
+	t.Helper()
+	return publishRecords(t, dir, []string{path}, blob)
+}
+
+// publishRecords is publishRecord for several paths naming one blob.
+func publishRecords(t *testing.T, dir string, paths []string, blob []byte) gitstore.Hash {
+	t.Helper()
+	repo, err := gitstore.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tip, err := repo.ReadRef(memory.Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := repo.Commit(tip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := repo.NewWriter()
+	ed := repo.NewTreeEditor(c.TreeHash)
+	h, err := w.Blob(blob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range paths {
+		if err := ed.Set(memory.FilePath(p), gitstore.ModeRegular, h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tree, err := ed.Write(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := w.Commit(gitstore.CommitSpec{Tree: tree, Parents: []gitstore.Hash{tip}, Author: repo.Identity(), Message: "konteks: memory\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	testgit.At(t, dir).Git("push", "-q", "--force", "origin", nc.String()+":"+share.RemoteRef)
+	return nc
+}
+
+// currentGeneration is the index generation "current" names ("" when
+// there is none).
+func currentGeneration(t *testing.T, dir string) string {
+	t.Helper()
+	repo, err := gitstore.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idir, err := index.Dir(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(idir, "current"))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// TestTeammateFetchBuildsTheIndexOnce: a teammate's first `git konteks
+// fetch` of memory signed by a trusted signer checks the records by
+// building the search index from them before adopting them (one decoding
+// of each, share.Indexer): the index is current when the fetch returns.
+// A record that does not decode, or records over the read budget (each
+// path the index decodes charged), refuse the memory on that path too,
+// leaving no memory and no index of theirs.
+func TestTeammateFetchBuildsTheIndexOnce(t *testing.T) {
+	remote, _ := teamRemote(t)
+	a := cloneOf(t, remote, "a")
+	key, allowed := sshKey(t, "author@example.invalid")
+	a.Git("config", "konteks.sign", "true")
+	a.Git("config", "user.signingkey", key)
+	run(t, a.Dir, "init", "--no-hooks") // extracts, signed
+	run(t, a.Dir, "push")
+	mate := func(name string) string {
+		b := cloneOf(t, remote, name)
+		b.Git("config", "konteks.trust", allowed)
+		return b.Dir
+	}
+
+	t.Run("good records", func(t *testing.T) {
+		dir := mate("good")
+		out := run(t, dir, "fetch")
+		if !strings.Contains(out, ": adopted") {
+			t.Fatalf("fetch: %s", out)
+		}
+		repo, err := gitstore.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		how, err := recall.UpdateIndex(context.Background(), repo, index.Options{})
+		if err != nil || how != "current" {
+			t.Fatalf("the index after the fetch: %q %v", how, err)
+		}
+		if got := run(t, dir, "recall", "where are requests answered"); !strings.Contains(got, "main.go") {
+			t.Fatalf("recall after the fetch:\n%s", got)
+		}
+	})
+
+	t.Run("a record that does not decode", func(t *testing.T) {
+		publishRecord(t, a.Dir, "zz.go", []byte("not a record"))
+		dir := mate("broken")
+		_, errOut, err := tryRun(dir, nil, "fetch")
+		if err == nil || !strings.Contains(errOut, "record of zz.go") {
+			t.Fatalf("a broken record was not refused: %v %s", err, errOut)
+		}
+		b := testgit.At(t, dir)
+		if h, _ := b.TryGit("rev-parse", "-q", "--verify", "refs/konteks"); h != "" {
+			t.Fatalf("memory adopted: %s", h)
+		}
+		if g := currentGeneration(t, dir); g != "" {
+			t.Fatalf("an index of refused memory is current: %s", g)
+		}
+	})
+
+	t.Run("one record behind many paths", func(t *testing.T) {
+		// The index decodes a record once for each path that names it,
+		// and each is charged: 5 paths of one 4 KiB record against 12 KiB
+		// (decoding each blob once to check it, 4 KiB, would pass).
+		defer func(m, p int64) { share.MaxDecoded, share.DecodedPerByte = m, p }(share.MaxDecoded, share.DecodedPerByte)
+		share.MaxDecoded, share.DecodedPerByte = 12<<10, 0
+		repo, err := gitstore.Open(a.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := memref.Read(repo, memory.Ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, ok, err := memref.Record(repo, m.Tree, "main.go")
+		if err != nil || !ok {
+			t.Fatalf("record of main.go: %v %v", ok, err)
+		}
+		rec.Sections[0].Content = strings.Repeat("x", 4<<10)
+		big, err := memory.EncodeFile(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths := []string{"p1.go", "p2.go", "p3.go", "p4.go", "p5.go"}
+		publishRecords(t, a.Dir, paths, big)
+		dir := mate("many")
+		_, errOut, err := tryRun(dir, nil, "fetch")
+		if err == nil || !strings.Contains(errOut, "read budget") {
+			t.Fatalf("records over the budget were not refused: %v %s", err, errOut)
+		}
+		if g := currentGeneration(t, dir); g != "" {
+			t.Fatalf("an index of refused memory is current: %s", g)
+		}
+	})
+}

@@ -1,0 +1,118 @@
+package share
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/internal/testgit"
+	"github.com/konteks/git-konteks/memory"
+	"github.com/konteks/git-konteks/memref"
+)
+
+// TestIndexerChecksTheirRecords: a fetch given an Indexer, into a clone
+// that holds no records of its own, leaves the check of a trusted peer's
+// records to it. Its verdict is the check: what it passes is adopted
+// (here even a record that does not decode, which only a real index
+// build would catch; cmd's TestTeammateFetchBuildsTheIndexOnce does
+// that), and memref.ErrCorrupt from it refuses the memory. Any other
+// failure of it (a full disk, the index's lock) falls back to decoding
+// each record. A clone with records of its own decodes the changed ones
+// as before and never calls it.
+func TestIndexerChecksTheirRecords(t *testing.T) {
+	testgit.Setenv(t)
+	remote, _ := bareRemote(t)
+	peer := newClone(t, remote, "peer")
+	s := trustEachOther(t, peer)
+	extractOrFail(t, peer, "")
+	broken := func(t *testing.T) {
+		t.Helper()
+		publishBlob(t, peer, memory.FilePath("zz.go"), []byte("not a record"))
+	}
+	good := func(t *testing.T) {
+		t.Helper()
+		publishEdit(t, peer, func(*gitstore.Writer, *gitstore.TreeEditor) {})
+	}
+	type call struct {
+		records int
+		budget  bool
+	}
+	counting := func(calls *[]call, verdict error) Indexer {
+		return func(tm *memref.Memory, b *memref.Budget) error {
+			refs, err := memref.Records(peer.repo, tm.Tree)
+			if err != nil {
+				t.Fatal(err)
+			}
+			*calls = append(*calls, call{len(refs), b != nil})
+			return verdict
+		}
+	}
+	fresh := func(t *testing.T) *clone {
+		c := newClone(t, remote, "teammate")
+		s.trustedBy(c)
+		return c
+	}
+	cases := []struct {
+		name     string
+		publish  func(*testing.T)
+		verdict  error
+		adopted  bool
+		wantCall bool
+	}{
+		{"its pass is the check", broken, nil, true, true},
+		{"its ErrCorrupt refuses", good, fmt.Errorf("%w: record of x.go: bad", memref.ErrCorrupt), false, true},
+		{"other failures fall back to decoding: good records", good, errors.New("no space left on device"), true, true},
+		{"other failures fall back to decoding: a broken record", broken, errors.New("no space left on device"), false, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			c.publish(t)
+			mate := fresh(t)
+			var calls []call
+			out, err := FetchIndexing(mate.repo, "origin", counting(&calls, c.verdict))
+			if got := len(calls) > 0; got != c.wantCall {
+				t.Fatalf("indexer called %v, want %v", got, c.wantCall)
+			}
+			if len(calls) > 0 && (calls[0].records == 0 || !calls[0].budget) {
+				t.Fatalf("indexer asked for %d records, budget %v", calls[0].records, calls[0].budget)
+			}
+			h, _ := mate.repo.ReadRef(memory.Ref)
+			if c.adopted {
+				if err != nil || out.Result != Adopted || out.Derived != "theirs" || h.IsZero() {
+					t.Fatalf("not adopted: %+v %v", out, err)
+				}
+				return
+			}
+			if err == nil || !h.IsZero() {
+				t.Fatalf("adopted memory the check refused: %+v %v", out, err)
+			}
+			if !strings.Contains(err.Error(), "record of") {
+				t.Fatalf("the refusal does not name the record: %v", err)
+			}
+		})
+	}
+
+	t.Run("a clone with records of its own decodes them", func(t *testing.T) {
+		mate := fresh(t)
+		extractOrFail(t, mate, "")
+		// Theirs describes a newer commit this clone has: their derived
+		// memory is the one to adopt, and its changed records are read.
+		peer.Write("newer.go", "package main\n\nfunc Newer() {}\n")
+		peer.Commit("newer")
+		peer.Git("push", "-q", "origin", "HEAD:main")
+		extractOrFail(t, peer, "")
+		broken(t)
+		mate.Git("pull", "-q", "--ff-only", "origin", "main")
+		before := mate.Git("rev-parse", "refs/konteks")
+		var calls []call
+		_, err := FetchIndexing(mate.repo, "origin", counting(&calls, nil))
+		if len(calls) != 0 {
+			t.Fatalf("indexer called for a clone with records: %+v", calls)
+		}
+		if err == nil || mate.Git("rev-parse", "refs/konteks") != before {
+			t.Fatalf("a broken record was not refused by decoding: %v", err)
+		}
+	})
+}
