@@ -143,12 +143,29 @@ func indexMemory(ctx context.Context, repo *gitstore.Repo, bar *progressLine) (i
 
 // peerIndex is the share.Indexer of the commands that fetch memory: the
 // search index of a peer's memory, built before that memory is adopted,
-// is the check that its records decode, so they are decoded once.
-func peerIndex(ctx context.Context, repo *gitstore.Repo) share.Indexer {
+// is the check that its records decode, so they are decoded once. With
+// bar set, the build shows its progress there (seconds on a large tree).
+func peerIndex(ctx context.Context, repo *gitstore.Repo, bar *progressLine) share.Indexer {
 	return func(tm *memref.Memory, b *memref.Budget) error {
-		_, err := recall.IndexMemory(ctx, repo, tm, index.Options{Budget: b})
+		opt := index.Options{Budget: b}
+		if bar != nil {
+			opt.Progress = func(done, total int) {
+				bar.update(extract.Progress{Stage: "index", Done: done, Total: total})
+			}
+		}
+		_, err := recall.IndexMemory(ctx, repo, tm, opt)
+		bar.clear()
 		return err
 	}
+}
+
+// fetchProgress is the progress line of a command that fetches memory:
+// on a terminal, unless the output is JSON.
+func (g *GlobalOptions) fetchProgress() *progressLine {
+	if g.JSON || !g.stderrIsTerminal() {
+		return nil
+	}
+	return &progressLine{w: g.Stderr, start: time.Now()}
 }
 
 type extractOutput struct {

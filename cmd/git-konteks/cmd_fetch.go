@@ -46,7 +46,7 @@ func runFetch(ctx context.Context, opts fetchOptions, g *GlobalOptions, args []s
 		fmt.Fprintf(g.Stdout, "dropped the memory fetched from %s; local memory is unchanged\n", remote)
 		return nil
 	}
-	out, err := share.FetchIndexing(repo, remote, peerIndex(ctx, repo))
+	out, err := share.FetchIndexing(repo, remote, peerIndex(ctx, repo, g.fetchProgress()))
 	if err != nil {
 		return err
 	}

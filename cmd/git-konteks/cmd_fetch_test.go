@@ -124,6 +124,31 @@ func TestTeammateFetchBuildsTheIndexOnce(t *testing.T) {
 		}
 	})
 
+	t.Run("progress on a terminal", func(t *testing.T) {
+		// The build is the longest part of a first fetch: a terminal
+		// sees it count the files, and the line is cleared after.
+		dir := mate("terminal")
+		var out, errb strings.Builder
+		g := &GlobalOptions{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: os.Getenv,
+			Executable: binary, StderrTerminal: func() bool { return true }}
+		if code := g.run(context.Background(), []string{"-C", dir, "fetch"}); code != 0 {
+			t.Fatalf("fetch: %d %s", code, errb.String())
+		}
+		e := errb.String()
+		if !strings.Contains(e, "search index: ") || !strings.Contains(e, " files") || !strings.HasSuffix(e, "\r\033[K") {
+			t.Fatalf("no progress line, or not cleared: %q", e)
+		}
+		if !strings.Contains(out.String(), ": adopted") {
+			t.Fatalf("fetch: %s", out.String())
+		}
+		errb.Reset()
+		g = &GlobalOptions{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: os.Getenv,
+			Executable: binary, StderrTerminal: func() bool { return true }}
+		if code := g.run(context.Background(), []string{"-C", mate("terminal-json"), "fetch", "--json"}); code != 0 || errb.Len() > 0 {
+			t.Fatalf("--json fetch drew progress: %d %q", code, errb.String())
+		}
+	})
+
 	t.Run("a record that does not decode", func(t *testing.T) {
 		publishRecord(t, a.Dir, "zz.go", []byte("not a record"))
 		dir := mate("broken")

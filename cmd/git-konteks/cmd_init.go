@@ -121,7 +121,7 @@ func runInit(ctx context.Context, opts initOptions, g *GlobalOptions, _ []string
 		if opts.NoFetch {
 			continue
 		}
-		out, err := share.FetchIndexing(repo, rm, peerIndex(ctx, repo))
+		out, err := share.FetchIndexing(repo, rm, peerIndex(ctx, repo, g.fetchProgress()))
 		switch {
 		case err != nil:
 			jr.Error = err.Error()

@@ -43,7 +43,7 @@ func runSync(ctx context.Context, opts syncOptions, g *GlobalOptions, args []str
 		return err
 	}
 	var res syncJSON
-	if res.Fetch, err = share.FetchIndexing(repo, remote, peerIndex(ctx, repo)); err != nil {
+	if res.Fetch, err = share.FetchIndexing(repo, remote, peerIndex(ctx, repo, g.fetchProgress())); err != nil {
 		return err
 	}
 	if !opts.NoExtract {

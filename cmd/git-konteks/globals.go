@@ -44,6 +44,10 @@ type GlobalOptions struct {
 	// runs: this one, os.Executable, unless a caller (a test running
 	// commands in-process) says otherwise.
 	Executable string
+	// StderrTerminal, when set, says whether Stderr is a terminal (the
+	// progress lines are drawn only there); unset, Stderr's file is asked.
+	// Tests set it to see what a terminal would show.
+	StderrTerminal func() bool
 
 	argv []string // the command line as given, for messages
 
@@ -191,6 +195,9 @@ func printJSONTo(w io.Writer, v any) error {
 // stderrIsTerminal reports whether stderr is a terminal (progress is
 // shown only there).
 func (g *GlobalOptions) stderrIsTerminal() bool {
+	if g.StderrTerminal != nil {
+		return g.StderrTerminal()
+	}
 	f, ok := g.Stderr.(*os.File)
 	if !ok {
 		return false
