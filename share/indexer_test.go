@@ -116,3 +116,63 @@ func TestIndexerChecksTheirRecords(t *testing.T) {
 		}
 	})
 }
+
+// TestIndexerChecksAMemoryWithoutRecords: a clone whose memory holds no
+// records (durable memories saved before its first fetch; a files
+// directory that is an empty tree) has no records of its own, as
+// hasRecords says: every record of theirs is new, and the index checks
+// them.
+func TestIndexerChecksAMemoryWithoutRecords(t *testing.T) {
+	testgit.Setenv(t)
+	remote, _ := bareRemote(t)
+	peer := newClone(t, remote, "peer")
+	s := trustEachOther(t, peer)
+	extractOrFail(t, peer, "")
+	publishEdit(t, peer, func(*gitstore.Writer, *gitstore.TreeEditor) {})
+	for _, c := range []struct {
+		name string
+		ours func(t *testing.T, mate *clone)
+	}{
+		{"durable memories only", func(t *testing.T, mate *clone) {
+			mustSave(t, mate, "the deploy needs the staging key")
+		}},
+		{"an empty files directory", func(t *testing.T, mate *clone) {
+			w := mate.repo.NewWriter()
+			empty, err := w.Tree(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tree, err := w.Tree([]gitstore.TreeEntry{{Name: memory.FilesDir, Mode: gitstore.ModeDir, Hash: empty}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, err := w.Commit(gitstore.CommitSpec{Tree: tree, Author: mate.repo.Identity(), Message: "konteks: memory\n"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if err := mate.repo.UpdateRef(memory.Ref, h, gitstore.ZeroHash, "test"); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			mate := newClone(t, remote, "teammate")
+			s.trustedBy(mate)
+			c.ours(t, mate)
+			calls := 0
+			out, err := FetchIndexing(mate.repo, "origin", func(tm *memref.Memory, b *memref.Budget) error {
+				calls++
+				return nil
+			})
+			if err != nil || out.Derived != "theirs" {
+				t.Fatalf("fetch: %+v %v", out, err)
+			}
+			if calls != 1 {
+				t.Fatalf("indexer called %d times for a memory without records, want 1", calls)
+			}
+		})
+	}
+}

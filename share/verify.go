@@ -113,13 +113,23 @@ func verifyPeer(repo *gitstore.Repo, ours gitstore.Hash, oursTree gitstore.Hash,
 }
 
 // hasRecords reports whether the memory tree holds records (a memory of
-// durable entries alone, or none, holds none).
+// durable entries alone, or none, holds none; nor does an empty files
+// directory). Lookup's error says only whether the tree could be read,
+// not whether the directory is there: a tree that cannot be read is
+// taken to hold records, so that theirs are decoded as before.
 func hasRecords(repo *gitstore.Repo, tree gitstore.Hash) bool {
 	if tree.IsZero() {
 		return false
 	}
-	_, _, _, err := repo.Lookup(tree, memory.FilesDir)
-	return err == nil
+	files, err := repo.Subtree(tree, memory.FilesDir)
+	if err != nil {
+		return true
+	}
+	if files.IsZero() {
+		return false
+	}
+	t, err := repo.Tree(files)
+	return err != nil || len(t.Entries) > 0
 }
 
 // checkObjects checks every commit and tree reachable from theirs and not
