@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/internal/testgit"
@@ -174,5 +175,31 @@ func TestIndexerChecksAMemoryWithoutRecords(t *testing.T) {
 				t.Fatalf("indexer called %d times for a memory without records, want 1", calls)
 			}
 		})
+	}
+}
+
+// TestIndexerTimeIsNotTheirs: the index build that checks a first
+// fetch's records has no deadline. When it fails for a reason that is
+// not theirs after CheckTimeout has passed, decoding each record instead
+// must not find the deadline spent and refuse good memory (a refusal
+// that is remembered until the remote's memory changes).
+func TestIndexerTimeIsNotTheirs(t *testing.T) {
+	testgit.Setenv(t)
+	remote, _ := bareRemote(t)
+	peer := newClone(t, remote, "peer")
+	s := trustEachOther(t, peer)
+	extractOrFail(t, peer, "")
+	publishEdit(t, peer, func(*gitstore.Writer, *gitstore.TreeEditor) {})
+	mate := newClone(t, remote, "teammate")
+	s.trustedBy(mate)
+	defer func(d time.Duration) { CheckTimeout = d }(CheckTimeout)
+	CheckTimeout = 3 * time.Second
+	slow := func(tm *memref.Memory, b *memref.Budget) error {
+		time.Sleep(CheckTimeout + 500*time.Millisecond) // a large tree's index on a slow machine
+		return errors.New("write index: no space left on device")
+	}
+	out, err := FetchIndexing(mate.repo, "origin", slow)
+	if err != nil || out.Result != Adopted {
+		t.Fatalf("good memory refused after a slow index failed: %+v %v", out, err)
 	}
 }

@@ -98,7 +98,14 @@ func verifyPeer(repo *gitstore.Repo, ours gitstore.Hash, oursTree gitstore.Hash,
 			return err
 		}
 		// Anything else (a full disk, the index's lock) is not theirs:
-		// the records are checked as without an index.
+		// the records are checked as without an index, within a
+		// deadline of their own. The index's time, unbounded, is not
+		// theirs either: charged to this check's deadline, a build that
+		// failed late would have their good memory refused, and the
+		// refusal remembered.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.Background(), CheckTimeout)
+		defer cancel()
 	}
 	budget := memref.NewBudget(ctx, limit)
 	for _, c := range changes {
