@@ -274,9 +274,14 @@ func refresh(ctx context.Context, repo *gitstore.Repo, dir string, mem *memref.M
 			_, err = update(ctx, repo, old, changes, mem, gdir, opt)
 		}
 		if err != nil || how != "update" {
-			if ctx.Err() != nil || how == "update" && opt.Budget != nil && errors.Is(err, memref.ErrCorrupt) {
-				// Cancelled, or a peer's record that does not decode:
-				// a build would only read it again.
+			if ctx.Err() != nil || how == "update" && opt.Budget != nil {
+				// Cancelled, or a failed update checking a peer's memory:
+				// a record of theirs that does not decode would only be
+				// read again, and whatever else failed (a damaged
+				// generation of ours), the records the update decoded
+				// were charged, so a build under the same budget would
+				// charge them twice and refuse memory that fits it. The
+				// caller checks their records another way.
 				old.Close()
 				os.RemoveAll(gdir)
 				if ctx.Err() != nil {

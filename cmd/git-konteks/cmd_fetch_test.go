@@ -200,3 +200,116 @@ func TestTeammateFetchBuildsTheIndexOnce(t *testing.T) {
 		}
 	})
 }
+
+// TestFirstFetchOverADamagedGenerationIsNotRefused: a clone with no
+// records whose index still has a generation of other memory (refs/konteks
+// deleted to start over) updates that generation from the diff as the
+// check of the records. When the update fails for a reason of ours (its
+// docs table is damaged), the records it decoded were charged: building
+// from scratch under the same budget charges them again, and memory that
+// fits the budget once was refused as over it, for our damaged index.
+func TestFirstFetchOverADamagedGenerationIsNotRefused(t *testing.T) {
+	remote, _ := teamRemote(t)
+	a := cloneOf(t, remote, "a")
+	a.Write("util.go", "package main\n\n// Retry retries.\nfunc Retry() {}\n\n// Backoff waits.\nfunc Backoff() {}\n")
+	a.Write("docs/guide.md", "# Guide\n\nHow to run the service.\n\n## Deploy\n\nShip it.\n")
+	a.Commit("more")
+	a.Git("push", "-q", "origin", "HEAD:main")
+	key, allowed := sshKey(t, "author@example.invalid")
+	a.Git("config", "konteks.sign", "true")
+	a.Git("config", "user.signingkey", key)
+	run(t, a.Dir, "init", "--no-hooks")
+	run(t, a.Dir, "push")
+	b := cloneOf(t, remote, "b")
+	b.Git("config", "konteks.trust", allowed)
+	if out := run(t, b.Dir, "fetch"); !strings.Contains(out, ": adopted") {
+		t.Fatalf("fetch: %s", out)
+	}
+	gen := currentGeneration(t, b.Dir)
+	if gen == "" {
+		t.Fatal("no index after the first fetch")
+	}
+	// Start over: no memory, nor their last memory to catch up with.
+	b.Git("update-ref", "-d", "refs/konteks")
+	b.Git("update-ref", "-d", share.TrackingRef("origin"))
+	// Swap the offsets of docs 1 and 2: the header still parses, an
+	// update fails writing the merged table (and a build is due).
+	repo, err := gitstore.Open(b.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idir, err := index.Dir(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(idir, gen, "docs.bin")
+	d, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := int(d[4]); n < 3 {
+		t.Fatalf("%d docs", n)
+	}
+	o1, o2 := d[8+4:8+8], d[8+8:8+12]
+	x := append([]byte(nil), o1...)
+	copy(o1, o2)
+	copy(o2, x)
+	if err := os.WriteFile(p, d, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	// Their new memory: one more record.
+	ra, err := gitstore.Open(a.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := memref.Read(ra, memory.Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, ok, err := memref.Record(ra, m.Tree, "main.go")
+	if err != nil || !ok {
+		t.Fatalf("record of main.go: %v %v", ok, err)
+	}
+	rec.Sections[0].Content = strings.Repeat("// Extra is new.\n", 64)
+	extra, err := memory.EncodeFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc := publishRecord(t, a.Dir, "zz.go", extra)
+	tree, err := ra.Commit(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs, err := memref.Records(ra, tree.TreeHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The budget holds every record decoded once, and half of the new
+	// one more.
+	total, z := int64(0), int64(0)
+	for _, r := range refs {
+		raw, err := ra.BlobBytes(r.Blob, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := memory.Decompress(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += int64(len(out))
+		if r.Path == "zz.go" {
+			z = int64(len(out))
+		}
+	}
+	defer func(m, p int64) { share.MaxDecoded, share.DecodedPerByte = m, p }(share.MaxDecoded, share.DecodedPerByte)
+	share.MaxDecoded, share.DecodedPerByte = total+z/2, 0
+
+	out, errOut, err := tryRun(b.Dir, nil, "fetch")
+	if err != nil || !strings.Contains(out, ": adopted") {
+		t.Fatalf("memory within its budget refused over a damaged index: %v\n%s%s", err, out, errOut)
+	}
+	if how, err := recall.UpdateIndex(context.Background(), repo, index.Options{}); err != nil || how != "current" {
+		t.Fatalf("the index after the fetch: %q %v", how, err)
+	}
+}
