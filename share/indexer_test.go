@@ -13,6 +13,18 @@ import (
 	"github.com/konteks/git-konteks/memref"
 )
 
+// signingPeer is a remote and a clone of it that extracted memory and
+// signs with s, whose key a teammate can be made to trust.
+func signingPeer(t *testing.T) (string, *clone, signer) {
+	t.Helper()
+	testgit.Setenv(t)
+	remote, _ := bareRemote(t)
+	peer := newClone(t, remote, "peer")
+	s := trustEachOther(t, peer)
+	extractOrFail(t, peer, "")
+	return remote, peer, s
+}
+
 // TestIndexerChecksTheirRecords: a fetch given an Indexer, into a clone
 // that holds no records of its own, leaves the check of a trusted peer's
 // records to it. Its verdict is the check: what it passes is adopted
@@ -23,11 +35,7 @@ import (
 // each record. A clone with records of its own decodes the changed ones
 // as before and never calls it.
 func TestIndexerChecksTheirRecords(t *testing.T) {
-	testgit.Setenv(t)
-	remote, _ := bareRemote(t)
-	peer := newClone(t, remote, "peer")
-	s := trustEachOther(t, peer)
-	extractOrFail(t, peer, "")
+	remote, peer, s := signingPeer(t)
 	broken := func(t *testing.T) {
 		t.Helper()
 		publishBlob(t, peer, memory.FilePath("zz.go"), []byte("not a record"))
@@ -124,11 +132,7 @@ func TestIndexerChecksTheirRecords(t *testing.T) {
 // hasRecords says: every record of theirs is new, and the index checks
 // them.
 func TestIndexerChecksAMemoryWithoutRecords(t *testing.T) {
-	testgit.Setenv(t)
-	remote, _ := bareRemote(t)
-	peer := newClone(t, remote, "peer")
-	s := trustEachOther(t, peer)
-	extractOrFail(t, peer, "")
+	remote, peer, s := signingPeer(t)
 	publishEdit(t, peer, func(*gitstore.Writer, *gitstore.TreeEditor) {})
 	for _, c := range []struct {
 		name string
@@ -184,11 +188,7 @@ func TestIndexerChecksAMemoryWithoutRecords(t *testing.T) {
 // must not find the deadline spent and refuse good memory (a refusal
 // that is remembered until the remote's memory changes).
 func TestIndexerTimeIsNotTheirs(t *testing.T) {
-	testgit.Setenv(t)
-	remote, _ := bareRemote(t)
-	peer := newClone(t, remote, "peer")
-	s := trustEachOther(t, peer)
-	extractOrFail(t, peer, "")
+	remote, peer, s := signingPeer(t)
 	publishEdit(t, peer, func(*gitstore.Writer, *gitstore.TreeEditor) {})
 	mate := newClone(t, remote, "teammate")
 	s.trustedBy(mate)
