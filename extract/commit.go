@@ -266,7 +266,7 @@ func (r *run) commit() (*Result, error) {
 	if r.prev != nil {
 		prev = r.prev.Commit
 	}
-	return &Result{Manifest: m, Commit: newCommit, Previous: prev}, nil
+	return &Result{Manifest: m, Commit: newCommit, Previous: prev, Fresh: r.fresh}, nil
 }
 
 // graftDurable returns tree with its durable/ replaced by the one in the

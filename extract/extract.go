@@ -66,7 +66,21 @@ type Result struct {
 	Commit   gitstore.Hash // new memory commit (the old one when UpToDate)
 	Previous gitstore.Hash
 	UpToDate bool // memory already described the target; nothing was written
+	// Fresh holds the records this run made, by blob, as
+	// memory.AsDecoded gives them, when it made at most freshMax of them
+	// (freshBytes of content): the index update that follows takes them
+	// without reading them back (index.Options.Fresh). Records the round
+	// trip would change are not in it.
+	Fresh map[gitstore.Hash]*memory.File
 }
+
+// The records a run hands to the index update in memory: a one-file or
+// few-file run's, not a full extraction's (whose build reads every record
+// anyway, and would hold them all).
+const (
+	freshMax   = 64
+	freshBytes = 16 << 20
+)
 
 // ErrCorruptMemory is returned when existing memory cannot be read; a
 // rebuild recovers from it.
@@ -164,6 +178,12 @@ type run struct {
 
 	// emb is the configured embedder, read once (embed_stage.go).
 	emb embedder
+
+	// fresh are the records made in this run, for Result.Fresh, and
+	// freshSize their content's bytes.
+	fresh     map[gitstore.Hash]*memory.File
+	freshSize int
+	freshOff  bool // the run outgrew freshMax or freshBytes
 }
 
 type reusable struct {
@@ -737,6 +757,7 @@ func (r *run) apply(o outcome) error {
 			r.sinceCk++
 			r.sinceCkSize += int64(len(o.data))
 			countFormat(&r.stats, f, o.parse)
+			r.keepFresh(o.record, f)
 		}
 		addRecord(&r.totals, f)
 		r.moduleAdd(p, f, 1)
@@ -748,6 +769,33 @@ func (r *run) apply(o outcome) error {
 		r.markDone(p, o.it.blob)
 	}
 	return nil
+}
+
+// keepFresh keeps f, the record just written as h, for the index update
+// after the run, within freshMax and freshBytes (see Result.Fresh).
+func (r *run) keepFresh(h gitstore.Hash, f *memory.File) {
+	if r.freshOff {
+		return
+	}
+	n := 0
+	for i := range f.Sections {
+		n += len(f.Sections[i].Content)
+	}
+	if len(r.fresh) >= freshMax || r.freshSize+n > freshBytes {
+		// A large run: its index build reads every record anyway, and
+		// holding some would only add to its peak.
+		r.fresh, r.freshOff = nil, true
+		return
+	}
+	d, ok := memory.AsDecoded(f)
+	if !ok {
+		return
+	}
+	if r.fresh == nil {
+		r.fresh = map[gitstore.Hash]*memory.File{}
+	}
+	r.fresh[h] = d
+	r.freshSize += n
 }
 
 func (r *run) markDone(p string, blob gitstore.Hash) {

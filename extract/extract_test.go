@@ -2,6 +2,8 @@ package extract
 
 import (
 	"context"
+	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -150,6 +152,49 @@ func TestCheckpointsFollowWork(t *testing.T) {
 		}
 		if _, got := res.Manifest.Timings["checkpoint"]; got != c.want {
 			t.Errorf("every %d files, %d bytes: checkpoint %v, want %v", c.opt.CheckpointEvery, c.opt.CheckpointBytes, got, c.want)
+		}
+	}
+}
+
+// TestFreshOnlyForSmallRuns: a run that makes a few records hands them
+// over for the index update (Result.Fresh, each the record stored under
+// its blob); a run that makes more than freshMax hands over none, so a
+// full extraction's build does not hold some of them besides.
+func TestFreshOnlyForSmallRuns(t *testing.T) {
+	r := testgit.New(t)
+	for i := 0; i < freshMax+6; i++ {
+		r.Write(fmt.Sprintf("pkg/f%03d.go", i), fmt.Sprintf("package pkg\n\n// F%d answers.\nfunc F%d() int { return %d }\n", i, i, i))
+	}
+	r.Commit("many")
+	repo, err := gitstore.Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	res, err := Run(ctx, repo, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Fresh != nil {
+		t.Fatalf("a run of %d records handed %d over", freshMax+6, len(res.Fresh))
+	}
+	r.Write("pkg/f001.go", "package pkg\n\n// F1 answers twice.\nfunc F1() int { return 2 }\n")
+	r.Write("pkg/new.go", "package pkg\n\n// New is new.\nfunc New() {}\n")
+	r.Commit("two")
+	if res, err = Run(ctx, repo, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Fresh) != 2 {
+		t.Fatalf("a run of two records handed %d over", len(res.Fresh))
+	}
+	for h, f := range res.Fresh {
+		raw, err := repo.BlobBytes(h, memory.MaxCompressedSize)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := memory.DecodeSections(raw)
+		if err != nil || !reflect.DeepEqual(f, want) {
+			t.Fatalf("record %s handed over is not the one stored (%v)", h, err)
 		}
 	}
 }

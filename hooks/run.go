@@ -73,13 +73,15 @@ func Serve(repo *gitstore.Repo, toolVersion string) {
 				break
 			}
 			os.Remove(pending)
-			pass(repo, toolVersion, logw)
+			fresh := pass(repo, toolVersion, logw)
 			continueHistory(repo, pending, logw)
 			// The first question after a commit should not pay for the
 			// caches. They are warmed once the older history is recorded
 			// (or a new request interrupted it), not before: each history
-			// commit would otherwise have its signals decoded again.
-			warm(repo, logw)
+			// commit would otherwise have its signals decoded again. The
+			// records the pass made are indexed as they are, not read back
+			// (a blob's record is the same whatever memory did since).
+			warm(repo, logw, fresh)
 		}
 		lock.Unlock()
 		// A request may have landed between the last check and the unlock.
@@ -89,7 +91,9 @@ func Serve(repo *gitstore.Repo, toolVersion string) {
 	}
 }
 
-func pass(repo *gitstore.Repo, toolVersion string, logw io.Writer) {
+// pass merges remote memory and extracts; it returns the records the
+// extraction made (extract.Result.Fresh), for the index update.
+func pass(repo *gitstore.Repo, toolVersion string, logw io.Writer) map[gitstore.Hash]*memory.File {
 	t0 := time.Now()
 	outs, err := share.MergeTracking(repo)
 	if err != nil {
@@ -104,7 +108,7 @@ func pass(repo *gitstore.Repo, toolVersion string, logw io.Writer) {
 		}
 	}
 	if _, err := repo.Resolve("HEAD"); err != nil {
-		return // nothing committed yet
+		return nil // nothing committed yet
 	}
 	if repo.GitDir != repo.CommonDir {
 		// A linked worktree: memory (one per repository) follows the main
@@ -112,12 +116,12 @@ func pass(repo *gitstore.Repo, toolVersion string, logw io.Writer) {
 		// move it under the other worktrees; `git konteks extract` run
 		// here moves it on purpose.
 		fmt.Fprintf(logw, "%s linked worktree %s: memory follows the main worktree; not extracted\n", stamp(), repo.GitDir)
-		return
+		return nil
 	}
 	res, err := extract.Run(context.Background(), repo, extract.Options{ToolVersion: toolVersion})
 	if err != nil {
 		fmt.Fprintf(logw, "%s extract: %v\n", stamp(), err)
-		return
+		return nil
 	}
 	if res.UpToDate {
 		fmt.Fprintf(logw, "%s memory up to date with %.12s\n", stamp(), res.Manifest.SourceCommit)
@@ -126,11 +130,12 @@ func pass(repo *gitstore.Repo, toolVersion string, logw io.Writer) {
 		fmt.Fprintf(logw, "%s %s extraction of %.12s: %d extracted, %d reused, %d removed in %s\n",
 			stamp(), m.Mode, m.SourceCommit, m.Run.Extracted, m.Run.Reused, m.Run.Removed, time.Since(t0).Round(time.Millisecond))
 	}
+	return res.Fresh
 }
 
 // warm brings the caches recall reads up to date with memory.
-func warm(repo *gitstore.Repo, logw io.Writer) {
-	if w, err := recall.Warm(context.Background(), repo); errors.Is(err, recall.ErrNoMemory) {
+func warm(repo *gitstore.Repo, logw io.Writer, fresh map[gitstore.Hash]*memory.File) {
+	if w, err := recall.WarmFresh(context.Background(), repo, fresh); errors.Is(err, recall.ErrNoMemory) {
 		return
 	} else if err != nil {
 		fmt.Fprintf(logw, "%s warm caches: %v\n", stamp(), err)

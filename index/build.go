@@ -235,8 +235,9 @@ func capText(s string, n int) string {
 // readRecords reads and decodes records in parallel, calling fn (from one
 // goroutine at a time) with each record's documents. With lv set, the
 // workers also give each section its vectors; with budget set, each
-// record is charged to it before it is decoded (Options.Budget).
-func readRecords(ctx context.Context, repo *gitstore.Repo, refs []memref.RecordRef, withBleve bool, lv *localVectors, budget *memref.Budget, progress func(done, total int), fn func(recordDocs) error) error {
+// record is charged to it before it is decoded (Options.Budget). A record
+// whose blob is in fresh is taken from there, not read (Options.Fresh).
+func readRecords(ctx context.Context, repo *gitstore.Repo, refs []memref.RecordRef, withBleve bool, lv *localVectors, budget *memref.Budget, fresh map[gitstore.Hash]*memory.File, progress func(done, total int), fn func(recordDocs) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// A record's documents hold its analysed fields, often the largest
@@ -244,37 +245,66 @@ func readRecords(ctx context.Context, repo *gitstore.Repo, refs []memref.RecordR
 	// more only hold memory (64 held 60 MB on rails).
 	results := make(chan recordDocs, 4)
 	errc := make(chan error, 1)
-	go func() {
-		errc <- memref.ReadParallel(ctx, repo, refs, func() func(int, []byte) error {
-			a := newAnalyzer()
-			var vz embed.Vectorizer
-			var buf []byte
+	// newWorker makes one worker's documents of a record: its own
+	// analyzer, vectorizer and buffer.
+	newWorker := func() func(path string, f *memory.File) error {
+		a := newAnalyzer()
+		var vz embed.Vectorizer
+		var buf []byte
+		if lv != nil {
+			vz = lv.emb.NewVectorizer()
+		}
+		return func(path string, f *memory.File) error {
+			rd := makeDocs(a, path, f, withBleve)
 			if lv != nil {
-				vz = lv.emb.NewVectorizer()
+				buf = lv.fill(vz, buf, f, &rd)
 			}
+			select {
+			case results <- rd:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+	}
+	read := refs
+	var held []memref.RecordRef
+	if len(fresh) > 0 && budget == nil {
+		read = nil
+		for _, r := range refs {
+			if fresh[r.Blob] != nil {
+				held = append(held, r)
+			} else {
+				read = append(read, r)
+			}
+		}
+	}
+	go func() {
+		defer close(results)
+		if len(held) > 0 {
+			work := newWorker()
+			for _, r := range held {
+				if err := work(r.Path, fresh[r.Blob]); err != nil {
+					errc <- err
+					return
+				}
+			}
+		}
+		errc <- memref.ReadParallel(ctx, repo, read, func() func(int, []byte) error {
+			work := newWorker()
 			return func(i int, data []byte) error {
 				if budget != nil {
-					if err := budget.Charge(data, refs[i].Path); err != nil {
+					if err := budget.Charge(data, read[i].Path); err != nil {
 						return err
 					}
 				}
 				f, err := memory.DecodeSections(data)
 				if err != nil {
-					return fmt.Errorf("%w: record of %s: %v", memref.ErrCorrupt, refs[i].Path, err)
+					return fmt.Errorf("%w: record of %s: %v", memref.ErrCorrupt, read[i].Path, err)
 				}
-				rd := makeDocs(a, refs[i].Path, f, withBleve)
-				if lv != nil {
-					buf = lv.fill(vz, buf, f, &rd)
-				}
-				select {
-				case results <- rd:
-					return nil
-				case <-ctx.Done():
-					return ctx.Err()
-				}
+				return work(read[i].Path, f)
 			}
 		})
-		close(results)
 	}()
 	var ferr error
 	done := 0
@@ -552,7 +582,7 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, dir str
 			vecc <- loaded{v, d, err, true}
 		}()
 	}
-	err = readRecords(ctx, repo, refs, true, lv, opt.Budget, opt.Progress, func(rd recordDocs) error {
+	err = readRecords(ctx, repo, refs, true, lv, opt.Budget, opt.Fresh, opt.Progress, func(rd recordDocs) error {
 		for i := range rd.sections {
 			d := &rd.sections[i]
 			if err := secs.add(d.bdoc); err != nil {
@@ -894,7 +924,7 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 	// changed records only: the rest come from the old generation.
 	lv := newLocalVectors(repo, model)
 	defer lv.close()
-	err := readRecords(ctx, repo, added, true, lv, opt.Budget, opt.Progress, func(rd recordDocs) error {
+	err := readRecords(ctx, repo, added, true, lv, opt.Budget, opt.Fresh, opt.Progress, func(rd recordDocs) error {
 		for _, d := range rd.sections {
 			if err := batch.IndexAdvanced(d.bdoc); err != nil {
 				return err

@@ -82,6 +82,12 @@ type Options struct {
 	// that its records decode (share.Indexer). Records the generation it
 	// updates already holds were decoded when it was made.
 	Budget *memref.Budget
+	// Fresh holds records this process has just written, by blob, as
+	// memory.AsDecoded gives them: a build or update indexes them without
+	// reading them back from git and decoding them (a one-file
+	// extraction's own record). A blob not in it is read. Ignored with
+	// Budget set: a peer's records are always read.
+	Fresh map[gitstore.Hash]*memory.File
 }
 
 // Dir is the index's directory under the state dir.

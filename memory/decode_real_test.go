@@ -79,6 +79,10 @@ func sameOnRecords(t *testing.T, recs map[string][]byte) {
 		if !reflect.DeepEqual(lean, memory.Lean(want)) {
 			t.Fatalf("%s: DecodeSections differs from encoding/json", path)
 		}
+		// What extraction indexes without reading its record back.
+		if as, ok := memory.AsDecoded(want); !ok || !reflect.DeepEqual(as, lean) {
+			t.Fatalf("%s: AsDecoded (ok %v) differs from DecodeSections", path, ok)
+		}
 		sections += len(want.Sections)
 		entities += len(want.Entities)
 	}

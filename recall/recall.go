@@ -143,6 +143,9 @@ type OpenOptions struct {
 	// Building is called before the search index is built from scratch
 	// (see index.Options.Building).
 	Building func(records int)
+	// Fresh are records this process just wrote, for the index update
+	// (see index.Options.Fresh).
+	Fresh map[gitstore.Hash]*memory.File
 }
 
 // ErrNoMemory is returned when the repository has no memory yet.
@@ -176,7 +179,7 @@ func Open(ctx context.Context, repo *gitstore.Repo, opt OpenOptions) (*Searcher,
 	if emb != nil {
 		model = emb.Model()
 	}
-	ix, err := index.Open(ctx, repo, mem, index.Options{Model: model, Building: opt.Building})
+	ix, err := index.Open(ctx, repo, mem, index.Options{Model: model, Building: opt.Building, Fresh: opt.Fresh})
 	if err != nil {
 		return nil, err
 	}

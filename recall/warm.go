@@ -35,8 +35,15 @@ type WarmReport struct {
 // embedded for that but the built-in model's vectors, which the index
 // computes; a provider's come from memory.
 func Warm(ctx context.Context, repo *gitstore.Repo) (*WarmReport, error) {
+	return WarmFresh(ctx, repo, nil)
+}
+
+// WarmFresh is Warm after an extraction in this process: the index update
+// takes the records it made from fresh (extract.Result.Fresh) instead of
+// reading them back.
+func WarmFresh(ctx context.Context, repo *gitstore.Repo, fresh map[gitstore.Hash]*memory.File) (*WarmReport, error) {
 	t0 := time.Now()
-	s, err := Open(ctx, repo, OpenOptions{})
+	s, err := Open(ctx, repo, OpenOptions{Fresh: fresh})
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/index"
 	"github.com/konteks/git-konteks/manifest"
+	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/memref"
 	"github.com/konteks/git-konteks/recall"
 	"github.com/konteks/git-konteks/share"
@@ -90,7 +91,7 @@ func runExtract(ctx context.Context, opts extractOptions, g *GlobalOptions, _ []
 	// Memory is searchable when the command returns: the search index is
 	// brought up to date with the memory just written (from the memory
 	// diff; built when there is none), not left to the first recall.
-	ixr, err := indexMemory(ctx, repo, bar)
+	ixr, err := indexMemory(ctx, repo, bar, res.Fresh)
 	if err != nil {
 		if ctx.Err() != nil {
 			return stopped(ctx, err, true)
@@ -125,9 +126,9 @@ type indexRun struct {
 
 // indexMemory brings the search index up to date with refs/konteks,
 // showing its progress on bar.
-func indexMemory(ctx context.Context, repo *gitstore.Repo, bar *progressLine) (indexRun, error) {
+func indexMemory(ctx context.Context, repo *gitstore.Repo, bar *progressLine, fresh map[gitstore.Hash]*memory.File) (indexRun, error) {
 	t0 := time.Now()
-	var opt index.Options
+	opt := index.Options{Fresh: fresh}
 	if bar != nil {
 		opt.Progress = func(done, total int) {
 			bar.update(extract.Progress{Stage: "index", Done: done, Total: total})

@@ -53,7 +53,7 @@ func runFetch(ctx context.Context, opts fetchOptions, g *GlobalOptions, args []s
 	if out.Result != share.UpToDate && out.Result != share.NoRemote {
 		// Merged memory is searchable when the command returns: the index
 		// is updated from the memory diff (see indexMemory).
-		if _, err := indexMemory(ctx, repo, nil); err != nil {
+		if _, err := indexMemory(ctx, repo, nil, nil); err != nil {
 			fmt.Fprintf(g.Stderr, "warning: search index not updated (recall will): %v\n", err)
 		}
 		g.warmInBackground(repo, "fetch")

@@ -62,7 +62,7 @@ func runSync(ctx context.Context, opts syncOptions, g *GlobalOptions, args []str
 	res.Pushed, res.Merges = res.Push.Pushed, res.Push.Merges
 	if res.Extracted || res.Fetch.Result != share.UpToDate && res.Fetch.Result != share.NoRemote {
 		// Searchable when the command returns (see indexMemory).
-		if _, err := indexMemory(ctx, repo, nil); err != nil {
+		if _, err := indexMemory(ctx, repo, nil, nil); err != nil {
 			fmt.Fprintf(g.Stderr, "warning: search index not updated (recall will): %v\n", err)
 		}
 		g.warmInBackground(repo, "sync")
