@@ -65,6 +65,30 @@ func publishRecords(t *testing.T, dir string, paths []string, blob []byte) gitst
 	return nc
 }
 
+// recordWith is the encoded record of main.go in the memory of the clone
+// in dir, its first section's text replaced by content.
+func recordWith(t *testing.T, dir, content string) []byte {
+	t.Helper()
+	repo, err := gitstore.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := memref.Read(repo, memory.Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, ok, err := memref.Record(repo, m.Tree, "main.go")
+	if err != nil || !ok {
+		t.Fatalf("record of main.go: %v %v", ok, err)
+	}
+	rec.Sections[0].Content = content
+	b, err := memory.EncodeFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // currentGeneration is the index generation "current" names ("" when
 // there is none).
 func currentGeneration(t *testing.T, dir string) string {
@@ -171,23 +195,7 @@ func TestTeammateFetchBuildsTheIndexOnce(t *testing.T) {
 		// (decoding each blob once to check it, 4 KiB, would pass).
 		defer func(m, p int64) { share.MaxDecoded, share.DecodedPerByte = m, p }(share.MaxDecoded, share.DecodedPerByte)
 		share.MaxDecoded, share.DecodedPerByte = 12<<10, 0
-		repo, err := gitstore.Open(a.Dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := memref.Read(repo, memory.Ref)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec, ok, err := memref.Record(repo, m.Tree, "main.go")
-		if err != nil || !ok {
-			t.Fatalf("record of main.go: %v %v", ok, err)
-		}
-		rec.Sections[0].Content = strings.Repeat("x", 4<<10)
-		big, err := memory.EncodeFile(rec)
-		if err != nil {
-			t.Fatal(err)
-		}
+		big := recordWith(t, a.Dir, strings.Repeat("x", 4<<10))
 		paths := []string{"p1.go", "p2.go", "p3.go", "p4.go", "p5.go"}
 		publishRecords(t, a.Dir, paths, big)
 		dir := mate("many")
@@ -259,24 +267,12 @@ func TestFirstFetchOverADamagedGenerationIsNotRefused(t *testing.T) {
 	}
 
 	// Their new memory: one more record.
+	extra := recordWith(t, a.Dir, strings.Repeat("// Extra is new.\n", 64))
+	nc := publishRecord(t, a.Dir, "zz.go", extra)
 	ra, err := gitstore.Open(a.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := memref.Read(ra, memory.Ref)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, ok, err := memref.Record(ra, m.Tree, "main.go")
-	if err != nil || !ok {
-		t.Fatalf("record of main.go: %v %v", ok, err)
-	}
-	rec.Sections[0].Content = strings.Repeat("// Extra is new.\n", 64)
-	extra, err := memory.EncodeFile(rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nc := publishRecord(t, a.Dir, "zz.go", extra)
 	tree, err := ra.Commit(nc)
 	if err != nil {
 		t.Fatal(err)
