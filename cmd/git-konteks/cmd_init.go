@@ -160,7 +160,7 @@ func runInit(ctx context.Context, opts initOptions, g *GlobalOptions, _ []string
 	}
 	// The first recall answers from a complete index (see indexMemory).
 	t1 := time.Now()
-	if ixr, err := indexMemory(ctx, repo, nil, nil); err != nil {
+	if ixr, err := indexMemory(ctx, repo, nil, res.Fresh); err != nil {
 		if ctx.Err() != nil {
 			return stopped(ctx, err, true)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/konteks/git-konteks/extract"
 	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/recall"
 )
 
@@ -269,12 +270,15 @@ func memoryLabel(m recall.MemoryHit) string {
 // openSearcher opens memory for recall and context, after a `changed`
 // extraction when refresh is set.
 func openSearcher(ctx context.Context, g *GlobalOptions, repo *gitstore.Repo, refresh bool) (*recall.Searcher, error) {
+	var fresh map[gitstore.Hash]*memory.File // the refresh's records, for the index update
 	if refresh {
-		if _, err := extract.Run(ctx, repo, extract.Options{ToolVersion: version}); err != nil {
+		res, err := extract.Run(ctx, repo, extract.Options{ToolVersion: version})
+		if err != nil {
 			return nil, fmt.Errorf("refresh: %w", err)
 		}
+		fresh = res.Fresh
 	}
-	s, err := recall.Open(ctx, repo, recall.OpenOptions{Building: func(n int) {
+	s, err := recall.Open(ctx, repo, recall.OpenOptions{Fresh: fresh, Building: func(n int) {
 		if n >= buildNoticeRecords {
 			fmt.Fprintf(g.Stderr, "building the search index: %d files (the first question after a clone, a fetch or a large change; later ones update it in milliseconds)…\n", n)
 		}

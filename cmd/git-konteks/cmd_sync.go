@@ -7,6 +7,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/konteks/git-konteks/extract"
+	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/share"
 )
 
@@ -46,13 +48,14 @@ func runSync(ctx context.Context, opts syncOptions, g *GlobalOptions, args []str
 	if res.Fetch, err = share.FetchIndexing(repo, remote, peerIndex(ctx, repo, g.fetchProgress())); err != nil {
 		return err
 	}
+	var fresh map[gitstore.Hash]*memory.File // the extraction's records, for the index update
 	if !opts.NoExtract {
 		if _, herr := repo.Resolve("HEAD"); herr == nil {
 			r, err := extract.Run(ctx, repo, extract.Options{ToolVersion: version})
 			if err != nil {
 				return err
 			}
-			res.Extracted = !r.UpToDate
+			res.Extracted, fresh = !r.UpToDate, r.Fresh
 		}
 	}
 	res.Push, err = share.Push(repo, remote)
@@ -62,7 +65,7 @@ func runSync(ctx context.Context, opts syncOptions, g *GlobalOptions, args []str
 	res.Pushed, res.Merges = res.Push.Pushed, res.Push.Merges
 	if res.Extracted || res.Fetch.Result != share.UpToDate && res.Fetch.Result != share.NoRemote {
 		// Searchable when the command returns (see indexMemory).
-		if _, err := indexMemory(ctx, repo, nil, nil); err != nil {
+		if _, err := indexMemory(ctx, repo, nil, fresh); err != nil {
 			fmt.Fprintf(g.Stderr, "warning: search index not updated (recall will): %v\n", err)
 		}
 		g.warmInBackground(repo, "sync")
