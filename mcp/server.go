@@ -138,6 +138,9 @@ type Server struct {
 	served     string
 	servedTree gitstore.Hash
 	closed     bool
+	// made are the records the last refresh made (extract.Result.Fresh),
+	// for the next index update; taken by it.
+	made map[gitstore.Hash]*memory.File
 
 	// cmu guards the caches below, keyed by the commits they describe.
 	cmu   sync.Mutex
@@ -364,7 +367,8 @@ func (s *Server) withSearcher(ctx context.Context, req *sdk.CallToolRequest, fn 
 	if s.searcher == nil || s.served != want && time.Now().After(s.retryOpen) {
 		s.noteBuild(0, true)
 		ns, err := recall.Open(ctx, snap.repo, recall.OpenOptions{Embedder: s.emb, NoEmbedder: s.noEmb, Memory: snap.mem,
-			Building: func(n int) { s.noteBuild(n, false) }})
+			Fresh: s.made, Building: func(n int) { s.noteBuild(n, false) }})
+		s.made = nil
 		s.noteBuild(0, true)
 		switch {
 		case err != nil && s.searcher == nil:

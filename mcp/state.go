@@ -154,6 +154,13 @@ func (s *Server) refresh(ctx context.Context, req *sdk.CallToolRequest, _ struct
 	if err != nil {
 		return nil, out, fmt.Errorf("refresh: %w", err)
 	}
+	if res.Fresh != nil {
+		// The next search's index update takes the records just made
+		// as they are (index.Options.Fresh).
+		s.smu.Lock()
+		s.made = res.Fresh
+		s.smu.Unlock()
+	}
 	m := res.Manifest
 	out.Commit, out.UpToDate, out.Mode, out.Reason, out.SourceCommit = res.Commit.String(), res.UpToDate, m.Mode, m.Reason, m.SourceCommit
 	if !res.Previous.IsZero() {
