@@ -309,3 +309,26 @@ func TestFirstFetchOverADamagedGenerationIsNotRefused(t *testing.T) {
 		t.Fatalf("the index after the fetch: %q %v", how, err)
 	}
 }
+
+// TestBackgroundRunIsRecordedBeforeItStarts: a command that leaves work to
+// the background runner (a fetch that moved memory, with the hooks
+// installed) records the request before it returns, so whoever looks right
+// after (the tests' cleanup, `git konteks status`) sees background work
+// under way, not nothing while the runner process is still starting.
+func TestBackgroundRunIsRecordedBeforeItStarts(t *testing.T) {
+	remote, _ := teamRemote(t)
+	a := cloneOf(t, remote, "a")
+	b := cloneOf(t, remote, "b")
+	run(t, a.Dir, "init")
+	run(t, a.Dir, "push")
+	run(t, b.Dir, "init")
+	waitRunners(t, filepath.Dir(b.Dir))
+	run(t, a.Dir, "remember", "The staging database is reset every night.")
+	run(t, a.Dir, "push")
+	out := run(t, b.Dir, "fetch")
+	state := filepath.Join(b.Dir, ".git", "konteks")
+	_, err := os.Stat(filepath.Join(state, "pending"))
+	if err != nil && !lockHolderAlive(filepath.Join(state, "runner.lock")) {
+		t.Fatalf("fetch (%s) returned with no request recorded and no runner holding its lock", strings.TrimSpace(out))
+	}
+}

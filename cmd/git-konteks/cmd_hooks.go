@@ -213,6 +213,12 @@ func (g *GlobalOptions) startRunner(repo *gitstore.Repo, why string) {
 	if self == "" {
 		return
 	}
+	// The request is recorded before the runner starts (it records it
+	// again): whoever looks right after this returns sees background work
+	// pending, not nothing while the process is still starting.
+	if err := hooks.Request(repo, why); err != nil {
+		return
+	}
 	cmd := exec.Command(self, "hooks", "run", why)
 	cmd.Dir = repo.WorkTree
 	if cmd.Dir == "" {
