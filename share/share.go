@@ -104,9 +104,9 @@ func Fetch(repo *gitstore.Repo, remote string) (Outcome, error) {
 
 // Indexer builds the local search index of tm, a peer's memory commit
 // not yet adopted (under its caller's context), charging every record it
-// decodes to b
-// (index.Options.Budget, recall.IndexMemory); a record that does not
-// decode or does not fit the budget fails it with memref.ErrCorrupt.
+// decodes to b (index.Options.Budget, recall.IndexMemory); a record that
+// does not decode or does not fit the budget fails it with
+// memref.ErrCorrupt.
 // Given to FetchIndexing, it checks their records in place of decoding
 // each one only to check it, when all of them are new to this clone (a
 // teammate's first fetch): the records are decoded once, and the index
