@@ -358,7 +358,7 @@ func TestCheckKeepsNothing(t *testing.T) {
 	if _, err := os.Stat(p); err != nil {
 		t.Fatalf("check left no signals for the first recall: %v", err)
 	}
-	want, err := streamSignals(repo, root, key)
+	want, err := streamSignals(repo, root, key, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -915,7 +915,7 @@ func TestStreamedSignalsMatchLoaded(t *testing.T) {
 	if err := want.setParts(repo, root, &h.State); err != nil {
 		t.Fatal(err)
 	}
-	got, err := streamSignals(repo, root, h.Key)
+	got, err := streamSignals(repo, root, h.Key, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1036,7 +1036,7 @@ func TestSignalsAppended(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := streamSignals(repo, next, key)
+		want, err := streamSignals(repo, next, key, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -1145,7 +1145,7 @@ func TestCheckAppends(t *testing.T) {
 	if _, err := os.Stat(sig); err != nil {
 		t.Fatalf("check left no signals: %v", err)
 	}
-	want, err := streamSignals(repo, next, key)
+	want, err := streamSignals(repo, next, key, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

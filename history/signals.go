@@ -128,7 +128,7 @@ func LoadSignals(repo *gitstore.Repo, memTree gitstore.Hash) (*Signals, error) {
 		if err := s.setParts(repo, memTree, &h.State); err != nil {
 			return nil, err
 		}
-	} else if s, err = streamSignals(repo, memTree, key); err != nil {
+	} else if s, err = streamSignals(repo, memTree, key, nil); err != nil {
 		return nil, err
 	}
 	if p != "" {
@@ -348,7 +348,7 @@ func newSignals(key string, ix *msgIndex, weight []float32, files []int32, chIDs
 // shared, the message's terms) and dropped. On rails (99,000 commits)
 // the decoded commits held 100 MB, and the phase's live heap fell from
 // 188 MB to under 60 MB. The result is the one h.signals() gives.
-func streamSignals(repo *gitstore.Repo, memTree, key gitstore.Hash) (*Signals, error) {
+func streamSignals(repo *gitstore.Repo, memTree, key gitstore.Hash, progress func(done, total int)) (*Signals, error) {
 	st, err := readLoadable(repo, key)
 	if err != nil {
 		return nil, err
@@ -387,6 +387,9 @@ func streamSignals(repo *gitstore.Repo, memTree, key gitstore.Hash) (*Signals, e
 				sc.changes[j] = change{kind: kindOf(ch.Kind), path: share(ch.Path), old: share(ch.Old)}
 			}
 			cs = append(cs, sc)
+		}
+		if progress != nil {
+			progress(len(cs), st.Commits)
 		}
 		return nil
 	})

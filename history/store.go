@@ -899,6 +899,13 @@ func readLoadable(repo *gitstore.Repo, h gitstore.Hash) (*State, error) {
 // cached already was decoded by this clone before: the cache is keyed by
 // the history's tree id.
 func Check(repo *gitstore.Repo, memTree gitstore.Hash) error {
+	return CheckProgress(repo, memTree, nil)
+}
+
+// CheckProgress is Check, calling progress (when set) with the commits
+// decoded so far and their number, as each part of the history is (rails'
+// 99,000 commits take a second and more).
+func CheckProgress(repo *gitstore.Repo, memTree gitstore.Hash, progress func(done, total int)) error {
 	key, err := dirOf(repo, memTree)
 	if err != nil || key.IsZero() {
 		return err
@@ -917,7 +924,7 @@ func Check(repo *gitstore.Repo, memTree gitstore.Hash) error {
 			return nil
 		}
 	}
-	s, err := streamSignals(repo, memTree, key)
+	s, err := streamSignals(repo, memTree, key, progress)
 	if err != nil {
 		return err
 	}

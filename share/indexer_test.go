@@ -80,7 +80,7 @@ func TestIndexerChecksTheirRecords(t *testing.T) {
 			c.publish(t)
 			mate := fresh(t)
 			var calls []call
-			out, err := FetchIndexing(mate.repo, "origin", counting(&calls, c.verdict))
+			out, err := FetchWith(mate.repo, "origin", FetchOptions{Index: counting(&calls, c.verdict)})
 			if got := len(calls) > 0; got != c.wantCall {
 				t.Fatalf("indexer called %v, want %v", got, c.wantCall)
 			}
@@ -116,7 +116,7 @@ func TestIndexerChecksTheirRecords(t *testing.T) {
 		mate.Git("pull", "-q", "--ff-only", "origin", "main")
 		before := mate.Git("rev-parse", "refs/konteks")
 		var calls []call
-		_, err := FetchIndexing(mate.repo, "origin", counting(&calls, nil))
+		_, err := FetchWith(mate.repo, "origin", FetchOptions{Index: counting(&calls, nil)})
 		if len(calls) != 0 {
 			t.Fatalf("indexer called for a clone with records: %+v", calls)
 		}
@@ -168,10 +168,10 @@ func TestIndexerChecksAMemoryWithoutRecords(t *testing.T) {
 			s.trustedBy(mate)
 			c.ours(t, mate)
 			calls := 0
-			out, err := FetchIndexing(mate.repo, "origin", func(tm *memref.Memory, b *memref.Budget) error {
+			out, err := FetchWith(mate.repo, "origin", FetchOptions{Index: func(tm *memref.Memory, b *memref.Budget) error {
 				calls++
 				return nil
-			})
+			}})
 			if err != nil || out.Derived != "theirs" {
 				t.Fatalf("fetch: %+v %v", out, err)
 			}
@@ -198,7 +198,7 @@ func TestIndexerTimeIsNotTheirs(t *testing.T) {
 		time.Sleep(CheckTimeout + 500*time.Millisecond) // a large tree's index on a slow machine
 		return errors.New("write index: no space left on device")
 	}
-	out, err := FetchIndexing(mate.repo, "origin", slow)
+	out, err := FetchWith(mate.repo, "origin", FetchOptions{Index: slow})
 	if err != nil || out.Result != Adopted {
 		t.Fatalf("good memory refused after a slow index failed: %+v %v", out, err)
 	}

@@ -99,7 +99,7 @@ var ErrInvalid = errors.New("invalid memory")
 // over once: durable entries kept, derived memory rebuilt), then a
 // non-bare peer's own refs/konteks.
 func Fetch(repo *gitstore.Repo, remote string) (Outcome, error) {
-	return FetchIndexing(repo, remote, nil)
+	return FetchWith(repo, remote, FetchOptions{})
 }
 
 // Indexer builds the local search index of tm, a peer's memory commit
@@ -107,7 +107,7 @@ func Fetch(repo *gitstore.Repo, remote string) (Outcome, error) {
 // decodes to b (index.Options.Budget, recall.IndexMemory); a record that
 // does not decode or does not fit the budget fails it with
 // memref.ErrCorrupt.
-// Given to FetchIndexing, it checks their records in place of decoding
+// Given to FetchWith, it checks their records in place of decoding
 // each one only to check it, when all of them are new to this clone (a
 // teammate's first fetch): the records are decoded once, and the index
 // the fetch then brings up to date is current. Should the adoption not
@@ -115,9 +115,18 @@ func Fetch(repo *gitstore.Repo, remote string) (Outcome, error) {
 // reader updates it from the memory diff as after any other change.
 type Indexer func(tm *memref.Memory, b *memref.Budget) error
 
-// FetchIndexing is Fetch with ix, when set, building the search index of
-// their memory as the check of its records (see Indexer).
-func FetchIndexing(repo *gitstore.Repo, remote string, ix Indexer) (Outcome, error) {
+// FetchOptions are what a command adds to a fetch.
+type FetchOptions struct {
+	// Index, when set, builds the search index of their memory as the
+	// check of its records (see Indexer).
+	Index Indexer
+	// HistoryProgress, when set, is told how far the check of their
+	// history has come (commits decoded, of all).
+	HistoryProgress func(done, total int)
+}
+
+// FetchWith is Fetch with what opt adds.
+func FetchWith(repo *gitstore.Repo, remote string, opt FetchOptions) (Outcome, error) {
 	if _, err := migrateRemoteIfShared(repo, remote); err != nil {
 		return Outcome{Remote: remote}, err
 	}
@@ -153,7 +162,7 @@ func FetchIndexing(repo *gitstore.Repo, remote string, ix Indexer) (Outcome, err
 	if err != nil {
 		return Outcome{Remote: remote}, err
 	}
-	out, err := merge(repo, theirs, remote, ix)
+	out, err := merge(repo, theirs, remote, opt)
 	out.Remote = remote
 	return out, err
 }
@@ -179,11 +188,11 @@ func migrateRemoteIfShared(repo *gitstore.Repo, remote string) (bool, error) {
 // refs/konteks. Their memory is validated first; nothing local changes if
 // it is invalid.
 func Merge(repo *gitstore.Repo, theirs gitstore.Hash, source string) (Outcome, error) {
-	return merge(repo, theirs, source, nil)
+	return merge(repo, theirs, source, FetchOptions{})
 }
 
-// merge is Merge with ix checking their records (see Indexer).
-func merge(repo *gitstore.Repo, theirs gitstore.Hash, source string, ix Indexer) (Outcome, error) {
+// merge is Merge with what opt adds to the checks.
+func merge(repo *gitstore.Repo, theirs gitstore.Hash, source string, opt FetchOptions) (Outcome, error) {
 	out := Outcome{Theirs: theirs}
 	for attempt := 0; attempt < 10; attempt++ {
 		ours, err := repo.ReadRef(memory.Ref)
@@ -219,7 +228,7 @@ func merge(repo *gitstore.Repo, theirs gitstore.Hash, source string, ix Indexer)
 		side := chooseDerived(repo, om, tm)
 		side, trust, notes := trustDerived(repo, side, om, tm, source)
 		out.Notes, out.Signer = notes, trust.Principal
-		if err := verifyPeer(repo, ours, oursTree, tm, side == "theirs", ix); err != nil {
+		if err := verifyPeer(repo, ours, oursTree, tm, side == "theirs", opt); err != nil {
 			return out, refuse(repo, source, theirs, err)
 		}
 		out.Derived = side

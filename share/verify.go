@@ -48,9 +48,9 @@ var (
 // bounds, then checks that what would be merged decodes: durable entries
 // always, history and records only when their derived memory is to be
 // adopted (adoptDerived), under a decompression budget and a deadline.
-// With ix set and no records of ours, their records are checked by
-// building the search index from them (see Indexer).
-func verifyPeer(repo *gitstore.Repo, ours gitstore.Hash, oursTree gitstore.Hash, tm *memref.Memory, adoptDerived bool, ix Indexer) error {
+// With opt.Index set and no records of ours, their records are checked
+// by building the search index from them (see Indexer).
+func verifyPeer(repo *gitstore.Repo, ours gitstore.Hash, oursTree gitstore.Hash, tm *memref.Memory, adoptDerived bool, opt FetchOptions) error {
 	ctx, cancel := context.WithTimeout(context.Background(), CheckTimeout)
 	defer cancel()
 	if err := checkObjects(ctx, repo, tm.Commit, ours); err != nil {
@@ -69,7 +69,7 @@ func verifyPeer(repo *gitstore.Repo, ours gitstore.Hash, oursTree gitstore.Hash,
 	}
 	// Their history: every segment, the tail and the state decode within
 	// limits, with valid hashes and paths.
-	if err := history.Check(repo, tm.Tree); err != nil {
+	if err := history.CheckProgress(repo, tm.Tree, opt.HistoryProgress); err != nil {
 		return err
 	}
 	changes, err := memref.DiffRecords(repo, oursTree, tm.Tree)
@@ -85,7 +85,7 @@ func verifyPeer(repo *gitstore.Repo, ours gitstore.Hash, oursTree gitstore.Hash,
 		}
 	}
 	limit := MaxDecoded + DecodedPerByte*stored
-	if ix != nil && !hasRecords(repo, oursTree) {
+	if ix := opt.Index; ix != nil && !hasRecords(repo, oursTree) {
 		// Every record of theirs is new here, and the index built from
 		// them decodes each one (once for each path, each charged): it
 		// is the check, and the records are decoded once, not once to

@@ -142,31 +142,33 @@ func indexMemory(ctx context.Context, repo *gitstore.Repo, bar *progressLine, fr
 	return indexRun{how: how, took: time.Since(t0)}, nil
 }
 
-// peerIndex is the share.Indexer of the commands that fetch memory: the
-// search index of a peer's memory, built before that memory is adopted,
-// is the check that its records decode, so they are decoded once. With
-// bar set, the build shows its progress there (seconds on a large tree).
-func peerIndex(ctx context.Context, repo *gitstore.Repo, bar *progressLine) share.Indexer {
-	return func(tm *memref.Memory, b *memref.Budget) error {
-		opt := index.Options{Budget: b}
+// fetchOptions are what the commands that fetch memory add to a fetch:
+// the search index of a peer's memory, built before that memory is
+// adopted, is the check that its records decode, so they are decoded once
+// (share.Indexer); and on a terminal, unless the output is JSON, the
+// check of their history and that build show their progress on one line
+// (seconds each on a large history or tree), cleared by done.
+func (g *GlobalOptions) fetchOptions(ctx context.Context, repo *gitstore.Repo) (opt share.FetchOptions, done func()) {
+	var bar *progressLine
+	if !g.JSON && g.stderrIsTerminal() {
+		bar = &progressLine{w: g.Stderr, start: time.Now()}
+	}
+	opt.Index = func(tm *memref.Memory, b *memref.Budget) error {
+		iopt := index.Options{Budget: b}
 		if bar != nil {
-			opt.Progress = func(done, total int) {
+			iopt.Progress = func(done, total int) {
 				bar.update(extract.Progress{Stage: "index", Done: done, Total: total})
 			}
 		}
-		_, err := recall.IndexMemory(ctx, repo, tm, opt)
-		bar.clear()
+		_, err := recall.IndexMemory(ctx, repo, tm, iopt)
 		return err
 	}
-}
-
-// fetchProgress is the progress line of a command that fetches memory:
-// on a terminal, unless the output is JSON.
-func (g *GlobalOptions) fetchProgress() *progressLine {
-	if g.JSON || !g.stderrIsTerminal() {
-		return nil
+	if bar != nil {
+		opt.HistoryProgress = func(done, total int) {
+			bar.update(extract.Progress{Stage: "history", Done: done, Total: total})
+		}
 	}
-	return &progressLine{w: g.Stderr, start: time.Now()}
+	return opt, bar.clear
 }
 
 type extractOutput struct {

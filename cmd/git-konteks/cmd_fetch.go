@@ -46,7 +46,9 @@ func runFetch(ctx context.Context, opts fetchOptions, g *GlobalOptions, args []s
 		fmt.Fprintf(g.Stdout, "dropped the memory fetched from %s; local memory is unchanged\n", remote)
 		return nil
 	}
-	out, err := share.FetchIndexing(repo, remote, peerIndex(ctx, repo, g.fetchProgress()))
+	fopt, done := g.fetchOptions(ctx, repo)
+	out, err := share.FetchWith(repo, remote, fopt)
+	done()
 	if err != nil {
 		return err
 	}

@@ -149,8 +149,9 @@ func TestTeammateFetchBuildsTheIndexOnce(t *testing.T) {
 	})
 
 	t.Run("progress on a terminal", func(t *testing.T) {
-		// The build is the longest part of a first fetch: a terminal
-		// sees it count the files, and the line is cleared after.
+		// The history's check and the index build are the longest parts
+		// of a first fetch: a terminal sees them count, and the line is
+		// cleared after.
 		dir := mate("terminal")
 		var out, errb strings.Builder
 		g := &GlobalOptions{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: os.Getenv,
@@ -159,8 +160,9 @@ func TestTeammateFetchBuildsTheIndexOnce(t *testing.T) {
 			t.Fatalf("fetch: %d %s", code, errb.String())
 		}
 		e := errb.String()
-		if !strings.Contains(e, "search index: ") || !strings.Contains(e, " files") || !strings.HasSuffix(e, "\r\033[K") {
-			t.Fatalf("no progress line, or not cleared: %q", e)
+		if !strings.Contains(e, "history: ") || !strings.Contains(e, " commits") ||
+			!strings.Contains(e, "search index: ") || !strings.Contains(e, " files") || !strings.HasSuffix(e, "\r\033[K") {
+			t.Fatalf("no progress of the history's check and the index, or not cleared: %q", e)
 		}
 		if !strings.Contains(out.String(), ": adopted") {
 			t.Fatalf("fetch: %s", out.String())

@@ -121,7 +121,9 @@ func runInit(ctx context.Context, opts initOptions, g *GlobalOptions, _ []string
 		if opts.NoFetch {
 			continue
 		}
-		out, err := share.FetchIndexing(repo, rm, peerIndex(ctx, repo, g.fetchProgress()))
+		fopt, done := g.fetchOptions(ctx, repo)
+		out, err := share.FetchWith(repo, rm, fopt)
+		done()
 		switch {
 		case err != nil:
 			jr.Error = err.Error()

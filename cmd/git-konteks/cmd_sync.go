@@ -45,7 +45,10 @@ func runSync(ctx context.Context, opts syncOptions, g *GlobalOptions, args []str
 		return err
 	}
 	var res syncJSON
-	if res.Fetch, err = share.FetchIndexing(repo, remote, peerIndex(ctx, repo, g.fetchProgress())); err != nil {
+	fopt, done := g.fetchOptions(ctx, repo)
+	res.Fetch, err = share.FetchWith(repo, remote, fopt)
+	done()
+	if err != nil {
 		return err
 	}
 	var fresh map[gitstore.Hash]*memory.File // the extraction's records, for the index update
