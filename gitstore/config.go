@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -163,6 +164,24 @@ func canonicalKey(key string) string {
 
 // ConfigValue reads one git config value (all config levels, as git
 // resolves them; the last one set wins), trimmed; "" when unset.
+// ParseBool reads a config value as git reads a boolean: true, yes, on
+// and false, no, off in any case, an integer (true unless 0), and an empty
+// value (a key written without "=") as true. ok is false for anything
+// else. ConfigValue gives "" for an unset key too: a caller that tells
+// the two apart checks for "" first.
+func ParseBool(v string) (val, ok bool) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true", "yes", "on", "":
+		return true, true
+	case "false", "no", "off":
+		return false, true
+	}
+	if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
+		return n != 0, true
+	}
+	return false, false
+}
+
 func (r *Repo) ConfigValue(key string) string {
 	if r.gitCLI == "" {
 		return r.storageConfigValue(key)

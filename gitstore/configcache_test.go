@@ -156,3 +156,19 @@ func mustOpen(t *testing.T, dir string) *Repo {
 	}
 	return repo
 }
+
+// TestParseBool reads booleans as git does (git config --type=bool).
+func TestParseBool(t *testing.T) {
+	r := testgit.New(t)
+	for _, v := range []string{"true", "TRUE", "Yes", "on", "1", "2", "-1", "false", "No", "OFF", "0", "00", "maybe", "1x"} {
+		r.Git("config", "konteks.probe", v)
+		out, err := r.TryGit("config", "--type=bool", "konteks.probe")
+		val, ok := ParseBool(v)
+		if (err == nil) != ok || err == nil && (strings.TrimSpace(out) == "true") != val {
+			t.Errorf("%q: git says %q (%v), ParseBool %v %v", v, strings.TrimSpace(out), err, val, ok)
+		}
+	}
+	if val, ok := ParseBool(""); !val || !ok {
+		t.Error(`"" (a key without "=") is true to git`)
+	}
+}

@@ -28,15 +28,6 @@ type signer struct {
 // off whatever git's settings are.
 func (r *Repo) SigningEnabled() bool { return r.commitSigner() != nil }
 
-// gitTrue reads a git boolean that is true: true, yes, on or 1, in any case.
-func gitTrue(v string) bool {
-	switch strings.ToLower(v) {
-	case "true", "yes", "on", "1":
-		return true
-	}
-	return false
-}
-
 func (r *Repo) commitSigner() *signer {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -46,10 +37,11 @@ func (r *Repo) commitSigner() *signer {
 	r.signerRead = true
 	on := false
 	switch v := r.ConfigValue("konteks.sign"); {
-	case gitTrue(v):
-		on = true
-	case v == "":
-		on = gitTrue(r.ConfigValue("commit.gpgsign")) &&
+	case v != "":
+		on, _ = ParseBool(v) // a value git does not read as a boolean: off
+	default:
+		sign, _ := ParseBool(r.ConfigValue("commit.gpgsign"))
+		on = sign &&
 			strings.EqualFold(r.ConfigValue("gpg.format"), "ssh") &&
 			r.ConfigValue("user.signingkey") != ""
 	}

@@ -70,13 +70,11 @@ func ReadConfig(repo *gitstore.Repo) (Config, error) {
 	cfg := Config{Enabled: true, Max: DefaultMax}
 	vals := repo.ConfigValues("konteks.history.")
 	if v, ok := vals["konteks.history.enabled"]; ok {
-		switch strings.ToLower(v) {
-		case "false", "no", "off", "0":
-			cfg.Enabled = false
-		case "true", "yes", "on", "1", "":
-		default:
+		on, ok := gitstore.ParseBool(v)
+		if !ok {
 			return cfg, fmt.Errorf("konteks.history.enabled: want true or false, got %q", v)
 		}
+		cfg.Enabled = on
 	}
 	for _, k := range []struct {
 		key string

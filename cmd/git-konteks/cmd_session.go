@@ -114,7 +114,7 @@ func runSessionIngest(_ context.Context, o sessionIngestOptions, g *GlobalOption
 	if err != nil {
 		return err
 	}
-	if v := repo.ConfigValue("konteks.sessions.enabled"); v == "false" || v == "0" || v == "no" || v == "off" {
+	if on, ok := gitstore.ParseBool(repo.ConfigValue("konteks.sessions.enabled")); ok && !on {
 		if !o.Quiet && !asJSON {
 			fmt.Fprintln(out, "session ingestion is off (konteks.sessions.enabled): nothing saved")
 		}

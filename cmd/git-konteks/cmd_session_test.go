@@ -190,12 +190,15 @@ func TestSessionIngestCLI(t *testing.T) {
 		t.Errorf("hostile input moved memory")
 	}
 
-	r.Git("config", "konteks.sessions.enabled", "false")
-	if out := run(t, r.Dir, "session", "ingest", p); !strings.Contains(out, "off") {
-		t.Errorf("disabled: %s", out)
-	}
-	if now := r.Git("rev-parse", "refs/konteks"); now != tip {
-		t.Errorf("disabled ingestion moved memory")
+	// Off in any of git's spellings of false.
+	for _, off := range []string{"false", "Off", "NO", "0"} {
+		r.Git("config", "konteks.sessions.enabled", off)
+		if out := run(t, r.Dir, "session", "ingest", p); !strings.Contains(out, "off") {
+			t.Errorf("disabled (%s): %s", off, out)
+		}
+		if now := r.Git("rev-parse", "refs/konteks"); now != tip {
+			t.Errorf("ingestion disabled with %q moved memory", off)
+		}
 	}
 }
 
