@@ -257,31 +257,22 @@ func (r *Repo) entries(h Hash) ([]rawEntry, bool) {
 		return nil, false
 	}
 	var out []rawEntry
-	for len(b) > 0 {
-		sp := bytes.IndexByte(b, ' ')
-		if sp <= 0 || sp > 7 || !octalDigits(b[:sp]) {
-			return nil, false
+	err = RawEntries(b, func(mode []byte, name string, id Hash) error {
+		if len(mode) == 0 || len(mode) > 7 || !octalDigits(mode) || name == "" {
+			return errTruncatedEntry
 		}
-		raw, _ := strconv.ParseUint(string(b[:sp]), 8, 32)
-		b = b[sp+1:]
-		nul := bytes.IndexByte(b, 0)
-		if nul <= 0 || len(b) < nul+1+len(h) {
-			return nil, false
-		}
-		name := string(b[:nul])
-		var id Hash
-		copy(id[:], b[nul+1:])
-		b = b[nul+1+len(h):]
+		raw, _ := strconv.ParseUint(string(mode), 8, 32)
 		m, ok := canonMode(uint32(raw))
 		if !ok || strings.ContainsRune(name, '/') {
-			return nil, false
+			return errTruncatedEntry
 		}
 		out = append(out, rawEntry{name, m, id})
 		if n := len(out); n > 1 && entryCompare(out[n-2], out[n-1]) >= 0 {
-			return nil, false
+			return errTruncatedEntry
 		}
-	}
-	return out, true
+		return nil
+	})
+	return out, err == nil
 }
 
 // entryCompare orders two entries of one tree as git does.

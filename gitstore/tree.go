@@ -1,6 +1,8 @@
 package gitstore
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -241,6 +243,37 @@ func (r *Repo) side(e object.TreeEntry, p string, del bool, out *[]Change) error
 		*out = append(*out, Change{Path: p, From: e.Hash, FromKind: k})
 	} else {
 		*out = append(*out, Change{Path: p, To: e.Hash, ToKind: k})
+	}
+	return nil
+}
+
+// errTruncatedEntry is a raw tree whose last entry is cut short.
+var errTruncatedEntry = errors.New("truncated entry")
+
+// RawEntries calls fn with each entry of the raw tree object data as git
+// stores it: the mode as written (not canonicalised, as go-git's trees
+// are), the name and the object id. It stops at fn's first error and
+// fails on an entry cut short. The short walk reads trees through it, and
+// share's checks of a peer's trees.
+func RawEntries(data []byte, fn func(mode []byte, name string, id Hash) error) error {
+	for len(data) > 0 {
+		sp := bytes.IndexByte(data, ' ')
+		if sp < 0 {
+			return errTruncatedEntry
+		}
+		mode := data[:sp]
+		data = data[sp+1:]
+		nul := bytes.IndexByte(data, 0)
+		var id Hash
+		if nul < 0 || len(data) < nul+1+len(id) {
+			return errTruncatedEntry
+		}
+		name := string(data[:nul])
+		copy(id[:], data[nul+1:])
+		data = data[nul+1+len(id):]
+		if err := fn(mode, name, id); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -210,27 +210,15 @@ var memoryModes = map[string]bool{"40000": true, "100644": true}
 func checkTree(data []byte) error {
 	var prev string
 	prevDir, first := false, true
-	for len(data) > 0 {
-		sp := bytes.IndexByte(data, ' ')
-		if sp < 0 {
-			return errors.New("truncated entry")
-		}
-		mode := string(data[:sp])
-		data = data[sp+1:]
-		nul := bytes.IndexByte(data, 0)
-		if nul < 0 || len(data) < nul+1+20 {
-			return errors.New("truncated entry")
-		}
-		name := string(data[:nul])
-		id := data[nul+1 : nul+21]
-		data = data[nul+21:]
+	return gitstore.RawEntries(data, func(m []byte, name string, id gitstore.Hash) error {
+		mode := string(m)
 		if !memoryModes[mode] {
 			return fmt.Errorf("entry %q has mode %q (memory holds only files, 100644, and directories, 40000)", name, mode)
 		}
 		if err := checkName(name); err != nil {
 			return err
 		}
-		if bytes.Equal(id, make([]byte, 20)) {
+		if id.IsZero() {
 			return fmt.Errorf("entry %q names the null object", name)
 		}
 		dir := mode == "40000"
@@ -243,8 +231,8 @@ func checkTree(data []byte) error {
 			}
 		}
 		prev, prevDir, first = name, dir, false
-	}
-	return nil
+		return nil
+	})
 }
 
 // checkName refuses a tree entry name that git's fsck refuses, or that a
