@@ -1,7 +1,11 @@
 package index
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"hash"
 	"strings"
+	"unsafe"
 
 	"github.com/konteks/git-konteks/text"
 )
@@ -40,6 +44,8 @@ type analyzer struct {
 	fcounts  []int32
 	forder   []int32
 	fileLost bool
+
+	sum hash.Hash // for printOf, made at its first use
 }
 
 // newAnalyzer makes an analyzer with empty caches: they grow with what it
@@ -151,3 +157,30 @@ func EachTerm(text string, fn func(term string) (more bool)) {
 
 // eachWord is the tokenizer: text.Words.
 func eachWord(s string, fn func(string)) { text.Words(s, fn) }
+
+// docPrint is a section's bleve document hashed: the first 16 bytes of
+// the SHA-256 of its text, name and path fields. An update leaves where it
+// is in bleve a section of a changed file whose print the old generation
+// holds under the same id (the document would be the same), so a one-line
+// change re-indexes one section and the file, not the file's hundreds.
+// SHA-256, not a faster hash: a record's author chooses both texts, and
+// a collision would leave stale text searchable.
+type docPrint [16]byte
+
+// printOf is the print of a section document's fields.
+func (a *analyzer) printOf(txt, name, path string) docPrint {
+	if a.sum == nil {
+		a.sum = sha256.New()
+	}
+	h := a.sum
+	h.Reset()
+	var n [binary.MaxVarintLen64]byte
+	for _, s := range [3]string{txt, name, path} {
+		h.Write(n[:binary.PutUvarint(n[:], uint64(len(s)))])
+		h.Write(unsafe.Slice(unsafe.StringData(s), len(s)))
+	}
+	var sum [sha256.Size]byte
+	var p docPrint
+	copy(p[:], h.Sum(sum[:0]))
+	return p
+}

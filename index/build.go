@@ -42,7 +42,9 @@ import (
 //	7: a whole-file BM25 index beside the sections', with true BM25 statistics.
 //	8: terms come from package text; words with non-ASCII letters split at
 //	   letter/digit boundaries as ASCII words do.
-const FormatVersion = 8
+//	9: the docs table keeps each section's print, so an update re-indexes
+//	   only the sections of a changed file whose bleve document changed.
+const FormatVersion = 9
 
 // meta describes a generation (meta.json).
 type meta struct {
@@ -107,6 +109,21 @@ func makeDocs(a *analyzer, path string, f *memory.File, withBleve bool) recordDo
 	if withBleve {
 		a.startFile()
 	}
+	// A section id a record holds twice has no print: which of its
+	// documents bleve keeps is not the docs table's to say.
+	var dup map[string]bool
+	if withBleve && len(f.Sections) > 1 {
+		seen := make(map[string]bool, len(f.Sections))
+		for _, s := range f.Sections {
+			if seen[s.Anchor] {
+				if dup == nil {
+					dup = map[string]bool{}
+				}
+				dup[s.Anchor] = true
+			}
+			seen[s.Anchor] = true
+		}
+	}
 	for i, s := range f.Sections {
 		// The record's strings share its decoded buffer (see
 		// memory.DecodeSections): what the docs table keeps is cloned.
@@ -125,7 +142,11 @@ func makeDocs(a *analyzer, path string, f *memory.File, withBleve bool) recordDo
 			}
 			ls := s
 			ls.Content = capText(s.Content, maxIndexedContent)
-			sd.bdoc = a.bleveDoc(d.ID, section.LexicalText(path, ls), name, path, i == 0)
+			text := section.LexicalText(path, ls)
+			sd.bdoc = a.bleveDoc(d.ID, text, name, path, i == 0)
+			if !dup[s.Anchor] {
+				sd.doc.print = a.printOf(text, name, path)
+			}
 			for _, fl := range sd.bdoc.Fields {
 				if pf, ok := fl.(*preField); ok {
 					switch pf.name {
@@ -905,13 +926,18 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 		}
 	}
 	// Old documents of every changed path go, whatever the diff's old side
-	// says: the docs table knows exactly what is indexed.
+	// says: the docs table knows exactly what is indexed. In bleve, a
+	// section the changed record holds again with the same print stays
+	// where it is (its document would be the same): oldPrints are the
+	// sections that go, and those still there once the records are read
+	// are deleted.
 	var removedOrds []int
+	oldPrints := map[string]docPrint{}
 	for p := range gone {
 		lo, hi := old.docs.pathRange(p)
 		for i := lo; i < hi; i++ {
 			if id := old.docs.id(i); pathOfID(old.docs, i, id) == p {
-				batch.Delete(id)
+				oldPrints[id] = old.docs.print(i)
 				removedOrds = append(removedOrds, i)
 			}
 		}
@@ -926,9 +952,13 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 	defer lv.close()
 	err := readRecords(ctx, repo, added, true, lv, opt.Budget, opt.Fresh, opt.Progress, func(rd recordDocs) error {
 		for _, d := range rd.sections {
-			if err := batch.IndexAdvanced(d.bdoc); err != nil {
-				return err
+			id := d.doc.ID
+			if pr, ok := oldPrints[id]; !ok || pr == (docPrint{}) || pr != d.doc.print {
+				if err := batch.IndexAdvanced(d.bdoc); err != nil {
+					return err
+				}
 			}
+			delete(oldPrints, id)
 			d.bdoc = nil
 			fresh = append(fresh, d)
 			for _, k := range d.keys {
@@ -942,6 +972,9 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 	})
 	if err != nil {
 		return nil, err
+	}
+	for id := range oldPrints {
+		batch.Delete(id)
 	}
 	if err := bls[0].Batch(batch); err != nil {
 		return nil, fmt.Errorf("index: %w", err)

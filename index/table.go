@@ -34,6 +34,9 @@ type Doc struct {
 	Blob      string // source blob id of the file (hex), for its text
 
 	lens [3]int // analysed length of the text, name and path fields
+	// print is what the section's bleve document is made of, hashed (see
+	// printOf); zero when unknown.
+	print docPrint
 }
 
 // docID is the bleve document id of a section.
@@ -47,9 +50,9 @@ func docID(path, anchor string) string { return path + "#" + anchor }
 //	"KXD1" | count uint32 | offsets [count+1]uint32 | records
 //	record: uvarint pathLen | uvarint len+bytes for id, kind, symbol,
 //	        language, name, qname, summary, blob | uvarint start, end,
-//	        text, name and path lengths | uvarint nTopics, then len+bytes
-//	        per topic
-const docsMagic = "KXD3"
+//	        text, name and path lengths | 16 bytes print | uvarint
+//	        nTopics, then len+bytes per topic
+const docsMagic = "KXD4"
 
 // appendDoc appends the record of one doc.
 func appendDoc(data []byte, d *Doc) []byte {
@@ -71,6 +74,7 @@ func appendDoc(data []byte, d *Doc) []byte {
 	for _, l := range d.lens {
 		data = binary.AppendUvarint(data, uint64(l))
 	}
+	data = append(data, d.print[:]...)
 	data = binary.AppendUvarint(data, uint64(len(d.Topics)))
 	for _, t := range d.Topics {
 		str(t)
@@ -169,6 +173,19 @@ func (r *reader) bytes() []byte {
 
 func (r *reader) str() string { return string(r.bytes()) }
 
+// print reads a doc's print (zero in a short record).
+func (r *reader) print() docPrint {
+	var p docPrint
+	if len(r.b) < len(p) {
+		r.bad = true
+		r.b = nil
+		return p
+	}
+	copy(p[:], r.b)
+	r.b = r.b[len(p):]
+	return p
+}
+
 // id returns the id of doc i without decoding the rest.
 func (t *docTable) id(i int) string { return string(t.idBytes(i)) }
 
@@ -219,6 +236,20 @@ func (t *docTable) language(i int) string {
 // doc decodes doc i.
 func (t *docTable) doc(i int) Doc { return decodeDoc(t.record(i)) }
 
+// print returns the print of doc i without decoding the rest (zero when
+// the record is short).
+func (t *docTable) print(i int) docPrint {
+	r := reader{b: t.record(i)}
+	r.uv()
+	for range 8 { // id, kind, symbol, language, name, qname, summary, blob
+		r.bytes()
+	}
+	for range 5 { // start and end lines, three field lengths
+		r.uv()
+	}
+	return r.print()
+}
+
 // decodeDoc decodes a record of the table (see appendDoc).
 func decodeDoc(rec []byte) Doc {
 	r := reader{b: rec}
@@ -229,6 +260,7 @@ func decodeDoc(rec []byte) Doc {
 	d.Summary, d.Blob = r.str(), r.str()
 	d.StartLine, d.EndLine = r.uv(), r.uv()
 	d.lens = [3]int{r.uv(), r.uv(), r.uv()}
+	d.print = r.print()
 	if n := r.uv(); n <= 64 {
 		for j := 0; j < n; j++ {
 			d.Topics = append(d.Topics, r.str())

@@ -1,0 +1,137 @@
+package index
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	segment "github.com/blevesearch/scorch_segment_api/v2"
+
+	"github.com/konteks/git-konteks/embed"
+	"github.com/konteks/git-konteks/memory"
+)
+
+// newSectionDocs counts the section documents bleve holds in segments
+// the generation at dir does not share with the one at before: what an
+// update indexed.
+func newSectionDocs(t *testing.T, ix *Index, before string) uint64 {
+	t.Helper()
+	adv, err := ix.bl.Advanced()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	old, err := filepath.Glob(filepath.Join(before, sectionsDir, "store", "*.zap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range old {
+		old[i] = filepath.Base(old[i])
+	}
+	var n uint64
+	for _, ss := range r.(*scorch.IndexSnapshot).Segments() {
+		ps, ok := ss.Segment().(segment.PersistedSegment)
+		if !ok {
+			t.Fatalf("segment %T is not persisted", ss.Segment())
+		}
+		if !slices.Contains(old, filepath.Base(ps.Path())) {
+			n += ss.Segment().Count()
+		}
+	}
+	return n
+}
+
+// A change to one section of a file re-indexes that section (and the
+// whole file's document), not every section of the file: the others'
+// documents would be the same. The index still answers as a rebuild.
+func TestUpdateIndexesOnlyChangedSections(t *testing.T) {
+	r, repo := fixture(t)
+	ix := open(t, repo, Options{Model: embed.LocalModel})
+	before := ix.dir
+	var sections int
+	for i := 0; i < ix.Len(); i++ {
+		if ix.Doc(i).Path == "fetch/retry.go" {
+			sections++
+		}
+	}
+	ix.Close()
+	if sections < 3 {
+		t.Fatalf("fetch/retry.go has %d sections; the test needs several", sections)
+	}
+	up := editParseHeader(t, r, repo, "// ParseHeader splits a raw header line; quokka handling lives here.")
+	if n := newSectionDocs(t, up, before); n != 1 {
+		t.Fatalf("the update indexed %d section documents of a file of %d with one section changed, want 1", n, sections)
+	}
+	if d, _ := top(t, up, "quokka"); d.Name != "ParseHeader" {
+		t.Fatalf("changed section: %+v", d)
+	}
+	if d, _ := top(t, up, "backoff"); d.Name != "Backoff" {
+		t.Fatalf("kept section: %+v", d)
+	}
+	if n, _ := up.bl.DocCount(); int(n) != up.Len() {
+		t.Fatalf("bleve holds %d sections, the table %d", n, up.Len())
+	}
+	re, err := Open(context.Background(), repo, mem(t, repo), Options{Model: embed.LocalModel, Rebuild: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer re.Close()
+	sameGeneration(t, up, re)
+	for _, q := range []string{"quokka header", "payload", "backoff attempt delay", "retry"} {
+		hu, _ := up.Lexical(context.Background(), QueryTerms(q), DefaultBoosts, 10)
+		hr, _ := re.Lexical(context.Background(), QueryTerms(q), DefaultBoosts, 10)
+		if !slices.Equal(hu, hr) {
+			t.Fatalf("%q: updated and rebuilt indexes rank differently:\n%v\n%v", q, hu, hr)
+		}
+	}
+
+	// A section removed from the file goes from bleve too.
+	up.Close()
+	r.Write("fetch/retry.go", strings.Replace(retryGo, "func Backoff", "func backoffGone", 1))
+	r.Commit("rename")
+	extractAt(t, r)
+	third := open(t, repo, Options{Model: embed.LocalModel})
+	if third.How != "update" {
+		t.Fatalf("how %q, want update", third.How)
+	}
+	if n, _ := third.bl.DocCount(); int(n) != third.Len() {
+		t.Fatalf("bleve holds %d sections, the table %d", n, third.Len())
+	}
+	if hs, _ := third.Lexical(context.Background(), QueryTerms("quokka"), Boosts{}, 10); len(hs) > 0 {
+		t.Fatalf("the text of the edit before (quokka) is still found: %v", third.Doc(hs[0].Doc))
+	}
+}
+
+// A section id a record holds twice gets no print, so an update always
+// indexes its documents again; the others have one, and equal documents
+// have equal prints.
+func TestPrintsOfDuplicateIDs(t *testing.T) {
+	sec := func(anchor, content string) memory.Section {
+		return memory.Section{Anchor: anchor, Kind: "code", Language: "Go", Name: anchor, StartLine: 1, EndLine: 2, Content: content}
+	}
+	f := &memory.File{Version: memory.RecordVersion, Blob: strings.Repeat("ab", 20), Kind: "code", Language: "Go",
+		Sections: []memory.Section{sec("A", "one"), sec("B", "two"), sec("A", "three"), sec("C", "two")}}
+	rd := makeDocs(newAnalyzer(), "x.go", f, true)
+	var zero docPrint
+	for i, sd := range rd.sections {
+		if dup := sd.doc.Anchor == "A"; dup != (sd.doc.print == zero) {
+			t.Errorf("section %d (%s): print %x", i, sd.doc.Anchor, sd.doc.print)
+		}
+	}
+	g := &memory.File{Version: memory.RecordVersion, Blob: strings.Repeat("cd", 20), Kind: "code", Language: "Go",
+		Sections: []memory.Section{sec("B", "two"), sec("C", "changed")}}
+	rg := makeDocs(newAnalyzer(), "x.go", g, true)
+	if rg.sections[0].doc.print != rd.sections[1].doc.print {
+		t.Error("the same section document has another print")
+	}
+	if rg.sections[1].doc.print == rd.sections[3].doc.print {
+		t.Error("a changed section document has the same print")
+	}
+}
