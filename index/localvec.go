@@ -60,6 +60,9 @@ func (lv *localVectors) fill(vz embed.Vectorizer, buf []byte, f *memory.File, rd
 		if len(sd.keys) == 0 {
 			continue
 		}
+		if lv.fromCache(sd) {
+			continue
+		}
 		sd.vecs = make([]embed.Quantized, 0, len(sd.keys))
 		sd.fresh = make([]bool, 0, len(sd.keys))
 		s := &f.Sections[i]
@@ -89,6 +92,31 @@ func (lv *localVectors) fill(vz embed.Vectorizer, buf []byte, f *memory.File, rd
 		}
 	}
 	return buf
+}
+
+// fromCache sets the vectors of sd when the cache holds all of them, as
+// fill's walk would, without building the texts they embed: most
+// sections of a changed file did not change, and their texts cost more
+// than the lookups.
+func (lv *localVectors) fromCache(sd *sectionDoc) bool {
+	if lv.cache == nil {
+		return false
+	}
+	vecs := make([]embed.Quantized, 0, len(sd.keys))
+	for _, k := range sd.keys {
+		q, ok := lv.cache.get(k)
+		if !ok {
+			return false
+		}
+		vecs = append(vecs, q)
+	}
+	sd.vecs = vecs
+	sd.fresh = make([]bool, len(vecs))
+	for i := range sd.fresh {
+		sd.fresh[i] = true
+	}
+	lv.cached.Add(int64(len(vecs)))
+	return true
 }
 
 // keep writes the local cache of the model's vectors: every cacheable

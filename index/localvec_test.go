@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/konteks/git-konteks/embed"
@@ -29,9 +30,11 @@ func TestLocalVectorsComputedAndCached(t *testing.T) {
 	if re.Vectors() != want || re.meta.Computed != 0 || re.meta.Cached != want {
 		t.Fatalf("rebuild: %d vectors, computed %d, cached %d (want all %d cached)", re.Vectors(), re.meta.Computed, re.meta.Cached, want)
 	}
-	// The same vectors either way.
+	// The same vectors either way (a rebuild takes every section's from
+	// the cache without building its texts).
 	for i := 0; i < re.vecs.n; i++ {
-		if re.vecs.scales[i] != ix.vecs.scales[i] {
+		d := re.vecs.dim
+		if re.vecs.scales[i] != ix.vecs.scales[i] || re.vecs.docs[i] != ix.vecs.docs[i] || !slices.Equal(re.vecs.q[i*d:(i+1)*d], ix.vecs.q[i*d:(i+1)*d]) {
 			t.Fatalf("vector %d differs between computed and cached", i)
 		}
 	}
