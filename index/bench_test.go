@@ -120,7 +120,7 @@ func BenchmarkUpdate(b *testing.B) {
 	if _, err := build(context.Background(), repo, prev, base, Options{Model: embed.LocalModel}); err != nil {
 		b.Fatal(err)
 	}
-	old, err := openGen(base)
+	old, err := openGen(base, true)
 	if err != nil {
 		b.Fatal(err)
 	}

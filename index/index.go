@@ -142,7 +142,7 @@ func openFor(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, opt O
 	}
 	var cur *Index // the current generation, open
 	if !opt.Rebuild {
-		if ix, err := openCurrent(dir); err == nil {
+		if ix, err := openCurrent(dir, open); err == nil {
 			if ix.serves(repo, mem, opt.Model) {
 				ix.How = "current"
 				return ix, nil
@@ -249,7 +249,7 @@ func refresh(ctx context.Context, repo *gitstore.Repo, dir string, mem *memref.M
 	} else {
 		ix, err := cur, error(nil)
 		if ix == nil {
-			ix, err = openCurrent(dir)
+			ix, err = openCurrent(dir, open)
 		}
 		if err == nil {
 			if ix.serves(repo, mem, opt.Model) {
@@ -330,7 +330,7 @@ func refresh(ctx context.Context, repo *gitstore.Repo, dir string, mem *memref.M
 	if !open {
 		return &Index{Memory: mem.Commit, Tree: mem.Tree, How: how, Took: time.Since(t0), dir: gdir}, nil
 	}
-	ix, err := openGen(gdir)
+	ix, err := openGen(gdir, true)
 	if err != nil {
 		return nil, err
 	}
@@ -388,15 +388,16 @@ func prune(dir, keep, prev string) {
 	}
 }
 
-// openCurrent opens the generation "current" names.
-func openCurrent(dir string) (*Index, error) {
+// openCurrent opens the generation "current" names; without search, its
+// tables only (see openGen).
+func openCurrent(dir string, search bool) (*Index, error) {
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
 		gen, err := readCurrent(dir)
 		if err != nil {
 			return nil, err
 		}
-		ix, err := openGen(filepath.Join(dir, gen))
+		ix, err := openGen(filepath.Join(dir, gen), search)
 		if err == nil {
 			return ix, nil
 		}
@@ -421,8 +422,12 @@ func readCurrent(dir string) (string, error) {
 	return gen, nil
 }
 
-// openGen opens one generation directory.
-func openGen(gdir string) (*Index, error) {
+// openGen opens one generation directory. Without search it opens the
+// tables and not the bleve indexes: a generation an update starts from,
+// or one Refresh finds current, is never searched, and opening bleve's
+// two indexes was a tenth of a one-file update. (Their damage then shows
+// when the update opens its copy of them, and it builds instead.)
+func openGen(gdir string, search bool) (*Index, error) {
 	ix := &Index{dir: gdir}
 	mb, err := os.ReadFile(filepath.Join(gdir, "meta.json"))
 	if err != nil {
@@ -456,6 +461,9 @@ func openGen(gdir string) (*Index, error) {
 		return nil, err
 	}
 	ix.vecs.unmap = vunmap
+	if !search {
+		return ix, nil
+	}
 	ix.bl, err = bleve.OpenUsing(filepath.Join(gdir, sectionsDir), map[string]interface{}{"read_only": true})
 	if err != nil {
 		ix.Close()
