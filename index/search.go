@@ -256,7 +256,11 @@ func (ix *Index) PrefixTerms(prefix string, limit int) []TermCount {
 		if err != nil || e == nil {
 			break
 		}
-		if n := c.live(e.Term, e.Count); n > 0 {
+		// The walk's own counts are not used: past a term held by one
+		// section (which a merged segment stores in one word, zap's
+		// "1-hit" encoding), bleve's dictionary walk reports every
+		// later term of the segment as held by one section.
+		if n := c.live(e.Term); n > 0 {
 			out = append(out, TermCount{Term: e.Term, Count: n})
 		}
 	}
@@ -270,35 +274,22 @@ func (ix *Index) DocFreq(term string) int {
 		return 0
 	}
 	defer c.close()
-	// A term query without scoring would need a full search; the field
-	// dictionary answers directly.
-	d, err := c.r.FieldDictRange(fieldText, []byte(term), []byte(term))
-	if err != nil {
-		return 0
-	}
-	defer d.Close()
-	e, err := d.Next()
-	if err != nil || e == nil {
-		return 0
-	}
-	return c.live(e.Term, e.Count)
+	return c.live(term)
 }
 
-// termCounter turns the term dictionary's counts into counts of live
-// sections. Bleve's dictionary counts a term's postings in every segment,
-// deleted documents included: an update deletes a changed file's old
-// sections, which stay in their segment until it is merged. With those
-// counts an updated index would expand queries and judge evidence
-// otherwise than a rebuilt one of the same memory. The few segments that
-// hold deleted sections are asked how many of the term's postings are
-// live; a generation built from scratch has none.
+// termCounter counts the live sections that hold a term, from each
+// segment's postings less its deleted documents: an update deletes a
+// changed file's old sections, which stay in their segment until it is
+// merged. Counted otherwise, an updated index would expand queries and
+// judge evidence otherwise than a rebuilt one of the same memory.
 type termCounter struct {
 	r    bindex.IndexReader
-	dels []deletedIn
+	segs []segmentText
+	pl   segment.PostingsList // reused between lookups
 }
 
-// deletedIn is a segment's text dictionary and its deleted documents.
-type deletedIn struct {
+// segmentText is a segment's text dictionary and its deleted documents.
+type segmentText struct {
 	dict    segment.TermDictionary
 	deleted *roaring.Bitmap
 }
@@ -313,40 +304,34 @@ func (ix *Index) counter() (*termCounter, error) {
 		return nil, err
 	}
 	c := &termCounter{r: r}
-	if snap, ok := r.(*scorch.IndexSnapshot); ok {
-		for _, ss := range snap.Segments() {
-			if del := ss.Deleted(); del != nil && !del.IsEmpty() {
-				dict, err := ss.Segment().Dictionary(fieldText)
-				if err != nil {
-					r.Close()
-					return nil, err
-				}
-				c.dels = append(c.dels, deletedIn{dict, del})
-			}
+	snap, ok := r.(*scorch.IndexSnapshot)
+	if !ok {
+		r.Close()
+		return nil, fmt.Errorf("index: bleve reader %T is not a scorch snapshot", r)
+	}
+	for _, ss := range snap.Segments() {
+		dict, err := ss.Segment().Dictionary(fieldText)
+		if err != nil {
+			r.Close()
+			return nil, err
 		}
+		c.segs = append(c.segs, segmentText{dict, ss.Deleted()})
 	}
 	return c, nil
 }
 
-// live is the number of live sections holding term, of the count sections
-// the dictionary gave, deleted ones included.
-func (c *termCounter) live(term string, count uint64) int {
-	for _, d := range c.dels {
-		all, err := d.dict.PostingsList([]byte(term), nil, nil)
+// live is the number of live sections holding term.
+func (c *termCounter) live(term string) int {
+	n := 0
+	for _, s := range c.segs {
+		pl, err := s.dict.PostingsList([]byte(term), s.deleted, c.pl)
 		if err != nil {
 			continue
 		}
-		n := all.Count()
-		if n == 0 {
-			continue
-		}
-		kept, err := d.dict.PostingsList([]byte(term), d.deleted, nil)
-		if err != nil {
-			continue
-		}
-		count -= n - kept.Count()
+		c.pl = pl
+		n += int(pl.Count())
 	}
-	return int(count)
+	return n
 }
 
 func (c *termCounter) close() { c.r.Close() }
