@@ -152,16 +152,8 @@ func testUpdateMerges(t *testing.T) {
 	r.Write("zzz/after.py", "def after():\n    return 1\n")
 	r.Remove("docs/guide.md")
 	r.Commit("edit")
-	extractAt(t, r)
-	up := open(t, repo, Options{Model: embed.LocalModel})
-	if up.How != "update" {
-		t.Fatalf("how %q, want update", up.How)
-	}
-	re, err := Open(context.Background(), repo, mem(t, repo), Options{Model: embed.LocalModel, Rebuild: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer re.Close()
+	up := updated(t, r, repo)
+	re := rebuilt(t, repo)
 	sameGeneration(t, up, re)
 	for _, q := range []string{"parse header line", "first", "backoff test", "after", "quokkas", "installing guide"} {
 		hu, _ := up.Lexical(context.Background(), QueryTerms(q), DefaultBoosts, 10)

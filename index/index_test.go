@@ -93,6 +93,24 @@ func open(t *testing.T, repo *gitstore.Repo, opt Options) *Index {
 	return ix
 }
 
+// updated extracts r's newest commit and opens the index, which must
+// have been updated (not rebuilt) to it.
+func updated(t *testing.T, r *testgit.Repo, repo *gitstore.Repo) *Index {
+	t.Helper()
+	extractAt(t, r)
+	up := open(t, repo, Options{Model: embed.LocalModel})
+	if up.How != "update" {
+		t.Fatalf("how %q, want update", up.How)
+	}
+	return up
+}
+
+// rebuilt opens a generation built anew from repo's memory.
+func rebuilt(t *testing.T, repo *gitstore.Repo) *Index {
+	t.Helper()
+	return open(t, repo, Options{Model: embed.LocalModel, Rebuild: true})
+}
+
 func top(t *testing.T, ix *Index, q string) (Doc, []Hit) {
 	t.Helper()
 	hs, err := ix.Lexical(context.Background(), QueryTerms(q), DefaultBoosts, 10)
@@ -161,12 +179,7 @@ func editParseHeader(t *testing.T, r *testgit.Repo, repo *gitstore.Repo, comment
 	t.Helper()
 	r.Write("fetch/retry.go", strings.Replace(retryGo, "// ParseHeader splits a raw header line into its name and payload.", comment, 1))
 	r.Commit("edit")
-	extractAt(t, r)
-	up := open(t, repo, Options{Model: embed.LocalModel})
-	if up.How != "update" {
-		t.Fatalf("after a one-file change: how %q, want update", up.How)
-	}
-	return up
+	return updated(t, r, repo)
 }
 
 func TestUpdateAfterOneFileChange(t *testing.T) {
@@ -206,10 +219,7 @@ func TestUpdateAfterOneFileChange(t *testing.T) {
 	}
 	// An update must leave what a rebuild of the same memory makes: the
 	// same sections, vectors and BM25 statistics, so the same answers.
-	re, err := Open(context.Background(), repo, mem(t, repo), Options{Model: embed.LocalModel, Rebuild: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	re := rebuilt(t, repo)
 	if up.Vectors() == 0 || up.Vectors() != re.Vectors() || up.Len() != re.Len() || !reflect.DeepEqual(up.meta.Tokens, re.meta.Tokens) || up.files != re.files {
 		t.Fatalf("update: %d vectors %d docs %v %d files; rebuild: %d vectors %d docs %v %d files",
 			up.Vectors(), up.Len(), up.meta.Tokens, up.files, re.Vectors(), re.Len(), re.meta.Tokens, re.files)

@@ -78,11 +78,7 @@ func TestUpdateIndexesOnlyChangedSections(t *testing.T) {
 	if n, _ := up.bl.DocCount(); int(n) != up.Len() {
 		t.Fatalf("bleve holds %d sections, the table %d", n, up.Len())
 	}
-	re, err := Open(context.Background(), repo, mem(t, repo), Options{Model: embed.LocalModel, Rebuild: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer re.Close()
+	re := rebuilt(t, repo)
 	sameGeneration(t, up, re)
 	for _, q := range []string{"quokka header", "payload", "backoff attempt delay", "retry"} {
 		hu, _ := up.Lexical(context.Background(), QueryTerms(q), DefaultBoosts, 10)
@@ -96,11 +92,7 @@ func TestUpdateIndexesOnlyChangedSections(t *testing.T) {
 	up.Close()
 	r.Write("fetch/retry.go", strings.Replace(retryGo, "func Backoff", "func backoffGone", 1))
 	r.Commit("rename")
-	extractAt(t, r)
-	third := open(t, repo, Options{Model: embed.LocalModel})
-	if third.How != "update" {
-		t.Fatalf("how %q, want update", third.How)
-	}
+	third := updated(t, r, repo)
 	if n, _ := third.bl.DocCount(); int(n) != third.Len() {
 		t.Fatalf("bleve holds %d sections, the table %d", n, third.Len())
 	}

@@ -48,16 +48,8 @@ func TestLongQueriesScoreAlikeUpdatedAndRebuilt(t *testing.T) {
 		r.Write(fmt.Sprintf("p/f%02d.go", k), file(k))
 	}
 	r.Commit("edit")
-	extractAt(t, r)
-	up := open(t, repo, Options{Model: embed.LocalModel})
-	if up.How != "update" {
-		t.Fatalf("how %q, want update", up.How)
-	}
-	re, err := Open(context.Background(), repo, mem(t, repo), Options{Model: embed.LocalModel, Rebuild: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer re.Close()
+	up := updated(t, r, repo)
+	re := rebuilt(t, repo)
 	for i := 0; i < 40; i++ {
 		q := words(12 + rng.IntN(20))
 		hu, err1 := up.Lexical(context.Background(), QueryTerms(q), DefaultBoosts, 200)
