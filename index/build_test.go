@@ -311,6 +311,53 @@ func TestUpdatesMergeTheirOwnSegments(t *testing.T) {
 	}
 }
 
+// Updates leave their small segments alone until there are tailSegments
+// of them: a one-file run does not rewrite the segments the updates
+// before it made (it did at every update), and their number stays
+// bounded.
+func TestUpdatesMergeTheTailOnlyOnceItGrows(t *testing.T) {
+	r, _ := fixture(t)
+	for i := 0; i < 20; i++ {
+		r.Write(fmt.Sprintf("pkg%d/file.go", i), fmt.Sprintf("package pkg%d\n\n// Thing%d does thing number %d.\nfunc Thing%d() int { return %d }\n", i, i, i, i, i))
+	}
+	r.Commit("more files")
+	repo := extractAt(t, r)
+	ix := open(t, repo, Options{Model: embed.LocalModel})
+	base := zapFiles(t, ix, sectionsDir)
+	ix.Close()
+	var first []string // the segments the first update made
+	merged := false
+	for i := 0; i < 3*tailSegments; i++ {
+		r.Write(fmt.Sprintf("pkg%d/file.go", i%20), fmt.Sprintf("package pkg%d\n\n// Edited%d does an edited thing.\nfunc Edited%d() {}\n", i, i, i))
+		r.Commit(fmt.Sprint("edit ", i))
+		up := updated(t, r, repo)
+		zs := zapFiles(t, up, sectionsDir)
+		up.Close()
+		if i == 0 {
+			for _, z := range zs {
+				if !slices.Contains(base, z) {
+					first = append(first, z)
+				}
+			}
+			continue
+		}
+		kept := true
+		for _, z := range first {
+			kept = kept && slices.Contains(zs, z)
+		}
+		if i < tailSegments-1 && !kept {
+			t.Fatalf("update %d rewrote the segments of the first (%v), with %d segments: %v", i+1, first, len(zs), zs)
+		}
+		merged = merged || !kept
+		if len(zs) > len(base)+tailSegments {
+			t.Fatalf("%d segments after %d updates: %v", len(zs), i+1, zs)
+		}
+	}
+	if !merged {
+		t.Fatal("the updates never merged their segments")
+	}
+}
+
 // seg is a segment as bleve's merge planner sees it.
 type seg struct{ id, full, live int64 }
 
