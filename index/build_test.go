@@ -19,6 +19,8 @@ import (
 	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 
 	"github.com/konteks/git-konteks/embed"
+	"github.com/konteks/git-konteks/gitstore"
+	"github.com/konteks/git-konteks/internal/testgit"
 	"github.com/konteks/git-konteks/memory"
 )
 
@@ -253,17 +255,24 @@ func zapFiles(t *testing.T, ix *Index, sub string) []string {
 	return ms
 }
 
+// withPackages is fixture with n more files, pkgN/file.go, each one
+// function, committed and extracted.
+func withPackages(t *testing.T, n int) (*testgit.Repo, *gitstore.Repo) {
+	t.Helper()
+	r, _ := fixture(t)
+	for i := 0; i < n; i++ {
+		r.Write(fmt.Sprintf("pkg%d/file.go", i), fmt.Sprintf("package pkg%d\n\n// Thing%d does thing number %d.\nfunc Thing%d() int { return %d }\n", i, i, i, i, i))
+	}
+	r.Commit("more files")
+	return r, extractAt(t, r)
+}
+
 // Updates merge the small segments they add among themselves: a one-file
 // update does not rewrite the segments of the build, the number of
 // segments stays bounded over many updates, and the index still ranks as
 // a rebuilt one.
 func TestUpdatesMergeTheirOwnSegments(t *testing.T) {
-	r, _ := fixture(t)
-	for i := 0; i < 40; i++ {
-		r.Write(fmt.Sprintf("pkg%d/file.go", i), fmt.Sprintf("package pkg%d\n\n// Thing%d does thing number %d.\nfunc Thing%d() int { return %d }\n", i, i, i, i, i))
-	}
-	r.Commit("more files")
-	repo := extractAt(t, r)
+	r, repo := withPackages(t, 40)
 	ix := open(t, repo, Options{Model: embed.LocalModel})
 	base := map[string][]string{sectionsDir: zapFiles(t, ix, sectionsDir), filesDir: zapFiles(t, ix, filesDir)}
 	ix.Close()
@@ -316,12 +325,7 @@ func TestUpdatesMergeTheirOwnSegments(t *testing.T) {
 // before it made (it did at every update), and their number stays
 // bounded.
 func TestUpdatesMergeTheTailOnlyOnceItGrows(t *testing.T) {
-	r, _ := fixture(t)
-	for i := 0; i < 20; i++ {
-		r.Write(fmt.Sprintf("pkg%d/file.go", i), fmt.Sprintf("package pkg%d\n\n// Thing%d does thing number %d.\nfunc Thing%d() int { return %d }\n", i, i, i, i, i))
-	}
-	r.Commit("more files")
-	repo := extractAt(t, r)
+	r, repo := withPackages(t, 20)
 	ix := open(t, repo, Options{Model: embed.LocalModel})
 	base := zapFiles(t, ix, sectionsDir)
 	ix.Close()
