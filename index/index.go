@@ -464,15 +464,18 @@ func openGen(gdir string, search bool) (*Index, error) {
 	if !search {
 		return ix, nil
 	}
-	ix.bl, err = bleve.OpenUsing(filepath.Join(gdir, sectionsDir), map[string]interface{}{"read_only": true})
-	if err != nil {
-		ix.Close()
-		return nil, fmt.Errorf("%w: bleve: %v", errTable, err)
-	}
-	ix.fl, err = bleve.OpenUsing(filepath.Join(gdir, filesDir), map[string]interface{}{"read_only": true})
-	if err != nil {
-		ix.Close()
-		return nil, fmt.Errorf("%w: bleve: %v", errTable, err)
+	// bleve returns a nil *indexImpl in a non-nil Index on failure: only
+	// an index that opened is kept (Close would call the nil one).
+	for _, b := range []struct {
+		sub string
+		to  *bleve.Index
+	}{{sectionsDir, &ix.bl}, {filesDir, &ix.fl}} {
+		bl, err := bleve.OpenUsing(filepath.Join(gdir, b.sub), map[string]interface{}{"read_only": true})
+		if err != nil {
+			ix.Close()
+			return nil, fmt.Errorf("%w: bleve: %v", errTable, err)
+		}
+		*b.to = bl
 	}
 	return ix, nil
 }

@@ -339,6 +339,43 @@ func TestRebuildsWhenDamaged(t *testing.T) {
 	}
 }
 
+// A generation whose bleve indexes are damaged (gone, or their meta
+// unreadable) is rebuilt by the reader that finds it, as one whose tables
+// are, and neither Refresh nor Open fails or crashes on it.
+func TestRebuildsWhenBleveIsDamaged(t *testing.T) {
+	damages := map[string]func(gdir string) error{
+		"sections gone": func(gdir string) error { return os.RemoveAll(filepath.Join(gdir, sectionsDir)) },
+		"files gone":    func(gdir string) error { return os.RemoveAll(filepath.Join(gdir, filesDir)) },
+		"sections meta": func(gdir string) error {
+			return os.WriteFile(filepath.Join(gdir, sectionsDir, "index_meta.json"), []byte("garbage"), 0o644)
+		},
+	}
+	for name, damage := range damages {
+		t.Run(name, func(t *testing.T) {
+			_, repo := fixture(t)
+			ix := open(t, repo, Options{Model: embed.LocalModel})
+			dir := ix.dir
+			ix.Close()
+			if err := damage(dir); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Refresh(context.Background(), repo, mem(t, repo), Options{Model: embed.LocalModel}); err != nil {
+				t.Fatalf("Refresh: %v", err)
+			}
+			again := open(t, repo, Options{Model: embed.LocalModel})
+			if again.dir == dir {
+				t.Fatal("the damaged generation is still current")
+			}
+			if d, _ := top(t, again, "parse header"); d.Name != "ParseHeader" {
+				t.Fatal("rebuilt index does not answer")
+			}
+			if fs, err := again.Files(context.Background(), QueryTerms("parse header"), 5, 1); err != nil || len(fs) == 0 {
+				t.Fatalf("rebuilt files index: %v %v", fs, err)
+			}
+		})
+	}
+}
+
 // A query never waits for another process's update: it answers from the
 // generation it has, and says so.
 func TestStaleWhileAnotherUpdates(t *testing.T) {
