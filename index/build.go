@@ -110,7 +110,8 @@ func makeDocs(a *analyzer, path string, f *memory.File, withBleve bool) recordDo
 		a.startFile()
 	}
 	// A section id a record holds twice has no print: which of its
-	// documents bleve keeps is not the docs table's to say.
+	// documents bleve keeps is not the docs table's to say (nor is it for
+	// an id another record can hold, see sharable).
 	var dup map[string]bool
 	if withBleve && len(f.Sections) > 1 {
 		seen := make(map[string]bool, len(f.Sections))
@@ -144,7 +145,7 @@ func makeDocs(a *analyzer, path string, f *memory.File, withBleve bool) recordDo
 			ls.Content = capText(s.Content, maxIndexedContent)
 			text := section.LexicalText(path, ls)
 			sd.bdoc = a.bleveDoc(d.ID, text, name, path, i == 0)
-			if !dup[s.Anchor] {
+			if !dup[s.Anchor] && !sharable(path, s.Anchor) {
 				sd.doc.print = a.printOf(text, name, path)
 			}
 			for _, fl := range sd.bdoc.Fields {
@@ -193,6 +194,16 @@ func makeDocs(a *analyzer, path string, f *memory.File, withBleve bool) recordDo
 		}
 	}
 	return rd
+}
+
+// sharable says whether a section id another path's section can have
+// too: "a#b" + "#" + "c" is "a" + "#" + "b#c". The docs table keeps one
+// such section and bleve the document indexed last, perhaps the other
+// one, so a print the table holds for it does not say what bleve holds:
+// such a section has none, and an update indexes it again. Without a '#'
+// in the path or the anchor, the id's only '#' follows the path.
+func sharable(path, anchor string) bool {
+	return strings.Contains(path, "#") || strings.Contains(anchor, "#")
 }
 
 // intern returns a copy of a short, much repeated string (a kind, symbol

@@ -11,7 +11,9 @@ import (
 	segment "github.com/blevesearch/scorch_segment_api/v2"
 
 	"github.com/konteks/git-konteks/embed"
+	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/memory"
+	"github.com/konteks/git-konteks/memref"
 )
 
 // newSectionDocs counts the section documents bleve holds in segments
@@ -125,5 +127,85 @@ func TestPrintsOfDuplicateIDs(t *testing.T) {
 	}
 	if rg.sections[1].doc.print == rd.sections[3].doc.print {
 		t.Error("a changed section document has the same print")
+	}
+}
+
+// putRecords commits records to the memory ref as they are, as a peer's
+// memory may hold them (nil deletes a path's record).
+func putRecords(t *testing.T, repo *gitstore.Repo, recs map[string]*memory.File) {
+	t.Helper()
+	_, err := memref.Update(repo, "records", func(ed *gitstore.TreeEditor, w *gitstore.Writer, _ *memref.Memory) error {
+		for p, f := range recs {
+			if f == nil {
+				if err := ed.Delete(memory.FilePath(p)); err != nil {
+					return err
+				}
+				continue
+			}
+			b, err := memory.EncodeFile(f)
+			if err != nil {
+				return err
+			}
+			h, err := w.Blob(b)
+			if err != nil {
+				return err
+			}
+			if err := ed.Set(memory.FilePath(p), gitstore.ModeRegular, h); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Two paths' sections can have one id: "h/x" with anchor "A#B" and
+// "h/x#A" with anchor "B" are both "h/x#A#B". The docs table keeps one of
+// them and bleve the document indexed last, so a print the table holds
+// for such an id does not say what bleve holds: an update indexes such a
+// section again, as it did before prints. Here the table kept h/x's and
+// bleve held h/x#A's; once h/x#A is gone, h/x's text must be found and
+// h/x#A's not, as in a rebuild.
+func TestUpdateReindexesIDsAnotherPathCanHave(t *testing.T) {
+	_, repo := fixture(t)
+	sec := func(anchor, content string) memory.Section {
+		return memory.Section{Anchor: anchor, Kind: "code", Language: "Go", Name: "n", StartLine: 1, EndLine: 2, Content: content}
+	}
+	rec := func(blob string, ss ...memory.Section) *memory.File {
+		return &memory.File{Version: memory.RecordVersion, Blob: strings.Repeat(blob, 20), Kind: "code", Language: "Go", Sections: ss}
+	}
+	putRecords(t, repo, map[string]*memory.File{"h/x": rec("a1", sec("A#B", "alpha zebra"), sec("C", "charlie one"))})
+	if ix := open(t, repo, Options{Model: embed.LocalModel}); ix.How != "build" {
+		t.Fatalf("how %q, want build", ix.How)
+	}
+	steps := []map[string]*memory.File{
+		{"h/x#A": rec("b1", sec("B", "bravo yak"))},
+		{"h/x": rec("a2", sec("A#B", "alpha zebra"), sec("C", "charlie two"))},
+		{"h/x#A": nil},
+	}
+	var up *Index
+	for i, recs := range steps {
+		putRecords(t, repo, recs)
+		if up = open(t, repo, Options{Model: embed.LocalModel}); up.How != "update" {
+			t.Fatalf("step %d: how %q, want update", i, up.How)
+		}
+	}
+	ctx := context.Background()
+	if hs, _ := up.Lexical(ctx, QueryTerms("yak"), DefaultBoosts, 10); len(hs) > 0 {
+		t.Errorf("the text of a deleted record is found: %+v", up.Doc(hs[0].Doc))
+	}
+	if hs, _ := up.Lexical(ctx, QueryTerms("zebra"), DefaultBoosts, 10); len(hs) != 1 || up.Doc(hs[0].Doc).ID != "h/x#A#B" {
+		t.Errorf("zebra: %v", hs)
+	}
+	re := rebuilt(t, repo)
+	sameGeneration(t, up, re)
+	for _, q := range []string{"alpha zebra", "bravo yak", "charlie"} {
+		hu, _ := up.Lexical(ctx, QueryTerms(q), DefaultBoosts, 100)
+		hr, _ := re.Lexical(ctx, QueryTerms(q), DefaultBoosts, 100)
+		if !slices.Equal(hu, hr) {
+			t.Errorf("%q: updated and rebuilt indexes rank differently:\n%v\n%v", q, hu, hr)
+		}
 	}
 }
