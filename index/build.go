@@ -80,6 +80,10 @@ type meta struct {
 	// generation's build left; updates carry it over (see fragmented).
 	// 0 in generations written before it was kept.
 	Segments int `json:"segments,omitempty"`
+	// PlainPaths is set when no record path of the memory held a '#' at
+	// the build and at every update since (see sharable); false when
+	// one did, or in a generation that did not record it.
+	PlainPaths bool `json:"plainPaths,omitempty"`
 }
 
 // sectionDoc is a section on its way into a generation.
@@ -102,8 +106,9 @@ type recordDocs struct {
 	file     *document.Document
 }
 
-// makeDocs turns a record into documents.
-func makeDocs(a *analyzer, path string, f *memory.File, withBleve bool) recordDocs {
+// makeDocs turns a record into documents. plainPaths says that no
+// record path of the memory holds a '#' (see sharable).
+func makeDocs(a *analyzer, path string, f *memory.File, withBleve, plainPaths bool) recordDocs {
 	out := make([]sectionDoc, 0, len(f.Sections))
 	blob := strings.Clone(f.Blob)
 	if withBleve {
@@ -145,7 +150,7 @@ func makeDocs(a *analyzer, path string, f *memory.File, withBleve bool) recordDo
 			ls.Content = capText(s.Content, maxIndexedContent)
 			text := section.LexicalText(path, ls)
 			sd.bdoc = a.bleveDoc(d.ID, text, name, path, i == 0)
-			if !dup[s.Anchor] && !sharable(path, s.Anchor) {
+			if !dup[s.Anchor] && !sharable(path, s.Anchor, plainPaths) {
 				sd.doc.print = a.printOf(text, name, path)
 			}
 			for _, fl := range sd.bdoc.Fields {
@@ -201,9 +206,22 @@ func makeDocs(a *analyzer, path string, f *memory.File, withBleve bool) recordDo
 // such section and bleve the document indexed last, perhaps the other
 // one, so a print the table holds for it does not say what bleve holds:
 // such a section has none, and an update indexes it again. Without a '#'
-// in the path or the anchor, the id's only '#' follows the path.
-func sharable(path, anchor string) bool {
-	return strings.Contains(path, "#") || strings.Contains(anchor, "#")
+// in the path or the anchor, the id's only '#' follows the path; and
+// while no path of the memory holds one (plainPaths), no other path's
+// id can end in this one's anchor, whatever the anchor (overloads are
+// "name#2": a quarter of fmt's sections).
+func sharable(path, anchor string, plainPaths bool) bool {
+	return strings.Contains(path, "#") || !plainPaths && strings.Contains(anchor, "#")
+}
+
+// plainPaths says whether none of paths holds a '#'.
+func plainPaths[T any](items []T, path func(T) string) bool {
+	for _, it := range items {
+		if strings.Contains(path(it), "#") {
+			return false
+		}
+	}
+	return true
 }
 
 // intern returns a copy of a short, much repeated string (a kind, symbol
@@ -269,7 +287,7 @@ func capText(s string, n int) string {
 // workers also give each section its vectors; with budget set, each
 // record is charged to it before it is decoded (Options.Budget). A record
 // whose blob is in fresh is taken from there, not read (Options.Fresh).
-func readRecords(ctx context.Context, repo *gitstore.Repo, refs []memref.RecordRef, withBleve bool, lv *localVectors, budget *memref.Budget, fresh map[gitstore.Hash]*memory.File, progress func(done, total int), fn func(recordDocs) error) error {
+func readRecords(ctx context.Context, repo *gitstore.Repo, refs []memref.RecordRef, withBleve, plain bool, lv *localVectors, budget *memref.Budget, fresh map[gitstore.Hash]*memory.File, progress func(done, total int), fn func(recordDocs) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// A record's documents hold its analysed fields, often the largest
@@ -287,7 +305,7 @@ func readRecords(ctx context.Context, repo *gitstore.Repo, refs []memref.RecordR
 			vz = lv.emb.NewVectorizer()
 		}
 		return func(path string, f *memory.File) error {
-			rd := makeDocs(a, path, f, withBleve)
+			rd := makeDocs(a, path, f, withBleve, plain)
 			if lv != nil {
 				buf = lv.fill(vz, buf, f, &rd)
 			}
@@ -614,7 +632,8 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, dir str
 			vecc <- loaded{v, d, err, true}
 		}()
 	}
-	err = readRecords(ctx, repo, refs, true, lv, opt.Budget, opt.Fresh, opt.Progress, func(rd recordDocs) error {
+	plain := plainPaths(refs, func(r memref.RecordRef) string { return r.Path })
+	err = readRecords(ctx, repo, refs, true, plain, lv, opt.Budget, opt.Fresh, opt.Progress, func(rd recordDocs) error {
 		for i := range rd.sections {
 			d := &rd.sections[i]
 			if err := secs.add(d.bdoc); err != nil {
@@ -674,7 +693,7 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, dir str
 	// holds none of its vectors: a query for that model is then answered
 	// knowing so, and one for another model builds its own (see fits).
 	m := &meta{Format: FormatVersion, Memory: mem.Commit.String(), Tree: mem.Tree.String(), Model: model, Dim: dim,
-		Content: contentKey(repo, mem.Tree, model), Docs: len(ents), Vectors: len(rows), Built: time.Now().UTC(), How: "build"}
+		Content: contentKey(repo, mem.Tree, model), Docs: len(ents), Vectors: len(rows), Built: time.Now().UTC(), How: "build", PlainPaths: plain}
 	m.Tokens, m.Files, m.Languages = docStats(ar.stats(ents))
 	if lv != nil {
 		m.Computed, m.Cached = int(lv.computed.Load()), int(lv.cached.Load())
@@ -847,7 +866,8 @@ func mergeTail(ctx context.Context, bl bleve.Index) error {
 var tailSegments = 8
 
 // smallSegments counts the segments of bl that tailMergePlan merges:
-// those of fewer than half its largest segment's live documents.
+// those of fewer live documents than half the largest segment it makes
+// (500).
 func smallSegments(bl bleve.Index) (int, error) {
 	adv, err := bl.Advanced()
 	if err != nil {
@@ -1003,7 +1023,8 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 	// changed records only: the rest come from the old generation.
 	lv := newLocalVectors(repo, model)
 	defer lv.close()
-	err := readRecords(ctx, repo, added, true, lv, opt.Budget, opt.Fresh, opt.Progress, func(rd recordDocs) error {
+	plain := old.meta.PlainPaths && plainPaths(changes, func(c memref.Change) string { return c.Path })
+	err := readRecords(ctx, repo, added, true, plain, lv, opt.Budget, opt.Fresh, opt.Progress, func(rd recordDocs) error {
 		for _, d := range rd.sections {
 			id := d.doc.ID
 			if pr, ok := oldPrints[id]; !ok || pr == (docPrint{}) || pr != d.doc.print {
@@ -1112,7 +1133,7 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 	}
 	m := &meta{Format: FormatVersion, Memory: mem.Commit.String(), Tree: mem.Tree.String(), Model: model, Dim: dim,
 		Content: contentKey(repo, mem.Tree, model), Docs: plan.n, Vectors: nvecs, Built: time.Now().UTC(), How: "update", Changes: len(changes), Tokens: tok,
-		Files: old.files - rmFiles + addFiles, Languages: langs, Segments: old.meta.Segments}
+		Files: old.files - rmFiles + addFiles, Languages: langs, Segments: old.meta.Segments, PlainPaths: plain}
 	if lv != nil {
 		m.Computed, m.Cached = int(lv.computed.Load()), int(lv.cached.Load())
 	}

@@ -112,7 +112,7 @@ func TestPrintsOfDuplicateIDs(t *testing.T) {
 	}
 	f := &memory.File{Version: memory.RecordVersion, Blob: strings.Repeat("ab", 20), Kind: "code", Language: "Go",
 		Sections: []memory.Section{sec("A", "one"), sec("B", "two"), sec("A", "three"), sec("C", "two")}}
-	rd := makeDocs(newAnalyzer(), "x.go", f, true)
+	rd := makeDocs(newAnalyzer(), "x.go", f, true, false)
 	var zero docPrint
 	for i, sd := range rd.sections {
 		if dup := sd.doc.Anchor == "A"; dup != (sd.doc.print == zero) {
@@ -121,7 +121,7 @@ func TestPrintsOfDuplicateIDs(t *testing.T) {
 	}
 	g := &memory.File{Version: memory.RecordVersion, Blob: strings.Repeat("cd", 20), Kind: "code", Language: "Go",
 		Sections: []memory.Section{sec("B", "two"), sec("C", "changed")}}
-	rg := makeDocs(newAnalyzer(), "x.go", g, true)
+	rg := makeDocs(newAnalyzer(), "x.go", g, true, false)
 	if rg.sections[0].doc.print != rd.sections[1].doc.print {
 		t.Error("the same section document has another print")
 	}
@@ -177,8 +177,8 @@ func TestUpdateReindexesIDsAnotherPathCanHave(t *testing.T) {
 		return &memory.File{Version: memory.RecordVersion, Blob: strings.Repeat(blob, 20), Kind: "code", Language: "Go", Sections: ss}
 	}
 	putRecords(t, repo, map[string]*memory.File{"h/x": rec("a1", sec("A#B", "alpha zebra"), sec("C", "charlie one"))})
-	if ix := open(t, repo, Options{Model: embed.LocalModel}); ix.How != "build" {
-		t.Fatalf("how %q, want build", ix.How)
+	if ix := open(t, repo, Options{Model: embed.LocalModel}); ix.How != "build" || !ix.meta.PlainPaths {
+		t.Fatalf("how %q, plain paths %v; want a build of plain paths", ix.How, ix.meta.PlainPaths)
 	}
 	steps := []map[string]*memory.File{
 		{"h/x#A": rec("b1", sec("B", "bravo yak"))},
@@ -188,8 +188,8 @@ func TestUpdateReindexesIDsAnotherPathCanHave(t *testing.T) {
 	var up *Index
 	for i, recs := range steps {
 		putRecords(t, repo, recs)
-		if up = open(t, repo, Options{Model: embed.LocalModel}); up.How != "update" {
-			t.Fatalf("step %d: how %q, want update", i, up.How)
+		if up = open(t, repo, Options{Model: embed.LocalModel}); up.How != "update" || up.meta.PlainPaths {
+			t.Fatalf("step %d: how %q, plain paths %v; want an update knowing a path holds '#'", i, up.How, up.meta.PlainPaths)
 		}
 	}
 	ctx := context.Background()
@@ -206,6 +206,30 @@ func TestUpdateReindexesIDsAnotherPathCanHave(t *testing.T) {
 		hr, _ := re.Lexical(ctx, QueryTerms(q), DefaultBoosts, 100)
 		if !slices.Equal(hu, hr) {
 			t.Errorf("%q: updated and rebuilt indexes rank differently:\n%v\n%v", q, hu, hr)
+		}
+	}
+}
+
+// While no path of the memory holds a '#', a section whose anchor holds
+// one (an overload, "name#2") has a print: no other path's id can end in
+// its anchor. Once one does, it has none; a section whose path holds a
+// '#' never has one.
+func TestPrintsOfAnchorsWithHash(t *testing.T) {
+	f := &memory.File{Version: memory.RecordVersion, Blob: strings.Repeat("ab", 20), Kind: "code", Language: "C++",
+		Sections: []memory.Section{{Anchor: "func:f", Kind: "code", Content: "one"}, {Anchor: "func:f#2", Kind: "code", Content: "two"}}}
+	var zero docPrint
+	for _, c := range []struct {
+		path       string
+		plain      bool
+		want, want2 bool // a print for func:f, for func:f#2
+	}{
+		{"src/a.cc", true, true, true},
+		{"src/a.cc", false, true, false},
+		{"src/a#b.cc", false, false, false},
+	} {
+		rd := makeDocs(newAnalyzer(), c.path, f, true, c.plain)
+		if got, got2 := rd.sections[0].doc.print != zero, rd.sections[1].doc.print != zero; got != c.want || got2 != c.want2 {
+			t.Errorf("%s, plain paths %v: prints %v %v, want %v %v", c.path, c.plain, got, got2, c.want, c.want2)
 		}
 	}
 }
