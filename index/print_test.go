@@ -219,8 +219,8 @@ func TestPrintsOfAnchorsWithHash(t *testing.T) {
 		Sections: []memory.Section{{Anchor: "func:f", Kind: "code", Content: "one"}, {Anchor: "func:f#2", Kind: "code", Content: "two"}}}
 	var zero docPrint
 	for _, c := range []struct {
-		path       string
-		plain      bool
+		path        string
+		plain       bool
 		want, want2 bool // a print for func:f, for func:f#2
 	}{
 		{"src/a.cc", true, true, true},
