@@ -247,6 +247,9 @@ func TestPlainFetchMergesOnRead(t *testing.T) {
 		}
 		return json.Unmarshal([]byte(run(t, a.Dir, "status", "--json")), &st) == nil && st.SourceCommit == head
 	}, a)
+	// The runner goes on (history, the index) after memory moved: the
+	// temporary directory is removed only once it is done.
+	waitRunners(t, filepath.Dir(a.Dir))
 }
 
 func readLog(r *testgit.Repo) string {
