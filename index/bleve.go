@@ -22,9 +22,9 @@ const (
 	fieldText = "text" // the section's lexical retrieval text
 	fieldName = "name" // name and qualified name, for a boost on names matching the query
 	fieldPath = "path" // the source path, for a boost on paths matching the query
-	// fieldFile is the whole file, on one document per file (id: the
-	// path): BM25 over whole files ranks files by all their evidence,
-	// which single sections cannot.
+	// fieldFile is the whole file, in the files index (see files.go):
+	// BM25 over whole files ranks files by all their evidence, which
+	// single sections cannot.
 	fieldFile = "file"
 )
 
@@ -80,7 +80,7 @@ func newMapping() mapping.IndexMapping {
 	m.IndexDynamic = false
 	m.DocValuesDynamic = false
 	dm := bleve.NewDocumentStaticMapping()
-	for _, f := range []string{fieldText, fieldName, fieldPath, fieldFile} {
+	for _, f := range []string{fieldText, fieldName, fieldPath} {
 		fm := bleve.NewTextFieldMapping()
 		fm.Analyzer = AnalyzerName
 		fm.Store = false
@@ -149,6 +149,28 @@ func (a *analyzer) field(name, text string, toFile bool) *preField {
 	return f
 }
 
+// count is field's analysis without the document: the number of terms
+// of text, added with toFile to the whole file's counts. An update
+// counts so the sections it leaves in the index (see makeDocs).
+func (a *analyzer) count(text string, toFile bool) int {
+	a.reset()
+	n := 0
+	eachWord(text, func(w string) {
+		ids := a.wordTerms(w)
+		n += len(ids)
+		if !toFile {
+			return
+		}
+		for _, id := range ids {
+			if a.fcounts[id] == 0 {
+				a.forder = append(a.forder, id)
+			}
+			a.fcounts[id]++
+		}
+	})
+	return n
+}
+
 // startFile starts counting a file's terms for fileField.
 func (a *analyzer) startFile() {
 	for _, id := range a.forder {
@@ -160,43 +182,33 @@ func (a *analyzer) startFile() {
 // fileField makes the document of a whole file from the counts its
 // sections' fields added since startFile (nothing is analysed twice), or
 // returns nil when the analyzer's vocabulary was reset meanwhile.
-func (a *analyzer) fileField(path string, length int, size uint64) *document.Document {
+func (a *analyzer) fileField(path string, length int) *fileEntry {
 	if a.fileLost {
 		return nil
 	}
-	freqs := make(bindex.TokenFrequencies, len(a.forder))
-	slab := make([]bindex.TokenFreq, len(a.forder))
+	e := &fileEntry{path: path, length: length, terms: make([]fileTerm, len(a.forder))}
 	for i, id := range a.forder {
-		tf := &slab[i]
-		tf.Term = a.vbytes[id]
-		tf.SetFrequency(int(a.fcounts[id]))
+		e.terms[i] = fileTerm{a.vocab[id], uint32(a.fcounts[id])}
 		a.fcounts[id] = 0
-		freqs[a.vocab[id]] = tf
 	}
 	a.forder = a.forder[:0]
-	d := document.NewDocument(path)
-	d.AddField(&preField{name: fieldFile, length: length, freqs: freqs, size: size})
-	return d
+	return e
 }
 
 // fileDoc makes the document of a whole file from its sections'
 // documents: the text fields' term frequencies summed plus the path's
 // terms. (The slow way to fileField's result, for when that has none.)
-func fileDoc(path string, sections []*document.Document) *document.Document {
-	freqs := bindex.TokenFrequencies{}
+func fileDoc(path string, sections []*document.Document) *fileEntry {
+	freqs := map[string]int{}
+	var order []string
 	length := 0
-	var size uint64
 	add := func(f *preField) {
 		length += f.length
-		size += f.size
 		for t, tf := range f.freqs {
-			if x, ok := freqs[t]; ok {
-				x.SetFrequency(x.Frequency() + tf.Frequency())
-				continue
+			if _, ok := freqs[t]; !ok {
+				order = append(order, t)
 			}
-			n := &bindex.TokenFreq{Term: tf.Term}
-			n.SetFrequency(tf.Frequency())
-			freqs[t] = n
+			freqs[t] += tf.Frequency()
 		}
 	}
 	for i, d := range sections {
@@ -206,9 +218,11 @@ func fileDoc(path string, sections []*document.Document) *document.Document {
 			}
 		}
 	}
-	d := document.NewDocument(path)
-	d.AddField(&preField{name: fieldFile, length: length, freqs: freqs, size: size})
-	return d
+	e := &fileEntry{path: path, length: length, terms: make([]fileTerm, len(order))}
+	for i, t := range order {
+		e.terms[i] = fileTerm{t, uint32(freqs[t])}
+	}
+	return e
 }
 
 // bleveDoc makes the bleve document of a section.

@@ -44,7 +44,9 @@ import (
 //	   letter/digit boundaries as ASCII words do.
 //	9: the docs table keeps each section's print, so an update re-indexes
 //	   only the sections of a changed file whose bleve document changed.
-const FormatVersion = 9
+//	10: the whole-file index is the index's own segments (files/*.kxf),
+//	   scoring as bleve's did, not a bleve index.
+const FormatVersion = 10
 
 // meta describes a generation (meta.json).
 type meta struct {
@@ -99,26 +101,27 @@ type sectionDoc struct {
 }
 
 // recordDocs are the documents of one record: its sections', and the
-// whole file's (nil without bleve documents).
+// whole file's (nil for a record without sections).
 type recordDocs struct {
 	path     string
 	sections []sectionDoc
-	file     *document.Document
+	file     *fileEntry
 }
 
 // makeDocs turns a record into documents. plainPaths says that no
-// record path of the memory holds a '#' (see sharable).
-func makeDocs(a *analyzer, path string, f *memory.File, withBleve, plainPaths bool) recordDocs {
+// record path of the memory holds a '#' (see sharable). A section whose
+// id kept maps to its print is in the index already (an update's
+// unchanged sections): its terms count towards the file's document and
+// its lengths are kept, but no document of its own is made (bdoc nil).
+func makeDocs(a *analyzer, path string, f *memory.File, plainPaths bool, kept map[string]docPrint) recordDocs {
 	out := make([]sectionDoc, 0, len(f.Sections))
 	blob := strings.Clone(f.Blob)
-	if withBleve {
-		a.startFile()
-	}
+	a.startFile()
 	// A section id a record holds twice has no print: which of its
 	// documents bleve keeps is not the docs table's to say (nor is it for
 	// an id another record can hold, see sharable).
 	var dup map[string]bool
-	if withBleve && len(f.Sections) > 1 {
+	if len(f.Sections) > 1 {
 		seen := make(map[string]bool, len(f.Sections))
 		for _, s := range f.Sections {
 			if seen[s.Anchor] {
@@ -130,6 +133,7 @@ func makeDocs(a *analyzer, path string, f *memory.File, withBleve, plainPaths bo
 			seen[s.Anchor] = true
 		}
 	}
+	length, skipped := 0, false
 	for i, s := range f.Sections {
 		// The record's strings share its decoded buffer (see
 		// memory.DecodeSections): what the docs table keeps is cloned.
@@ -141,30 +145,42 @@ func makeDocs(a *analyzer, path string, f *memory.File, withBleve, plainPaths bo
 		}
 		d.Anchor = d.ID[len(path)+1:]
 		sd := sectionDoc{doc: d}
-		if withBleve {
-			name := s.QName
-			if s.Name != "" && s.Name != s.QName {
-				name += " " + s.Name
+		name := s.QName
+		if s.Name != "" && s.Name != s.QName {
+			name += " " + s.Name
+		}
+		ls := s
+		ls.Content = capText(s.Content, maxIndexedContent)
+		text := section.LexicalText(path, ls)
+		if !dup[s.Anchor] && !sharable(path, s.Anchor, plainPaths) {
+			sd.doc.print = a.printOf(text, name, path)
+		}
+		lens := &sd.doc.lens
+		if pr, ok := kept[d.ID]; ok && pr != (docPrint{}) && pr == sd.doc.print {
+			skipped = true
+			lens[0] = a.count(text, true)
+			if name != "" {
+				lens[1] = a.count(name, false)
 			}
-			ls := s
-			ls.Content = capText(s.Content, maxIndexedContent)
-			text := section.LexicalText(path, ls)
+			lens[2] = a.count(path, i == 0)
+		} else {
 			sd.bdoc = a.bleveDoc(d.ID, text, name, path, i == 0)
-			if !dup[s.Anchor] && !sharable(path, s.Anchor, plainPaths) {
-				sd.doc.print = a.printOf(text, name, path)
-			}
 			for _, fl := range sd.bdoc.Fields {
 				if pf, ok := fl.(*preField); ok {
 					switch pf.name {
 					case fieldText:
-						sd.doc.lens[0] = pf.length
+						lens[0] = pf.length
 					case fieldName:
-						sd.doc.lens[1] = pf.length
+						lens[1] = pf.length
 					case fieldPath:
-						sd.doc.lens[2] = pf.length
+						lens[2] = pf.length
 					}
 				}
 			}
+		}
+		length += lens[0]
+		if i == 0 {
+			length += lens[2]
 		}
 		if len(s.Chunks) > 0 {
 			// A chunked section is covered by its chunks; its own text
@@ -180,17 +196,13 @@ func makeDocs(a *analyzer, path string, f *memory.File, withBleve, plainPaths bo
 		out = append(out, sd)
 	}
 	rd := recordDocs{path: path, sections: out}
-	if withBleve && len(out) > 0 {
-		length, size := 0, uint64(0)
-		for i, sd := range out {
-			for _, fl := range sd.bdoc.Fields {
-				if pf, ok := fl.(*preField); ok && (pf.name == fieldText || pf.name == fieldPath && i == 0) {
-					length += pf.length
-					size += pf.size
-				}
+	if len(out) > 0 {
+		if rd.file = a.fileField(path, length); rd.file == nil {
+			if skipped {
+				// The vocabulary was reset within the file, and the
+				// sections it skipped have no documents to sum.
+				return makeDocs(a, path, f, plainPaths, nil)
 			}
-		}
-		if rd.file = a.fileField(path, length, size); rd.file == nil {
 			bdocs := make([]*document.Document, len(out))
 			for i, sd := range out {
 				bdocs[i] = sd.bdoc
@@ -287,7 +299,7 @@ func capText(s string, n int) string {
 // workers also give each section its vectors; with budget set, each
 // record is charged to it before it is decoded (Options.Budget). A record
 // whose blob is in fresh is taken from there, not read (Options.Fresh).
-func readRecords(ctx context.Context, repo *gitstore.Repo, refs []memref.RecordRef, withBleve, plain bool, lv *localVectors, budget *memref.Budget, fresh map[gitstore.Hash]*memory.File, progress func(done, total int), fn func(recordDocs) error) error {
+func readRecords(ctx context.Context, repo *gitstore.Repo, refs []memref.RecordRef, plain bool, kept map[string]docPrint, lv *localVectors, budget *memref.Budget, fresh map[gitstore.Hash]*memory.File, progress func(done, total int), fn func(recordDocs) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// A record's documents hold its analysed fields, often the largest
@@ -305,7 +317,7 @@ func readRecords(ctx context.Context, repo *gitstore.Repo, refs []memref.RecordR
 			vz = lv.emb.NewVectorizer()
 		}
 		return func(path string, f *memory.File) error {
-			rd := makeDocs(a, path, f, withBleve, plain)
+			rd := makeDocs(a, path, f, plain, kept)
 			if lv != nil {
 				buf = lv.fill(vz, buf, f, &rd)
 			}
@@ -607,11 +619,7 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, dir str
 	if err != nil {
 		return nil, err
 	}
-	files, err := newBulk(filepath.Join(dir, filesDir), 1)
-	if err != nil {
-		secs.close()
-		return nil, err
-	}
+	files := newFileBuilder()
 	type loaded struct {
 		vecs map[embed.Key]embed.Quantized
 		dim  int
@@ -633,7 +641,7 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, dir str
 		}()
 	}
 	plain := plainPaths(refs, func(r memref.RecordRef) string { return r.Path })
-	err = readRecords(ctx, repo, refs, true, plain, lv, opt.Budget, opt.Fresh, opt.Progress, func(rd recordDocs) error {
+	err = readRecords(ctx, repo, refs, plain, nil, lv, opt.Budget, opt.Fresh, opt.Progress, func(rd recordDocs) error {
 		for i := range rd.sections {
 			d := &rd.sections[i]
 			if err := secs.add(d.bdoc); err != nil {
@@ -644,17 +652,22 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, dir str
 			}
 		}
 		if rd.file != nil {
-			return files.add(rd.file)
+			files.add(rd.file)
 		}
 		return nil
 	})
-	// The last segments are built while the tables are.
+	// The last segments and the files index are written while the tables
+	// are.
 	bleveDone := make(chan error, 1)
+	readErr := err
 	go func() {
-		e1, e2 := secs.close(), files.close()
-		if e1 == nil {
-			e1 = e2
+		e1 := secs.close()
+		if readErr == nil {
+			if e2 := writeFiles(filepath.Join(dir, filesDir), files); e1 == nil {
+				e1 = e2
+			}
 		}
+		files = nil
 		bleveDone <- e1
 	}()
 	lvs := <-vecc
@@ -716,10 +729,8 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, dir str
 	if compactBuild {
 		ar.close()
 		rows, ents = nil, nil
-		for _, sub := range []string{sectionsDir, filesDir} {
-			if err := compact(ctx, filepath.Join(dir, sub)); err != nil {
-				return nil, err
-			}
+		if err := compact(ctx, filepath.Join(dir, sectionsDir)); err != nil {
+			return nil, err
 		}
 	}
 	m.Segments = segments(dir)
@@ -845,15 +856,15 @@ var tailMergePlan = mergeplan.MergePlanOptions{
 // before an update adds its own, once updates have left tailSegments
 // small ones: the merged segments are then in the snapshot the update's
 // batch persists.
-func mergeTail(ctx context.Context, bl bleve.Index) error {
+func mergeTail(ctx context.Context, bl bleve.Index) (merged bool, err error) {
 	n, err := smallSegments(bl)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if n < tailSegments {
-		return nil
+		return false, nil
 	}
-	return forceMerge(ctx, bl, tailMergePlan)
+	return true, forceMerge(ctx, bl, tailMergePlan)
 }
 
 // tailSegments is how many small segments (see smallSegments) an index
@@ -934,14 +945,11 @@ func forceMerge(ctx context.Context, bl bleve.Index, plan mergeplan.MergePlanOpt
 // for large changes, and an update rewrites the tables anyway).
 const maxUpdate = 2000
 
-// segments counts the bleve segments of a generation's two indexes.
+// segments counts the bleve segments of a generation's sections index.
+// (The files index merges its own: see updateFiles.)
 func segments(gdir string) int {
-	n := 0
-	for _, sub := range []string{sectionsDir, filesDir} {
-		zs, _ := filepath.Glob(filepath.Join(gdir, sub, "store", "*.zap"))
-		n += len(zs)
-	}
-	return n
+	zs, _ := filepath.Glob(filepath.Join(gdir, sectionsDir, "store", "*.zap"))
+	return len(zs)
 }
 
 // segmentSlack is how many segments past twice its build's a generation
@@ -961,35 +969,28 @@ func fragmented(gdir string, built int) bool {
 // records that changed between old's memory tree and mem's.
 func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memref.Change, mem *memref.Memory, dir string, opt Options) (*meta, error) {
 	model := opt.Model
-	var bls [2]bleve.Index
-	for i, sub := range []string{sectionsDir, filesDir} {
-		bdir := filepath.Join(dir, sub)
-		if err := linkTree(filepath.Join(old.dir, sub), bdir); err != nil {
-			return nil, err
+	bdir := filepath.Join(dir, sectionsDir)
+	if err := linkTree(filepath.Join(old.dir, sectionsDir), bdir); err != nil {
+		return nil, err
+	}
+	bl, err := bleve.OpenUsing(bdir, updateConfig())
+	merged := false
+	if err == nil {
+		if merged, err = mergeTail(ctx, bl); err != nil {
+			bl.Close()
 		}
-		bl, err := bleve.OpenUsing(bdir, updateConfig())
-		if err == nil {
-			err = mergeTail(ctx, bl)
-			if err != nil {
-				bl.Close()
-			}
-		}
-		if err != nil {
-			if bls[0] != nil {
-				bls[0].Close()
-			}
-			return nil, fmt.Errorf("index: %w", err)
-		}
-		bls[i] = bl
+	}
+	if err != nil {
+		return nil, fmt.Errorf("index: %w", err)
 	}
 	closed := false
 	defer func() {
 		if !closed {
-			bls[0].Close()
-			bls[1].Close()
+			bl.Close()
 		}
 	}()
-	batch, fbatch := bls[0].NewBatch(), bls[1].NewBatch()
+	batch := bl.NewBatch()
+	var files []*fileEntry
 	gone := map[string]bool{}
 	var added []memref.RecordRef
 	for _, c := range changes {
@@ -1014,7 +1015,6 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 				removedOrds = append(removedOrds, i)
 			}
 		}
-		fbatch.Delete(p) // the whole-file document
 	}
 	sort.Ints(removedOrds)
 	var fresh []sectionDoc
@@ -1024,10 +1024,12 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 	lv := newLocalVectors(repo, model)
 	defer lv.close()
 	plain := old.meta.PlainPaths && plainPaths(changes, func(c memref.Change) string { return c.Path })
-	err := readRecords(ctx, repo, added, true, plain, lv, opt.Budget, opt.Fresh, opt.Progress, func(rd recordDocs) error {
+	// The workers read a copy: the loop below deletes from oldPrints.
+	kept := maps.Clone(oldPrints)
+	err = readRecords(ctx, repo, added, plain, kept, lv, opt.Budget, opt.Fresh, opt.Progress, func(rd recordDocs) error {
 		for _, d := range rd.sections {
 			id := d.doc.ID
-			if pr, ok := oldPrints[id]; !ok || pr == (docPrint{}) || pr != d.doc.print {
+			if d.bdoc != nil {
 				if err := batch.IndexAdvanced(d.bdoc); err != nil {
 					return err
 				}
@@ -1040,7 +1042,7 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 			}
 		}
 		if rd.file != nil {
-			return fbatch.IndexAdvanced(rd.file)
+			files = append(files, rd.file)
 		}
 		return nil
 	})
@@ -1050,16 +1052,23 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 	for id := range oldPrints {
 		batch.Delete(id)
 	}
-	if err := bls[0].Batch(batch); err != nil {
-		return nil, fmt.Errorf("index: %w", err)
-	}
-	if err := bls[1].Batch(fbatch); err != nil {
+	if err := bl.Batch(batch); err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
 	closed = true
-	err0, err1 := bls[0].Close(), bls[1].Close()
-	if err0 != nil || err1 != nil {
-		return nil, fmt.Errorf("index: %v %v", err0, err1)
+	if err := bl.Close(); err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	if merged {
+		// The merged segments stay on disk, named by the snapshot before
+		// the merge, until bleve's persister purges it, which Close does
+		// not wait for: the next update would link them too, for good.
+		if err := dropOldSnapshots(bdir); err != nil {
+			return nil, err
+		}
+	}
+	if err := updateFiles(filepath.Join(old.dir, filesDir), filepath.Join(dir, filesDir), gone, files); err != nil {
+		return nil, err
 	}
 
 	// Fresh docs by id, each id once (the first).

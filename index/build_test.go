@@ -24,20 +24,16 @@ import (
 	"github.com/konteks/git-konteks/memory"
 )
 
-func freqsOf(t *testing.T, d *document.Document) (map[string]int, int, uint64) {
+func freqsOf(t *testing.T, e *fileEntry) (map[string]int, int) {
 	t.Helper()
-	if len(d.Fields) != 1 {
-		t.Fatalf("%d fields", len(d.Fields))
-	}
-	f := d.Fields[0].(*preField)
 	out := map[string]int{}
-	for term, tf := range f.freqs {
-		if string(tf.Term) != term {
-			t.Fatalf("term %q has bytes %q", term, tf.Term)
+	for _, tf := range e.terms {
+		if _, ok := out[tf.term]; ok {
+			t.Fatalf("term %q twice", tf.term)
 		}
-		out[term] = tf.Frequency()
+		out[tf.term] = int(tf.freq)
 	}
-	return out, f.length, f.size
+	return out, e.length
 }
 
 // The whole file's document counted while its sections are analysed is the
@@ -53,33 +49,50 @@ func TestFileFieldMatchesFileDoc(t *testing.T) {
 			{Anchor: "C", Kind: "code", StartLine: 10, EndLine: 12, Name: "parseHTTPRequest",
 				Content: "func parseHTTPRequest(r *Request) { requests++; parse(r) }"},
 		}}
+	const path = "net/http/server_test.go"
+	full := makeDocs(newAnalyzer(), path, f, true, nil)
+	bdocs := make([]*document.Document, len(full.sections))
+	for i, sd := range full.sections {
+		bdocs[i] = sd.bdoc
+	}
+	want, wl := freqsOf(t, fileDoc(path, bdocs))
+	if want["request"] == 0 || want["server"] == 0 || want["parsehttprequest"] == 0 {
+		t.Fatalf("terms missing: %v", want)
+	}
+	// An update's unchanged sections (A and C) are only counted.
+	kept := map[string]docPrint{}
+	for _, i := range []int{0, 2} {
+		kept[full.sections[i].doc.ID] = full.sections[i].doc.print
+	}
 	for _, reset := range []bool{false, true} {
-		a := newAnalyzer()
-		rd := makeDocs(a, "net/http/server_test.go", f, true, true)
-		if reset {
-			// A reset between sections leaves the counts unusable:
-			// makeDocs falls back to summing the sections' documents.
-			a = newAnalyzer()
-			a.vocab = make([]string, maxCachedWords-3)
-			a.vbytes = make([][]byte, maxCachedWords-3)
-			a.counts = make([]int32, maxCachedWords-3)
-			a.fcounts = make([]int32, maxCachedWords-3)
-			rd = makeDocs(a, "net/http/server_test.go", f, true, true)
-			if !a.fileLost {
+		for _, k := range []map[string]docPrint{nil, kept} {
+			a := newAnalyzer()
+			if reset {
+				// A reset between sections leaves the counts unusable:
+				// makeDocs falls back to summing the sections' documents
+				// (and makes the documents of the sections it skipped).
+				a.vocab = make([]string, maxCachedWords-3)
+				a.vbytes = make([][]byte, maxCachedWords-3)
+				a.counts = make([]int32, maxCachedWords-3)
+				a.fcounts = make([]int32, maxCachedWords-3)
+			}
+			rd := makeDocs(a, path, f, true, k)
+			if reset && k == nil && !a.fileLost {
 				t.Fatal("no reset happened")
 			}
-		}
-		bdocs := make([]*document.Document, len(rd.sections))
-		for i, sd := range rd.sections {
-			bdocs[i] = sd.bdoc
-		}
-		want, wl, ws := freqsOf(t, fileDoc("net/http/server_test.go", bdocs))
-		got, gl, gs := freqsOf(t, rd.file)
-		if !reflect.DeepEqual(got, want) || gl != wl || gs != ws {
-			t.Fatalf("reset %v: file document\n got %v %d %d\nwant %v %d %d", reset, got, gl, gs, want, wl, ws)
-		}
-		if want["request"] == 0 || want["server"] == 0 || want["parsehttprequest"] == 0 {
-			t.Fatalf("terms missing: %v", want)
+			got, gl := freqsOf(t, rd.file)
+			if !reflect.DeepEqual(got, want) || gl != wl {
+				t.Fatalf("reset %v, kept %v: file document\n got %v %d\nwant %v %d", reset, k != nil, got, gl, want, wl)
+			}
+			for i, sd := range rd.sections {
+				if sd.doc.lens != full.sections[i].doc.lens || sd.doc.print != full.sections[i].doc.print {
+					t.Errorf("reset %v, kept %v: section %d lengths %v print %x, want %v %x", reset, k != nil, i,
+						sd.doc.lens, sd.doc.print, full.sections[i].doc.lens, full.sections[i].doc.print)
+				}
+				if skip := k != nil && !reset && (i == 0 || i == 2); (sd.bdoc == nil) != skip {
+					t.Errorf("reset %v, kept %v: section %d has document %v", reset, k != nil, i, sd.bdoc != nil)
+				}
+			}
 		}
 	}
 }
@@ -251,7 +264,11 @@ func TestSketch(t *testing.T) {
 // zapFiles names the segment files of one of a generation's bleve indexes.
 func zapFiles(t *testing.T, ix *Index, sub string) []string {
 	t.Helper()
-	ms, err := filepath.Glob(filepath.Join(ix.dir, sub, "store", "*.zap"))
+	pattern := filepath.Join(ix.dir, sub, "store", "*.zap")
+	if sub == filesDir {
+		pattern = filepath.Join(ix.dir, sub, "*.kxf")
+	}
+	ms, err := filepath.Glob(pattern)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -489,7 +506,7 @@ func TestFragmentedGenerationIsRebuilt(t *testing.T) {
 	repo := extractAt(t, r)
 	ix := open(t, repo, Options{Model: embed.LocalModel})
 	built := ix.meta.Segments
-	if n := len(zapFiles(t, ix, sectionsDir)) + len(zapFiles(t, ix, filesDir)); built == 0 || built != n {
+	if n := len(zapFiles(t, ix, sectionsDir)); built == 0 || built != n {
 		t.Fatalf("meta says %d segments, the build left %d", built, n)
 	}
 	ix.Close()

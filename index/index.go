@@ -1,13 +1,14 @@
 // Package index is the local search cache over memory: a bleve BM25 index
-// of every section's lexical text, a table of sections (docs.bin) and a
-// table of their quantized vectors (vectors.bin), built from the memory
-// ref and never pushed.
+// of every section's lexical text, a BM25 index of whole files of its own
+// (files.go), a table of sections (docs.bin) and a table of their
+// quantized vectors (vectors.bin), built from the memory ref and never
+// pushed.
 //
 // It lives in $GIT_COMMON_DIR/konteks/index/ as generations: directories
 // each reflecting one memory commit, and a "current" file naming the one
 // to read. A generation is never modified once current: when refs/konteks
 // moves, the next reader builds a new generation from the memory diff
-// (hard-linking bleve's immutable segments, so an update costs what
+// (hard-linking the indexes' immutable segments, so an update costs what
 // changed) and switches "current" to it with a rename. Readers therefore
 // never wait for an update or an extraction, and never see a half-written
 // index; a missing or damaged generation is rebuilt.
@@ -52,7 +53,7 @@ type Index struct {
 	meta  meta
 	files int         // number of files (whole-file documents)
 	bl    bleve.Index // sections
-	fl    bleve.Index // whole files
+	fx    *fileIndex  // whole files (see files.go)
 	docs  *docTable
 	vecs  *vecTable
 
@@ -466,16 +467,15 @@ func openGen(gdir string, search bool) (*Index, error) {
 	}
 	// bleve returns a nil *indexImpl in a non-nil Index on failure: only
 	// an index that opened is kept (Close would call the nil one).
-	for _, b := range []struct {
-		sub string
-		to  *bleve.Index
-	}{{sectionsDir, &ix.bl}, {filesDir, &ix.fl}} {
-		bl, err := bleve.OpenUsing(filepath.Join(gdir, b.sub), map[string]interface{}{"read_only": true})
-		if err != nil {
-			ix.Close()
-			return nil, fmt.Errorf("%w: bleve: %v", errTable, err)
-		}
-		*b.to = bl
+	bl, err := bleve.OpenUsing(filepath.Join(gdir, sectionsDir), map[string]interface{}{"read_only": true})
+	if err != nil {
+		ix.Close()
+		return nil, fmt.Errorf("%w: bleve: %v", errTable, err)
+	}
+	ix.bl = bl
+	if ix.fx, err = openFiles(filepath.Join(gdir, filesDir)); err != nil {
+		ix.Close()
+		return nil, err
 	}
 	return ix, nil
 }
@@ -490,11 +490,11 @@ func (ix *Index) Close() error {
 		err = ix.bl.Close()
 		ix.bl = nil
 	}
-	if ix.fl != nil {
-		if ferr := ix.fl.Close(); err == nil {
+	if ix.fx != nil {
+		if ferr := ix.fx.close(); err == nil {
 			err = ferr
 		}
-		ix.fl = nil
+		ix.fx = nil
 	}
 	ix.docs.close()
 	ix.vecs.close()

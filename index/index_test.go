@@ -211,8 +211,8 @@ func TestUpdateAfterOneFileChange(t *testing.T) {
 	if n, _ := up.bl.DocCount(); int(n) != up.Len() {
 		t.Fatalf("bleve holds %d sections, the table %d", n, up.Len())
 	}
-	if n, _ := up.fl.DocCount(); n != 3 {
-		t.Fatalf("bleve holds %d files, want 3", n)
+	if n := up.fx.live; n != 3 {
+		t.Fatalf("the files index holds %d files, want 3", n)
 	}
 	if fs, err := up.Files(context.Background(), QueryTerms("quokka header"), 5, 1); err != nil || len(fs) != 1 || fs[0].Path != "fetch/retry.go" {
 		t.Fatalf("whole files: %v %v", fs, err)

@@ -112,7 +112,7 @@ func TestPrintsOfDuplicateIDs(t *testing.T) {
 	}
 	f := &memory.File{Version: memory.RecordVersion, Blob: strings.Repeat("ab", 20), Kind: "code", Language: "Go",
 		Sections: []memory.Section{sec("A", "one"), sec("B", "two"), sec("A", "three"), sec("C", "two")}}
-	rd := makeDocs(newAnalyzer(), "x.go", f, true, false)
+	rd := makeDocs(newAnalyzer(), "x.go", f, false, nil)
 	var zero docPrint
 	for i, sd := range rd.sections {
 		if dup := sd.doc.Anchor == "A"; dup != (sd.doc.print == zero) {
@@ -121,7 +121,7 @@ func TestPrintsOfDuplicateIDs(t *testing.T) {
 	}
 	g := &memory.File{Version: memory.RecordVersion, Blob: strings.Repeat("cd", 20), Kind: "code", Language: "Go",
 		Sections: []memory.Section{sec("B", "two"), sec("C", "changed")}}
-	rg := makeDocs(newAnalyzer(), "x.go", g, true, false)
+	rg := makeDocs(newAnalyzer(), "x.go", g, false, nil)
 	if rg.sections[0].doc.print != rd.sections[1].doc.print {
 		t.Error("the same section document has another print")
 	}
@@ -227,7 +227,7 @@ func TestPrintsOfAnchorsWithHash(t *testing.T) {
 		{"src/a.cc", false, true, false},
 		{"src/a#b.cc", false, false, false},
 	} {
-		rd := makeDocs(newAnalyzer(), c.path, f, true, c.plain)
+		rd := makeDocs(newAnalyzer(), c.path, f, c.plain, nil)
 		if got, got2 := rd.sections[0].doc.print != zero, rd.sections[1].doc.print != zero; got != c.want || got2 != c.want2 {
 			t.Errorf("%s, plain paths %v: prints %v %v, want %v %v", c.path, c.plain, got, got2, c.want, c.want2)
 		}

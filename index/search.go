@@ -3,6 +3,7 @@ package index
 import (
 	"container/heap"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -199,30 +200,13 @@ func (ix *Index) Files(ctx context.Context, terms []Term, n int, lengthScale flo
 	if len(terms) == 0 || n <= 0 {
 		return nil, nil
 	}
-	qs := make([]query.Query, 0, len(terms))
-	for _, t := range terms {
-		tq := query.NewTermQuery(t.Text)
-		tq.SetField(fieldFile)
-		tq.SetBoost(t.Weight)
-		qs = append(qs, tq)
+	if ix.fx == nil {
+		return nil, errors.New("index: the generation was opened without its search indexes")
 	}
-	req := bleve.NewSearchRequestOptions(query.NewDisjunctionQuery(qs), n, 0, false)
-	req.PreSearchData = ix.bm25Stats(ix.files, lengthScale)
-	res, err := searchTop(ctx, ix.fl, req)
-	if err != nil {
-		return nil, err
+	if lengthScale <= 0 {
+		lengthScale = 1
 	}
-	out := make([]FileHit, 0, len(res.Hits))
-	for _, h := range res.Hits {
-		out = append(out, FileHit{Path: h.ID, Score: h.Score})
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Score != out[j].Score {
-			return out[i].Score > out[j].Score
-		}
-		return out[i].Path < out[j].Path
-	})
-	return out, nil
+	return ix.fx.search(terms, ix.files, int(float64(ix.meta.Tokens[fieldFile])*lengthScale), n)
 }
 
 // TermCount is a term of the index's vocabulary and the number of
