@@ -420,9 +420,8 @@ func buildConfig() map[string]interface{} {
 }
 
 // buildBatch bounds the postings (distinct terms summed over documents)
-// that go into one segment of a cold build: about 1,500 sections, or 500
-// whole files, whose documents hold three times the terms. Bounding by
-// documents made the files index's segments three times heavier. The
+// that go into one bleve segment of a cold build: about 1,500 sections
+// (bounding by documents made segments of large sections heavier). The
 // batches in flight (one per worker and the one being filled) hold their
 // documents' analysed fields and the segments being built: they are most
 // of the build's live heap. On the Go tree (86,000 sections) a full
@@ -433,10 +432,11 @@ func buildConfig() map[string]interface{} {
 // 1,259 MB at 420,000 and 751 MB at 80,000 for the same CPU.
 var buildBatch = 80_000 // a variable for the tests only
 
-// The bleve indexes of a generation: sections, and whole files. They are
-// two indexes, not two fields of one, because bleve's BM25 takes document
-// counts and average field lengths over the whole index: file documents
-// among section documents would skew both.
+// The search indexes of a generation: sections (bleve), and whole files
+// (the index's own, files.go). They are two indexes, not two fields of
+// one, because BM25 takes document counts and average field lengths over
+// the whole index: file documents among section documents would skew
+// both.
 const (
 	sectionsDir = "bleve"
 	filesDir    = "files"
