@@ -78,7 +78,7 @@ type meta struct {
 	// contentKey): another memory commit with the same key is served by
 	// it as it is.
 	Content string `json:"content,omitempty"`
-	// Segments is the number of bleve segments (both indexes) the
+	// Segments is the number of bleve segments (the sections index) the
 	// generation's build left; updates carry it over (see fragmented).
 	// 0 in generations written before it was kept.
 	Segments int `json:"segments,omitempty"`
@@ -817,10 +817,10 @@ func writeMeta(dir string, m *meta) error {
 // merger plans nothing but dropping segments whose documents are all
 // deleted (every segment is within the budget of a tier as large as the
 // index): merging is mergeTail's, done at a known point of the update
-// rather than racing it. Left to the default plan, the merger rewrote the
-// whole files index on every one-file update (one segment plus the new
-// one exceeded its budget of 2000 documents a tier), and Close aborted
-// merges half done.
+// rather than racing it. Left to the default plan, the merger rewrote
+// whole indexes on a one-file update (when a bleve index held the files,
+// one segment plus the new one exceeded its budget of 2000 documents a
+// tier), and Close aborted merges half done.
 func updateConfig() map[string]interface{} {
 	return map[string]interface{}{
 		"unsafe_batch": false, // Batch returns once persisted

@@ -424,9 +424,9 @@ func readCurrent(dir string) (string, error) {
 }
 
 // openGen opens one generation directory. Without search it opens the
-// tables and not the bleve indexes: a generation an update starts from,
+// tables and not the search indexes: a generation an update starts from,
 // or one Refresh finds current, is never searched, and opening bleve's
-// two indexes was a tenth of a one-file update. (Their damage then shows
+// indexes was a tenth of a one-file update. (Their damage then shows
 // when the update opens its copy of them, and it builds instead.)
 func openGen(gdir string, search bool) (*Index, error) {
 	ix := &Index{dir: gdir}
