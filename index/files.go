@@ -72,11 +72,11 @@ type filePosting struct{ doc, freq uint32 }
 type fileBuilder struct {
 	paths []string
 	lens  []uint32
-	post  map[string][]filePosting
+	post  map[string]*[]filePosting
 }
 
 func newFileBuilder() *fileBuilder {
-	return &fileBuilder{post: map[string][]filePosting{}}
+	return &fileBuilder{post: map[string]*[]filePosting{}}
 }
 
 func (b *fileBuilder) addDoc(path string, length int) uint32 {
@@ -86,7 +86,16 @@ func (b *fileBuilder) addDoc(path string, length int) uint32 {
 }
 
 func (b *fileBuilder) addPosting(term string, doc, freq uint32) {
-	b.post[term] = append(b.post[term], filePosting{doc, freq})
+	// A term is often a substring of the text it was found in (see
+	// analyzer.wordTerms): the builder, which holds its terms through a
+	// build, keeps a copy. It is never stored again: a map assignment
+	// would replace the key with the string assigned.
+	ps := b.post[term]
+	if ps == nil {
+		ps = new([]filePosting)
+		b.post[strings.Clone(term)] = ps
+	}
+	*ps = append(*ps, filePosting{doc, freq})
 }
 
 // add adds a file's document.
@@ -117,7 +126,7 @@ func (b *fileBuilder) write(path string) error {
 	postOff := make([]uint32, 0, len(terms)+1)
 	df := make([]uint32, 0, len(terms))
 	for _, t := range terms {
-		ps := b.post[t]
+		ps := *b.post[t]
 		for i := range ps {
 			ps[i].doc = rank[ps[i].doc]
 		}
@@ -199,7 +208,7 @@ var errFiles = fmt.Errorf("%w: files index", errTable)
 func openFileSeg(path string) (*fileSeg, error) {
 	data, unmap, err := mmap.File(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %v", errFiles, err)
 	}
 	s := &fileSeg{data: data, unmap: unmap}
 	if err := s.parse(); err != nil {
@@ -333,11 +342,13 @@ func openFiles(dir string) (*fileIndex, error) {
 	if err := json.Unmarshal(mb, &fx.info); err != nil {
 		return nil, fmt.Errorf("%w: %v", errFiles, err)
 	}
+	seen := make(map[string]bool, len(fx.info))
 	for _, in := range fx.info {
-		if strings.ContainsAny(in.Name, `/\`) || !strings.HasSuffix(in.Name, ".kxf") {
+		if strings.ContainsAny(in.Name, `/\`) || !strings.HasSuffix(in.Name, ".kxf") || seen[in.Name] {
 			fx.close()
 			return nil, fmt.Errorf("%w: segment name %q", errFiles, in.Name)
 		}
+		seen[in.Name] = true
 		s, err := openFileSeg(filepath.Join(dir, in.Name))
 		if err != nil {
 			fx.close()
@@ -402,11 +413,14 @@ var bm25K1, bm25B = 1.2, 0.75
 // them, see termsByCount) times the share of the query's terms it holds.
 // Ties break by path.
 func (fx *fileIndex) search(terms []Term, docTotal, card, n int) ([]FileHit, error) {
-	if docTotal <= 0 || card <= 0 || len(terms) == 0 || n <= 0 {
+	if docTotal <= 0 || card < 0 || len(terms) == 0 || n <= 0 {
 		return nil, nil
 	}
 	N := float64(uint64(docTotal))
+	// Of no length at all (card 0), bleve's average is 0 and it scores
+	// by TF-IDF instead: tf·norm·idf with idf = 1 + ln(N/(df+1)).
 	avg := math.Ceil(float64(card) / float64(uint64(docTotal)))
+	bm25 := avg > 0
 	type hit struct{ seg, doc, freq uint32 }
 	var hits []hit
 	starts := make([]int, len(terms)+1)
@@ -429,7 +443,11 @@ func (fx *fileIndex) search(terms []Term, docTotal, card, n int) ([]FileHit, err
 			}
 		}
 		df := float64(uint64(len(hits) - starts[i]))
-		idf[i] = math.Log(1 + (N-df+0.5)/(df+0.5))
+		if bm25 {
+			idf[i] = math.Log(1 + (N-df+0.5)/(df+0.5))
+		} else {
+			idf[i] = 1.0 + math.Log(N/float64(uint64(len(hits)-starts[i])+1))
+		}
 	}
 	starts[len(terms)] = len(hits)
 	// bleve's disjunction orders its terms by their document counts
@@ -461,9 +479,14 @@ func (fx *fileIndex) search(terms []Term, docTotal, card, n int) ([]FileHit, err
 				tf = math.Sqrt(float64(h.freq))
 			}
 			norm := float64(float32(1.0 / math.Sqrt(float64(fx.segs[h.seg].length(int(h.doc))))))
-			fieldLength := 1 / (norm * norm)
-			score := idf[i] * (tf * bm25K1) /
-				(tf + bm25K1*(1-bm25B+(bm25B*fieldLength/avg)))
+			var score float64
+			if bm25 {
+				fieldLength := 1 / (norm * norm)
+				score = idf[i] * (tf * bm25K1) /
+					(tf + bm25K1*(1-bm25B+(bm25B*fieldLength/avg)))
+			} else {
+				score = tf * norm * idf[i]
+			}
 			if qw != 1.0 {
 				score = score * qw
 			}
@@ -666,10 +689,13 @@ func mergeFileSegs(path string, segs []*fileSeg, info []fileSegInfo) (int, error
 	return len(b.paths), b.write(path)
 }
 
-// linkFile hard-links src to dst, or copies it where links fail.
+// linkFile hard-links src to dst, or copies it where links fail. An
+// existing dst is an error: it may be a link to src's own inode, which a
+// copy would truncate.
 func linkFile(src, dst string) error {
-	if err := os.Link(src, dst); err == nil {
-		return nil
+	err := os.Link(src, dst)
+	if err == nil || errors.Is(err, os.ErrExist) {
+		return err
 	}
 	return copyFile(src, dst)
 }

@@ -1,0 +1,164 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/konteks/git-konteks/embed"
+)
+
+// filesOf is every file Files ranks for each query, scores included.
+func filesOf(t *testing.T, ix *Index, queries []string, scale float64) map[string][]FileHit {
+	t.Helper()
+	out := map[string][]FileHit{}
+	for _, q := range queries {
+		fs, err := ix.Files(context.Background(), QueryTerms(q), 100000, scale)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[q] = fs
+	}
+	return out
+}
+
+// A chain of updates (edits keeping most sections, a file deleted then
+// added again, a rename, a record that loses all of its sections and
+// gets them back, many files at once) ranks whole files as a rebuilt
+// index of the same memory does, to the bit.
+func TestUpdateChainFilesAsRebuild(t *testing.T) {
+	r, _ := withPackages(t, 24)
+	// Large files the updates leave alone: the base segment stays more
+	// than eight times the tail, so updates delete from it and add
+	// segments rather than merge everything.
+	for k := 0; k < 4; k++ {
+		var b strings.Builder
+		fmt.Fprintf(&b, "package lib\n\n")
+		for j := 0; j < 300; j++ {
+			fmt.Fprintf(&b, "// Large%d_%d computes the wombat total of quokka %d in batch %d.\nfunc Large%d_%d(x int) int { return x * %d }\n\n", k, j, j, k, k, j, j)
+		}
+		r.Write(fmt.Sprintf("lib/large%d.go", k), b.String())
+	}
+	r.Commit("large")
+	repo := extractAt(t, r)
+	ix := open(t, repo, Options{Model: embed.LocalModel})
+	ix.Close()
+	queries := []string{"parse header", "thing number", "other thing", "backoff attempt", "render page template",
+		"quokka wombat", "notes words", "renamed function", "package", "installing guide", "pkg3 thing3", "func return"}
+	big := func(i int) string {
+		var b strings.Builder
+		b.WriteString("package fetch\n\nimport \"time\"\n\n")
+		for k := 0; k < 3; k++ {
+			fmt.Fprintf(&b, "// Wait%d waits for quokka number %d.\nfunc Wait%d() time.Duration { return %d }\n\n", k, k, k, k+i*(k%2))
+		}
+		return b.String()
+	}
+	steps := []func(i int){
+		func(i int) { r.Write("fetch/big.go", big(i)) },
+		func(i int) { r.Write("notes/notes.txt", "notes words about a wombat\n") },
+		func(i int) { r.Write("notes/notes.txt", "   \n\n") }, // no sections
+		func(i int) { r.Remove("web/page.go") },
+		func(i int) {
+			from, to := "pkg1/file.go", "pkg1/renamed.go"
+			if i >= 10 {
+				from, to = to, from
+			}
+			b, err := os.ReadFile(filepath.Join(r.Dir, from))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Remove(from)
+			r.Write(to, string(b))
+		},
+		func(i int) {
+			r.Write("web/page.go", "package web\n\n// RenderPage writes a page through its template again.\nfunc RenderPage(name string) string { return name }\n")
+		},
+		func(i int) { r.Write("notes/notes.txt", "notes words again, quokka\n") },
+		func(i int) {
+			for k := 0; k < 24; k += 2 {
+				r.Write(fmt.Sprintf("pkg%d/file.go", k), fmt.Sprintf("package pkg%d\n\n// Other%d does another thing %d.\nfunc Other%d() {}\n", k, k, i, k))
+			}
+		},
+		func(i int) { r.Remove("pkg3/file.go") },
+		func(i int) {
+			r.Write("pkg3/file.go", "package pkg3\n\n// Thing3 is back.\nfunc Thing3() int { return 3 }\n")
+		},
+	}
+	for i := 0; i < 2*len(steps); i++ {
+		steps[i%len(steps)](i)
+		r.Write("fetch/big.go", big(i))
+		r.Commit(fmt.Sprint("step ", i))
+		up := updated(t, r, repo)
+		t.Logf("step %d: %v", i, up.fx.info)
+		up.Close()
+	}
+	up := open(t, repo, Options{Model: embed.LocalModel})
+	if up.How != "current" {
+		t.Fatalf("how %q", up.How)
+	}
+	t.Logf("segments %v, manifest %v, live %d", zapFiles(t, up, filesDir), up.fx.info, up.fx.live)
+	fu := filesOf(t, up, queries, 1)
+	fu2 := filesOf(t, up, queries, 0.4786)
+	live := up.fx.live
+	re := rebuilt(t, repo)
+	sameGeneration(t, up, re)
+	if live != re.fx.live || live != re.files {
+		t.Fatalf("update holds %d files, rebuild %d (meta %d)", live, re.fx.live, re.files)
+	}
+	fr, fr2 := filesOf(t, re, queries, 1), filesOf(t, re, queries, 0.4786)
+	for _, q := range queries {
+		if len(fr[q]) == 0 && q != "quokka wombat" {
+			t.Errorf("%q: no file", q)
+		}
+		if !reflect.DeepEqual(fu[q], fr[q]) || !reflect.DeepEqual(fu2[q], fr2[q]) {
+			t.Errorf("%q: updated and rebuilt rank files differently:\n%v\n%v", q, fu[q], fr[q])
+		}
+	}
+}
+
+// A reader keeps ranking whole files as its generation did while updates
+// make new generations from it (hard-linking its segments, merging
+// them) and prune it, and while it queries in another goroutine.
+func TestFilesReaderDuringUpdates(t *testing.T) {
+	r, repo := withPackages(t, 12)
+	old := open(t, repo, Options{Model: embed.LocalModel})
+	queries := []string{"thing number", "parse header", "render page template", "package"}
+	want := filesOf(t, old, queries, 1)
+	done := make(chan struct{})
+	errc := make(chan error, 1)
+	go func() {
+		defer close(errc)
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			for _, q := range queries {
+				fs, err := old.Files(context.Background(), QueryTerms(q), 100000, 1)
+				if err != nil || !reflect.DeepEqual(fs, want[q]) {
+					errc <- fmt.Errorf("%q: %v %v, want %v", q, fs, err, want[q])
+					return
+				}
+			}
+		}
+	}()
+	for i := 0; i < 12; i++ {
+		r.Write(fmt.Sprintf("pkg%d/file.go", i), fmt.Sprintf("package pkg%d\n\n// Thing%d does number %d again.\nfunc Thing%d() {}\n", i, i, i, i))
+		r.Remove(fmt.Sprintf("pkg%d/file.go", (i+5)%12))
+		r.Commit(fmt.Sprint("edit ", i))
+		up := updated(t, r, repo)
+		up.Close()
+	}
+	close(done)
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	if got := filesOf(t, old, queries, 1); !reflect.DeepEqual(got, want) {
+		t.Fatalf("after the updates: %v, want %v", got, want)
+	}
+}
