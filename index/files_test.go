@@ -13,8 +13,6 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/document"
-	"github.com/blevesearch/bleve/v2/index/scorch"
-	"github.com/blevesearch/bleve/v2/mapping"
 	bsearch "github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 	bindex "github.com/blevesearch/bleve_index_api"
@@ -103,15 +101,7 @@ func TestFilesScoreAsBleve(t *testing.T) {
 	const vocab = 3000
 	files := randomFiles(rng, 150, vocab, "")
 
-	m := newMapping().(*mapping.IndexMappingImpl)
-	fm := bleve.NewTextFieldMapping()
-	fm.Analyzer, fm.Store, fm.IncludeTermVectors, fm.IncludeInAll = AnalyzerName, false, false, false
-	m.DefaultMapping.AddFieldMappingsAt(fieldFile, fm)
-	bl, err := bleve.NewUsing(filepath.Join(t.TempDir(), "bleve"), m, scorch.Name, scorch.Name, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bl.Close()
+	bl := newBleveFiles(t)
 	batch := bl.NewBatch()
 	b := newFileBuilder()
 	live := map[string]*fileEntry{}
