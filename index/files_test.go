@@ -225,6 +225,12 @@ func TestFilesSegmentDamage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s, err := openFileSeg(seg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables := s.pathb
+	s.unmap()
 	terms := []Term{{Text: "t1", Weight: 1}, {Text: "t7", Weight: 2}, {Text: "t150", Weight: 1}}
 	try := func(data []byte) {
 		t.Helper()
@@ -244,7 +250,12 @@ func TestFilesSegmentDamage(t *testing.T) {
 	for n := 0; n < len(good); n += 1 + n/16 {
 		try(good[:n])
 	}
+	// Every byte of the header and tables, then a sample of the paths,
+	// terms and postings (every byte took seconds under -race).
 	for i := 0; i < len(good); i++ {
+		if i >= tables && i%7 != 0 {
+			continue
+		}
 		bad := append([]byte(nil), good...)
 		bad[i] ^= 0x5a
 		try(bad)
