@@ -421,77 +421,95 @@ func (fx *fileIndex) search(terms []Term, docTotal, card, n int) ([]FileHit, err
 	// by TF-IDF instead: tf·norm·idf with idf = 1 + ln(N/(df+1)).
 	avg := math.Ceil(float64(card) / float64(uint64(docTotal)))
 	bm25 := avg > 0
-	type hit struct{ seg, doc, freq uint32 }
-	var hits []hit
-	starts := make([]int, len(terms)+1)
+	// First each term's document count, from the segments' tables where
+	// nothing is deleted (the postings are read once, to score, unless
+	// a segment has deletions to count past).
+	nseg := len(fx.segs)
+	at := make([]int, len(terms)*nseg) // term i's index in segment si, or -1
+	counts := make([]int, len(terms))
 	idf := make([]float64, len(terms))
-	sumSq := 0.0
 	for i, t := range terms {
-		starts[i] = len(hits)
 		for si, s := range fx.segs {
 			ti := s.findTerm(t.Text)
+			at[i*nseg+si] = ti
 			if ti < 0 {
+				continue
+			}
+			if fx.dead[si] == nil {
+				counts[i] += int(s.u32(s.df, ti))
 				continue
 			}
 			err := s.eachPosting(ti, func(doc, freq uint32) {
 				if !fx.isDead(si, doc) {
-					hits = append(hits, hit{uint32(si), doc, freq})
+					counts[i]++
 				}
 			})
 			if err != nil {
 				return nil, err
 			}
 		}
-		df := float64(uint64(len(hits) - starts[i]))
+		df := float64(uint64(counts[i]))
 		if bm25 {
 			idf[i] = math.Log(1 + (N-df+0.5)/(df+0.5))
 		} else {
-			idf[i] = 1.0 + math.Log(N/float64(uint64(len(hits)-starts[i])+1))
+			idf[i] = 1.0 + math.Log(N/float64(uint64(counts[i])+1))
 		}
 	}
-	starts[len(terms)] = len(hits)
 	// bleve's disjunction orders its terms by their document counts
 	// with sort.Sort, and sums in that order; the same sort of the same
 	// sequence gives the same order, ties included.
-	order := termsByCount{idx: make([]int, len(terms)), starts: starts}
+	order := termsByCount{idx: make([]int, len(terms)), counts: counts}
 	for i := range order.idx {
 		order.idx[i] = i
 	}
 	sort.Sort(order)
+	sumSq := 0.0
 	for _, i := range order.idx {
 		w := terms[i].Weight * idf[i]
 		sumSq += w * w
 	}
 	qnorm := 1.0 / math.Sqrt(sumSq)
-	acc := make([][]float64, len(fx.segs))
-	cnt := make([][]int32, len(fx.segs))
+	acc := make([][]float64, nseg)
+	cnt := make([][]int32, nseg)
 	for si, s := range fx.segs {
 		acc[si] = make([]float64, s.docs)
 		cnt[si] = make([]int32, s.docs)
 	}
 	for _, i := range order.idx {
 		qw := terms[i].Weight * idf[i] * qnorm
-		for _, h := range hits[starts[i]:starts[i+1]] {
-			var tf float64
-			if h.freq < uint32(len(sqrtCache)) {
-				tf = sqrtCache[h.freq]
-			} else {
-				tf = math.Sqrt(float64(h.freq))
+		for si, s := range fx.segs {
+			ti := at[i*nseg+si]
+			if ti < 0 {
+				continue
 			}
-			norm := float64(float32(1.0 / math.Sqrt(float64(fx.segs[h.seg].length(int(h.doc))))))
-			var score float64
-			if bm25 {
-				fieldLength := 1 / (norm * norm)
-				score = idf[i] * (tf * bm25K1) /
-					(tf + bm25K1*(1-bm25B+(bm25B*fieldLength/avg)))
-			} else {
-				score = tf * norm * idf[i]
+			err := s.eachPosting(ti, func(doc, freq uint32) {
+				if fx.isDead(si, doc) {
+					return
+				}
+				var tf float64
+				if freq < uint32(len(sqrtCache)) {
+					tf = sqrtCache[freq]
+				} else {
+					tf = math.Sqrt(float64(freq))
+				}
+				norm := float64(float32(1.0 / math.Sqrt(float64(s.length(int(doc))))))
+				var score float64
+				if bm25 {
+					fieldLength := 1 / (norm * norm)
+					score = idf[i] * (tf * bm25K1) /
+						(tf + bm25K1*(1-bm25B+(bm25B*fieldLength/avg)))
+				} else {
+					score = tf * norm * idf[i]
+				}
+				if qw != 1.0 {
+					score = score * qw
+				}
+				acc[si][doc] += score
+				cnt[si][doc]++
+			})
+			if err != nil {
+				return nil, err
 			}
-			if qw != 1.0 {
-				score = score * qw
-			}
-			acc[h.seg][h.doc] += score
-			cnt[h.seg][h.doc]++
 		}
 	}
 	type scored struct {
@@ -524,7 +542,7 @@ func (fx *fileIndex) search(terms []Term, docTotal, card, n int) ([]FileHit, err
 // OrderedSearcherList sorts its term searchers.
 type termsByCount struct {
 	idx    []int
-	starts []int // a term's postings are hits[starts[i]:starts[i+1]]
+	counts []int // each term's live documents
 }
 
 func (o termsByCount) Len() int { return len(o.idx) }
@@ -532,7 +550,7 @@ func (o termsByCount) Less(i, j int) bool {
 	return o.count(o.idx[i]) < o.count(o.idx[j])
 }
 func (o termsByCount) Swap(i, j int)   { o.idx[i], o.idx[j] = o.idx[j], o.idx[i] }
-func (o termsByCount) count(t int) int { return o.starts[t+1] - o.starts[t] }
+func (o termsByCount) count(t int) int { return o.counts[t] }
 
 // sqrtCache is bleve's table of square roots of small frequencies
 // (scorer.SqrtCache): the same values math.Sqrt gives.

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/konteks/git-konteks/embed"
 	"github.com/konteks/git-konteks/extract"
@@ -661,5 +662,56 @@ func TestTiesAtTheCutOffKeepTheLowestIDs(t *testing.T) {
 			t.Errorf("rebuild %v: kept %v (%v), want the two lowest ids notes/a.txt and notes/b.txt", rebuild, got, hs)
 		}
 		ix.Close()
+	}
+}
+
+// Nearest takes each doc's best vector whether the table holds a doc's
+// vectors together (in doc order, as tables are written) or apart: the
+// same hits as the exact search, ties included.
+func TestNearestBestOfEachDoc(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 7))
+	for _, ordered := range []bool{true, false} {
+		var rows []vecRow
+		for d := 0; d < 900; d++ {
+			for k := 0; k < 1+rng.IntN(4); k++ {
+				v := make([]float32, embed.LocalDim)
+				for j := range v {
+					v[j] = float32(rng.NormFloat64())
+				}
+				if d%50 == 0 && k == 0 && len(rows) > 0 {
+					// an exact tie with the row before
+					q := rows[len(rows)-1]
+					rows = append(rows, vecRow{doc: uint32(d), scale: q.scale, q: q.q})
+					continue
+				}
+				q := embed.Quantize(v)
+				rows = append(rows, vecRow{doc: uint32(d), scale: q.Scale, q: q.Q})
+			}
+		}
+		if !ordered {
+			rng.Shuffle(len(rows), func(i, j int) { rows[i], rows[j] = rows[j], rows[i] })
+		}
+		var table bytes.Buffer
+		if err := appendVecs(&table, embed.LocalModel, embed.LocalDim, rows); err != nil {
+			t.Fatal(err)
+		}
+		vt, err := parseVecs(table.Bytes(), 900)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix := &Index{vecs: vt}
+		for k := 0; k < 5; k++ {
+			v := make([]float32, embed.LocalDim)
+			for j := range v {
+				v[j] = float32(rng.NormFloat64())
+			}
+			q := embed.Quantize(v)
+			got, want := ix.Nearest(q, 50), nearestExact(vt, q, 50)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("ordered %v, query %d:\n got %v\nwant %v", ordered, k, got, want)
+			}
+		}
 	}
 }
