@@ -635,15 +635,12 @@ func updateFiles(oldDir, dir string, gone map[string]bool, fresh []*fileEntry) e
 	// What to merge: the tail once it is long, everything once the tail
 	// is large.
 	liveLen := func(i int) int {
-		dead := map[uint32]bool{}
-		for _, d := range info[i].Deleted {
-			dead[d] = true
-		}
 		n := 0
 		for d := 0; d < segs[i].docs; d++ {
-			if !dead[uint32(d)] {
-				n += int(segs[i].length(d))
-			}
+			n += int(segs[i].length(d))
+		}
+		for _, d := range info[i].Deleted { // ascending, once each
+			n -= int(segs[i].length(int(d)))
 		}
 		return n
 	}
@@ -684,20 +681,16 @@ func mergeFileSegs(path string, segs []*fileSeg, info []fileSegInfo) (int, error
 			ord[d] = -1
 		}
 		for d := range ord {
-			if ord[d] == 0 {
+			if ord[d] >= 0 {
 				ord[d] = int64(b.addDoc(s.path(d), int(s.length(d))))
 			}
 		}
 		for t := 0; t < s.terms; t++ {
-			term := ""
+			term := s.term(t) // addPosting keeps a copy
 			err := s.eachPosting(t, func(doc, freq uint32) {
-				if ord[doc] < 0 {
-					return
+				if ord[doc] >= 0 {
+					b.addPosting(term, uint32(ord[doc]), freq)
 				}
-				if term == "" {
-					term = strings.Clone(s.term(t))
-				}
-				b.addPosting(term, uint32(ord[doc]), freq)
 			})
 			if err != nil {
 				return 0, err

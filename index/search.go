@@ -177,14 +177,20 @@ func (ix *Index) Lexical(ctx context.Context, terms []Term, b Boosts, n int) ([]
 // an index happens to be segmented, so a rebuilt and an updated index of
 // the same memory would rank differently.)
 func (ix *Index) bm25Stats(docs int, scale float64) map[string]interface{} {
+	card := map[string]int{}
+	for f := range ix.meta.Tokens {
+		card[f] = ix.cardinality(f, scale)
+	}
+	return map[string]interface{}{bsearch.BM25PreSearchDataKey: &bsearch.BM25Stats{DocCount: float64(docs), FieldCardinality: card}}
+}
+
+// cardinality is a field's total analysed length, scaled (scale 0 or 1:
+// the true total), which BM25 divides by the documents for the average.
+func (ix *Index) cardinality(field string, scale float64) int {
 	if scale <= 0 {
 		scale = 1
 	}
-	card := map[string]int{}
-	for f, n := range ix.meta.Tokens {
-		card[f] = int(float64(n) * scale)
-	}
-	return map[string]interface{}{bsearch.BM25PreSearchDataKey: &bsearch.BM25Stats{DocCount: float64(docs), FieldCardinality: card}}
+	return int(float64(ix.meta.Tokens[field]) * scale)
 }
 
 // FileHit is a file ranked as a whole.
@@ -203,10 +209,7 @@ func (ix *Index) Files(ctx context.Context, terms []Term, n int, lengthScale flo
 	if ix.fx == nil {
 		return nil, errors.New("index: the generation was opened without its search indexes")
 	}
-	if lengthScale <= 0 {
-		lengthScale = 1
-	}
-	return ix.fx.search(terms, ix.files, int(float64(ix.meta.Tokens[fieldFile])*lengthScale), n)
+	return ix.fx.search(terms, ix.files, ix.cardinality(fieldFile, lengthScale), n)
 }
 
 // TermCount is a term of the index's vocabulary and the number of
