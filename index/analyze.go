@@ -13,7 +13,7 @@ import (
 // The analyzer the index is built and queried with. It is ours rather than
 // one of bleve's because code needs identifier handling bleve does not
 // have, and because analysing in our own goroutines lets a cold build use
-// every CPU (bleve's offline builder analyses on one). Its terms are those
+// every CPU. Its terms are those
 // of package text (text.Words, then Analyzer.AppendTerms):
 //
 //   - words are runs of letters, digits and underscores;
@@ -158,9 +158,9 @@ func EachTerm(text string, fn func(term string) (more bool)) {
 // eachWord is the tokenizer: text.Words.
 func eachWord(s string, fn func(string)) { text.Words(s, fn) }
 
-// docPrint is a section's bleve document hashed: the first 16 bytes of
-// the SHA-256 of its text, name and path fields. An update leaves where it
-// is in bleve a section of a changed file whose print the old generation
+// docPrint is a section's document hashed: the first 16 bytes of the
+// SHA-256 of its text, name and path fields. An update leaves where it is
+// in the sections index a section of a changed file whose print the old generation
 // holds under the same id (the document would be the same), so a one-line
 // change re-indexes one section and the file, not the file's hundreds.
 // SHA-256, not a faster hash: a record's author chooses both texts, and

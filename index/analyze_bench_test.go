@@ -56,7 +56,7 @@ func BenchmarkAnalyze(b *testing.B) {
 					a = newAnalyzer()
 				}
 				for _, d := range docs {
-					a.field("content", d, true)
+					a.field(d, true)
 				}
 			}
 		})

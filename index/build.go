@@ -1,7 +1,6 @@
 package index
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"slices"
 	"sort"
@@ -18,13 +16,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/document"
-	"github.com/blevesearch/bleve/v2/index/scorch"
-	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
-	"github.com/blevesearch/bleve/v2/util"
-	"go.etcd.io/bbolt"
 
 	"github.com/konteks/git-konteks/embed"
 	"github.com/konteks/git-konteks/extract/section"
@@ -43,10 +34,12 @@ import (
 //	8: terms come from package text; words with non-ASCII letters split at
 //	   letter/digit boundaries as ASCII words do.
 //	9: the docs table keeps each section's print, so an update re-indexes
-//	   only the sections of a changed file whose bleve document changed.
+//	   only the sections of a changed file whose document changed.
 //	10: the whole-file index is the index's own segments (files/*.kxf),
 //	   scoring as bleve's did, not a bleve index.
-const FormatVersion = 10
+//	11: the sections index is the index's own too (sections/*.kxs), and
+//	   both share one segment format (segs.go), written as a merge reads.
+const FormatVersion = 11
 
 // meta describes a generation (meta.json).
 type meta struct {
@@ -78,10 +71,6 @@ type meta struct {
 	// contentKey): another memory commit with the same key is served by
 	// it as it is.
 	Content string `json:"content,omitempty"`
-	// Segments is the number of bleve segments (the sections index) the
-	// generation's build left; updates carry it over (see fragmented).
-	// 0 in generations written before it was kept.
-	Segments int `json:"segments,omitempty"`
 	// PlainPaths is set when no record path of the memory held a '#' at
 	// the build and at every update since (see sharable); false when
 	// one did, or in a generation that did not record it.
@@ -90,9 +79,11 @@ type meta struct {
 
 // sectionDoc is a section on its way into a generation.
 type sectionDoc struct {
-	doc  Doc
-	bdoc *document.Document
-	keys []embed.Key // embedding-text hashes of its vectors
+	doc Doc
+	// entry is the section's document for the sections index; nil for a
+	// section an update leaves where it is (see makeDocs).
+	entry *docEntry
+	keys  []embed.Key // embedding-text hashes of its vectors
 	// vecs are the vectors of keys, in order, when the index computes
 	// them (see localVectors); nil when they come from the memory ref.
 	vecs []embed.Quantized
@@ -105,20 +96,20 @@ type sectionDoc struct {
 type recordDocs struct {
 	path     string
 	sections []sectionDoc
-	file     *fileEntry
+	file     *docEntry
 }
 
 // makeDocs turns a record into documents. plainPaths says that no
 // record path of the memory holds a '#' (see sharable). A section whose
 // id kept maps to its print is in the index already (an update's
 // unchanged sections): its terms count towards the file's document and
-// its lengths are kept, but no document of its own is made (bdoc nil).
+// its lengths are kept, but no document of its own is made (entry nil).
 func makeDocs(a *analyzer, path string, f *memory.File, plainPaths bool, kept map[string]docPrint) recordDocs {
 	out := make([]sectionDoc, 0, len(f.Sections))
 	blob := strings.Clone(f.Blob)
 	a.startFile()
 	// A section id a record holds twice has no print: which of its
-	// documents bleve keeps is not the docs table's to say (nor is it for
+	// documents the sections index keeps is not the docs table's to say (nor is it for
 	// an id another record can hold, see sharable).
 	var dup map[string]bool
 	if len(f.Sections) > 1 {
@@ -164,18 +155,9 @@ func makeDocs(a *analyzer, path string, f *memory.File, plainPaths bool, kept ma
 			}
 			lens[2] = a.count(path, i == 0)
 		} else {
-			sd.bdoc = a.bleveDoc(d.ID, text, name, path, i == 0)
-			for _, fl := range sd.bdoc.Fields {
-				if pf, ok := fl.(*preField); ok {
-					switch pf.name {
-					case fieldText:
-						lens[0] = pf.length
-					case fieldName:
-						lens[1] = pf.length
-					case fieldPath:
-						lens[2] = pf.length
-					}
-				}
+			sd.entry = a.sectionEntry(d.ID, text, name, path, i == 0)
+			for f := range lens {
+				lens[f] = int(sd.entry.lens[f])
 			}
 		}
 		length += lens[0]
@@ -203,11 +185,11 @@ func makeDocs(a *analyzer, path string, f *memory.File, plainPaths bool, kept ma
 				// sections it skipped have no documents to sum.
 				return makeDocs(a, path, f, plainPaths, nil)
 			}
-			bdocs := make([]*document.Document, len(out))
+			entries := make([]*docEntry, len(out))
 			for i, sd := range out {
-				bdocs[i] = sd.bdoc
+				entries[i] = sd.entry
 			}
-			rd.file = fileDoc(path, bdocs)
+			rd.file = fileDoc(path, entries)
 		}
 	}
 	return rd
@@ -215,8 +197,9 @@ func makeDocs(a *analyzer, path string, f *memory.File, plainPaths bool, kept ma
 
 // sharable says whether a section id another path's section can have
 // too: "a#b" + "#" + "c" is "a" + "#" + "b#c". The docs table keeps one
-// such section and bleve the document indexed last, perhaps the other
-// one, so a print the table holds for it does not say what bleve holds:
+// such section and the sections index the document indexed last, perhaps
+// the other one, so a print the table holds for it does not say what the
+// index holds:
 // such a section has none, and an update indexes it again. Without a '#'
 // in the path or the anchor, the id's only '#' follows the path; and
 // while no path of the memory holds one (plainPaths), no other path's
@@ -399,192 +382,20 @@ func loadVectors(repo *gitstore.Repo, tree gitstore.Hash, model string, keys map
 	return vr.Vectors(keys)
 }
 
-// buildConfig is scorch's configuration for a cold build: batches are
-// not waited on, and segments are not merged while the build runs. A
-// floor of one document keeps bleve's tiered plan within its budget
-// whatever the segments' sizes (its default floor of 2,000 documents
-// merged the small segments of a repository of prometheus' size: a
-// tenth of a cold build's CPU, 18% on the Go tree). The segments stay as
-// built: a query visits more of them (rails: 42 against 30, 1-2 ms more
-// CPU a query; the Go tree: 76 against 46, the same latency), and updates leave them
-// alone (see tailMergePlan).
-func buildConfig() map[string]interface{} {
-	return map[string]interface{}{
-		"unsafe_batch": false, // Batch returns once persisted: Close does not wait for unpersisted segments
-		"scorchMergePlanOptions": map[string]interface{}{
-			"MaxSegmentsPerTier":   64,
-			"SegmentsPerMergeTask": 64,
-			"FloorSegmentSize":     1,
-		},
-	}
-}
+// flushPostings bounds the postings (distinct terms summed over
+// documents) a cold build holds before it writes them as a segment:
+// 4 million postings are 32 MB and the terms' entries; the segments are
+// merged into one when the build ends (see segsTo).
+var flushPostings = 4_000_000 // a variable for the tests only
 
-// buildBatch bounds the postings (distinct terms summed over documents)
-// that go into one bleve segment of a cold build: about 1,500 sections
-// (bounding by documents made segments of large sections heavier). The
-// batches in flight (one per worker and the one being filled) hold their
-// documents' analysed fields and the segments being built: they are most
-// of the build's live heap. On the Go tree (86,000 sections) a full
-// extraction, whose heap has a soft limit, took at 420,000 postings 73 s
-// CPU and 600 MB at its peak, mostly collecting garbage near the limit;
-// at 160,000: 59 s, 424 MB; at 80,000: 49 s, 398 MB; at 40,000: 57 s,
-// 374 MB (more segments to merge). A cold build in recall peaked at
-// 1,259 MB at 420,000 and 751 MB at 80,000 for the same CPU.
-var buildBatch = 80_000 // a variable for the tests only
-
-// The search indexes of a generation: sections (bleve), and whole files
-// (the index's own, files.go). They are two indexes, not two fields of
-// one, because BM25 takes document counts and average field lengths over
-// the whole index: file documents among section documents would skew
-// both.
+// The search indexes of a generation (segs.go): sections, and whole
+// files. They are two indexes, not two fields of one, because BM25 takes
+// document counts and average field lengths over the whole index: file
+// documents among section documents would skew both.
 const (
-	sectionsDir = "bleve"
+	sectionsDir = "sections"
 	filesDir    = "files"
 )
-
-// bulk feeds a new bleve index in batches built concurrently: bleve's
-// offline builder builds segments one at a time; here several batches
-// make their segments at once, while the producer decodes and analyses
-// on every CPU too. A full batch waits for a free worker rather than in a
-// queue: each batch holds its documents' analysed fields (the largest
-// part of a cold build's heap), and a queued one was one more held.
-type bulk struct {
-	idx      bleve.Index
-	cur      *bleve.Batch
-	postings int // in cur
-	batches  chan *bleve.Batch
-	wg       sync.WaitGroup
-	mu       sync.Mutex
-	err      error
-}
-
-func newBulk(path string, workers int) (*bulk, error) {
-	idx, err := bleve.NewUsing(path, newMapping(), scorch.Name, scorch.Name, buildConfig())
-	if err != nil {
-		return nil, fmt.Errorf("index: %w", err)
-	}
-	b := &bulk{idx: idx, cur: idx.NewBatch(), batches: make(chan *bleve.Batch)}
-	for w := 0; w < workers; w++ {
-		b.wg.Add(1)
-		go func() {
-			defer b.wg.Done()
-			for batch := range b.batches {
-				if err := idx.Batch(batch); err != nil {
-					b.mu.Lock()
-					b.err = err
-					b.mu.Unlock()
-				}
-			}
-		}()
-	}
-	return b, nil
-}
-
-func (b *bulk) add(d *document.Document) error {
-	if err := b.cur.IndexAdvanced(d); err != nil {
-		return err
-	}
-	for _, f := range d.Fields {
-		if pf, ok := f.(*preField); ok {
-			b.postings += len(pf.freqs)
-		}
-	}
-	if b.postings >= buildBatch {
-		b.batches <- b.cur
-		b.cur, b.postings = b.idx.NewBatch(), 0
-	}
-	return nil
-}
-
-// close flushes the last batch, waits for every segment and closes the
-// index.
-func (b *bulk) close() error {
-	if b.cur.Size() > 0 {
-		b.batches <- b.cur
-	}
-	close(b.batches)
-	b.wg.Wait()
-	err := b.err
-	if cerr := b.idx.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("index: %w", cerr)
-	}
-	return err
-}
-
-// compact merges the segments of the closed bleve index at path by
-// compactPlan and leaves only the merged ones on disk. It runs once the
-// build's tables are written and its arena is unmapped: merging while
-// they were live took a full extraction of the Go tree from 281 MB to
-// 320 MB at its peak.
-func compact(ctx context.Context, path string) error {
-	bl, err := bleve.OpenUsing(path, updateConfig())
-	if err != nil {
-		return fmt.Errorf("index: %w", err)
-	}
-	err = forceMerge(ctx, bl, compactPlan)
-	// A merge is applied when ForceMerge returns, not yet persisted; a
-	// batch waits for that (unsafe_batch is off), so the snapshot Close
-	// leaves in root.bolt is the merged one. This one deletes an
-	// internal key nobody sets.
-	if err == nil {
-		err = bl.DeleteInternal([]byte("konteks-persist"))
-	}
-	if cerr := bl.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("index: %w", cerr)
-	}
-	if err == nil {
-		err = dropOldSnapshots(path)
-	}
-	return err
-}
-
-// dropOldSnapshots keeps only the newest snapshot of the closed bleve
-// index at path, then opens and closes it, which has bleve remove the
-// segment files no snapshot names. A merge leaves its sources on disk,
-// named by the snapshot before it, until bleve's persister purges that
-// snapshot, which Close does not wait for: a merged build would
-// otherwise keep its unmerged segments too (twice the disk, and
-// fragmented would count them).
-func dropOldSnapshots(path string) error {
-	db, err := bbolt.Open(filepath.Join(path, "store", "root.bolt"), 0o600, &bbolt.Options{Timeout: 5 * time.Second})
-	if err != nil {
-		return fmt.Errorf("index: opening %s: %w", path, err)
-	}
-	err = db.Update(func(tx *bbolt.Tx) error {
-		b := tx.Bucket(util.BoltSnapshotsBucket)
-		if b == nil {
-			return nil
-		}
-		c := b.Cursor()
-		newest, _ := c.Last()
-		var old [][]byte
-		for k, _ := c.First(); k != nil; k, _ = c.Next() {
-			if !bytes.Equal(k, newest) {
-				old = append(old, bytes.Clone(k))
-			}
-		}
-		for _, k := range old {
-			if err := b.DeleteBucket(k); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if cerr := db.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("index: pruning the snapshots of %s: %w", path, err)
-	}
-	bl, err := bleve.OpenUsing(path, updateConfig())
-	if err != nil {
-		return fmt.Errorf("index: %w", err)
-	}
-	if err := bl.Close(); err != nil {
-		return fmt.Errorf("index: %w", err)
-	}
-	return nil
-}
 
 // build makes a generation from scratch in dir.
 func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, dir string, opt Options) (*meta, error) {
@@ -615,11 +426,14 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, dir str
 		return nil, err
 	}
 	defer ar.close()
-	secs, err := newBulk(filepath.Join(dir, sectionsDir), max(2, runtime.GOMAXPROCS(0)))
+	secs, err := newSegsTo(filepath.Join(dir, sectionsDir), sectionFields, flushPostings)
 	if err != nil {
 		return nil, err
 	}
-	files := newFileBuilder()
+	files, err := newSegsTo(filepath.Join(dir, filesDir), 1, flushPostings)
+	if err != nil {
+		return nil, err
+	}
 	type loaded struct {
 		vecs map[embed.Key]embed.Quantized
 		dim  int
@@ -644,46 +458,49 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, dir str
 	err = readRecords(ctx, repo, refs, plain, nil, lv, opt.Budget, opt.Fresh, opt.Progress, func(rd recordDocs) error {
 		for i := range rd.sections {
 			d := &rd.sections[i]
-			if err := secs.add(d.bdoc); err != nil {
+			if err := secs.add(d.entry); err != nil {
 				return err
 			}
+			d.entry = nil
 			if err := ar.add(d); err != nil {
 				return err
 			}
 		}
 		if rd.file != nil {
-			files.add(rd.file)
+			return files.add(rd.file)
 		}
 		return nil
 	})
-	// The last segments and the files index are written while the tables
-	// are.
-	bleveDone := make(chan error, 1)
+	// The last segments are written, and merged, while the tables are.
+	segsDone := make(chan error, 1)
 	readErr := err
 	go func() {
-		e1 := secs.close()
-		if readErr == nil {
-			if e2 := writeFiles(filepath.Join(dir, filesDir), files); e1 == nil {
-				e1 = e2
-			}
+		if readErr != nil {
+			secs.wait()
+			files.wait()
+			segsDone <- readErr
+			return
 		}
-		files = nil
-		bleveDone <- e1
+		err := secs.close()
+		if e := files.close(); err == nil {
+			err = e
+		}
+		segsDone <- err
 	}()
 	lvs := <-vecc
 	if !lvs.ok && err == nil {
 		lvs.vecs, lvs.dim, lvs.err = loadVectors(repo, mem.Tree, model, nil)
 	}
 	if err != nil {
-		<-bleveDone
+		<-segsDone
 		return nil, err
 	}
 	if lvs.err != nil {
-		<-bleveDone
+		<-segsDone
 		return nil, lvs.err
 	}
 	if err := ar.seal(); err != nil {
-		<-bleveDone
+		<-segsDone
 		return nil, err
 	}
 	ents := ar.sorted()
@@ -715,7 +532,7 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, dir str
 	if err == nil {
 		err = writeVecs(dir, model, dim, rows)
 	}
-	if berr := <-bleveDone; err == nil {
+	if berr := <-segsDone; err == nil {
 		err = berr
 	}
 	if err != nil {
@@ -726,14 +543,6 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, dir str
 		// this one its answer.
 		_ = lv.keep(repo, model, ar)
 	}
-	if compactBuild {
-		ar.close()
-		rows, ents = nil, nil
-		if err := compact(ctx, filepath.Join(dir, sectionsDir)); err != nil {
-			return nil, err
-		}
-	}
-	m.Segments = segments(dir)
 	if err := writeMeta(dir, m); err != nil {
 		return nil, err
 	}
@@ -742,9 +551,8 @@ func build(ctx context.Context, repo *gitstore.Repo, mem *memref.Memory, dir str
 
 // docStats totals what a generation's meta records of docs in id order:
 // the analysed lengths of every field (a whole file's length is its
-// sections' text plus its path once, see fileDoc; bleve's own statistic
-// is not a length: it counts dictionary terms, once per segment), the
-// files, and the sections of each language.
+// sections' text plus its path once, see fileDoc), the files, and the
+// sections of each language.
 func docStats(docs iter.Seq[*Doc]) (tokens map[string]int64, files int, langs map[string]int) {
 	tokens = map[string]int64{fieldText: 0, fieldName: 0, fieldPath: 0, fieldFile: 0}
 	langs = map[string]int{}
@@ -813,184 +621,16 @@ func writeMeta(dir string, m *meta) error {
 	return os.WriteFile(filepath.Join(dir, "meta.json"), mb, 0o644)
 }
 
-// updateConfig is scorch's configuration for an update. Its background
-// merger plans nothing but dropping segments whose documents are all
-// deleted (every segment is within the budget of a tier as large as the
-// index): merging is mergeTail's, done at a known point of the update
-// rather than racing it. Left to the default plan, the merger rewrote
-// whole indexes on a one-file update (when a bleve index held the files,
-// one segment plus the new one exceeded its budget of 2000 documents a
-// tier), and Close aborted merges half done.
-func updateConfig() map[string]interface{} {
-	return map[string]interface{}{
-		"unsafe_batch": false, // Batch returns once persisted
-		"scorchMergePlanOptions": map[string]interface{}{
-			"MaxSegmentsPerTier": 1 << 30,
-			"FloorSegmentSize":   1,
-		},
-	}
-}
-
-// tailMergePlan is the merge policy of updates, bleve's tiered one over
-// the small segments only: segments of fewer than 500 live documents
-// are merged, at most ten at a time, into segments of under 1,000. A
-// cold build's segments hold more (a batch is about 1,500 sections or
-// 500 files), so updates merge the small segments they add among
-// themselves, and a segment of the build only once deletions have
-// emptied it below 500. Left to tiers over every segment, the first
-// update after a build rewrote a third of rails' index (0.5 s of CPU in
-// a one-file run). The segments updates leave at 500 to 1,000 documents
-// add up; past twice the build's number a generation is built anew (see
-// fragmented).
-var tailMergePlan = mergeplan.MergePlanOptions{
-	MaxSegmentsPerTier:   10,
-	MaxSegmentSize:       1000,
-	MaxSegmentFileSize:   mergeplan.DefaultMergePlanOptions.MaxSegmentFileSize,
-	TierGrowth:           10,
-	SegmentsPerMergeTask: 10,
-	FloorSegmentSize:     100,
-	ReclaimDeletesWeight: 2,
-}
-
-// mergeTail merges an index's segments by tailMergePlan, synchronously,
-// before an update adds its own, once updates have left tailSegments
-// small ones: the merged segments are then in the snapshot the update's
-// batch persists.
-func mergeTail(ctx context.Context, bl bleve.Index) (merged bool, err error) {
-	n, err := smallSegments(bl)
-	if err != nil {
-		return false, err
-	}
-	if n < tailSegments {
-		return false, nil
-	}
-	return true, forceMerge(ctx, bl, tailMergePlan)
-}
-
-// tailSegments is how many small segments (see smallSegments) an index
-// holds before an update merges them. Merged at every update, the tail
-// (the one segment the updates before had merged, plus the last update's)
-// was rewritten by every one-file run: 14 ms of a 120 ms run on
-// prometheus, once a few updates had followed the build. Merged every
-// eighth time, each segment is rewritten about once; a query visits up to
-// eight more small segments.
-var tailSegments = 8
-
-// smallSegments counts the segments of bl that tailMergePlan merges:
-// those of fewer live documents than half the largest segment it makes
-// (500).
-func smallSegments(bl bleve.Index) (int, error) {
-	adv, err := bl.Advanced()
-	if err != nil {
-		return 0, err
-	}
-	r, err := adv.Reader()
-	if err != nil {
-		return 0, err
-	}
-	defer r.Close()
-	snap, ok := r.(*scorch.IndexSnapshot)
-	if !ok {
-		return tailSegments, nil // not scorch: leave it to the plan
-	}
-	n := 0
-	for _, ss := range snap.Segments() {
-		if ss.Count() < uint64(tailMergePlan.MaxSegmentSize/2) {
-			n++
-		}
-	}
-	return n, nil
-}
-
-// compactPlan merges a cold build's segments into one per index (more
-// only past a thousand segments, or bleve's bounds). A query visits every
-// segment, and opening an index opens each: on the Go tree, whose build
-// left 57 + 21 segments, a CLI recall took 220-224 ms of CPU, merged
-// 148-159 ms; the merge costs a cold build 0.3-0.7 s on prometheus and
-// 1-2 s on rails (docs/performance.md, "Segments of a cold build").
-// Scores do not depend on the segments (bm25Stats), so rankings are the
-// same either way.
-var compactPlan = mergeplan.MergePlanOptions{
-	MaxSegmentsPerTier:   1,
-	MaxSegmentSize:       mergeplan.MaxSegmentSizeLimit,
-	MaxSegmentFileSize:   mergeplan.DefaultMergePlanOptions.MaxSegmentFileSize,
-	TierGrowth:           1,
-	SegmentsPerMergeTask: 1000,
-	FloorSegmentSize:     mergeplan.MaxSegmentSizeLimit,
-	FloorSegmentFileSize: mergeplan.DefaultMergePlanOptions.MaxSegmentFileSize,
-	ReclaimDeletesWeight: 2,
-}
-
-// compactBuild has a cold build merge its segments (off in a test only).
-var compactBuild = true
-
-// forceMerge merges bl's segments by plan, synchronously.
-func forceMerge(ctx context.Context, bl bleve.Index, plan mergeplan.MergePlanOptions) error {
-	adv, err := bl.Advanced()
-	if err != nil {
-		return err
-	}
-	s, ok := adv.(*scorch.Scorch)
-	if !ok {
-		return nil
-	}
-	if err := s.ForceMerge(ctx, &plan); err != nil {
-		return fmt.Errorf("index: merging segments: %w", err)
-	}
-	return nil
-}
-
 // maxUpdate is the number of changed records above which a generation is
 // built from scratch rather than updated (the offline builder is faster
 // for large changes, and an update rewrites the tables anyway).
 const maxUpdate = 2000
 
-// segments counts the bleve segments of a generation's sections index.
-// (The files index merges its own: see updateFiles.)
-func segments(gdir string) int {
-	zs, _ := filepath.Glob(filepath.Join(gdir, sectionsDir, "store", "*.zap"))
-	return len(zs)
-}
-
-// segmentSlack is how many segments past twice its build's a generation
-// may hold before it is built anew rather than updated.
-var segmentSlack = 32
-
-// fragmented says whether the generation in gdir, whose build left
-// built segments, has collected so many segments from updates (see
-// tailMergePlan) that a build is due: queries visit every segment, and
-// the segments of updates are small. A generation that does not know its
-// build's count (built 0) is judged against a build of none.
-func fragmented(gdir string, built int) bool {
-	return segments(gdir) > 2*built+segmentSlack
-}
-
 // update makes a generation in dir from the generation old plus the
 // records that changed between old's memory tree and mem's.
 func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memref.Change, mem *memref.Memory, dir string, opt Options) (*meta, error) {
 	model := opt.Model
-	bdir := filepath.Join(dir, sectionsDir)
-	if err := linkTree(filepath.Join(old.dir, sectionsDir), bdir); err != nil {
-		return nil, err
-	}
-	bl, err := bleve.OpenUsing(bdir, updateConfig())
-	merged := false
-	if err == nil {
-		if merged, err = mergeTail(ctx, bl); err != nil {
-			bl.Close()
-		}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("index: %w", err)
-	}
-	closed := false
-	defer func() {
-		if !closed {
-			bl.Close()
-		}
-	}()
-	batch := bl.NewBatch()
-	var files []*fileEntry
+	var entries, files []*docEntry
 	gone := map[string]bool{}
 	var added []memref.RecordRef
 	for _, c := range changes {
@@ -1000,11 +640,11 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 		}
 	}
 	// Old documents of every changed path go, whatever the diff's old side
-	// says: the docs table knows exactly what is indexed. In bleve, a
-	// section the changed record holds again with the same print stays
-	// where it is (its document would be the same): oldPrints are the
-	// sections that go, and those still there once the records are read
-	// are deleted.
+	// says: the docs table knows exactly what is indexed. In the sections
+	// index, a section the changed record holds again with the same print
+	// stays where it is (its document would be the same): oldPrints are
+	// the sections that go, and those still there once the records are
+	// read are deleted.
 	var removedOrds []int
 	oldPrints := map[string]docPrint{}
 	for p := range gone {
@@ -1026,16 +666,14 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 	plain := old.meta.PlainPaths && plainPaths(changes, func(c memref.Change) string { return c.Path })
 	// The workers read a copy: the loop below deletes from oldPrints.
 	kept := maps.Clone(oldPrints)
-	err = readRecords(ctx, repo, added, plain, kept, lv, opt.Budget, opt.Fresh, opt.Progress, func(rd recordDocs) error {
+	err := readRecords(ctx, repo, added, plain, kept, lv, opt.Budget, opt.Fresh, opt.Progress, func(rd recordDocs) error {
 		for _, d := range rd.sections {
 			id := d.doc.ID
-			if d.bdoc != nil {
-				if err := batch.IndexAdvanced(d.bdoc); err != nil {
-					return err
-				}
+			if d.entry != nil {
+				entries = append(entries, d.entry)
 			}
 			delete(oldPrints, id)
-			d.bdoc = nil
+			d.entry = nil
 			fresh = append(fresh, d)
 			for _, k := range d.keys {
 				needKeys[k] = true
@@ -1049,25 +687,23 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 	if err != nil {
 		return nil, err
 	}
+	// A section indexed anew replaces the document of its id, as do
+	// bleve's batches, wherever it is; the sections left in oldPrints go.
+	goneIDs := make([]string, 0, len(entries)+len(oldPrints))
+	for _, e := range entries {
+		goneIDs = append(goneIDs, e.id)
+	}
 	for id := range oldPrints {
-		batch.Delete(id)
+		goneIDs = append(goneIDs, id)
 	}
-	if err := bl.Batch(batch); err != nil {
-		return nil, fmt.Errorf("index: %w", err)
+	if err := updateSegs(filepath.Join(old.dir, sectionsDir), filepath.Join(dir, sectionsDir), sectionFields, goneIDs, entries); err != nil {
+		return nil, err
 	}
-	closed = true
-	if err := bl.Close(); err != nil {
-		return nil, fmt.Errorf("index: %w", err)
+	gonePaths := make([]string, 0, len(gone))
+	for p := range gone {
+		gonePaths = append(gonePaths, p)
 	}
-	if merged {
-		// The merged segments stay on disk, named by the snapshot before
-		// the merge, until bleve's persister purges it, which Close does
-		// not wait for: the next update would link them too, for good.
-		if err := dropOldSnapshots(bdir); err != nil {
-			return nil, err
-		}
-	}
-	if err := updateFiles(filepath.Join(old.dir, filesDir), filepath.Join(dir, filesDir), gone, files); err != nil {
+	if err := updateSegs(filepath.Join(old.dir, filesDir), filepath.Join(dir, filesDir), 1, gonePaths, files); err != nil {
 		return nil, err
 	}
 
@@ -1142,7 +778,7 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 	}
 	m := &meta{Format: FormatVersion, Memory: mem.Commit.String(), Tree: mem.Tree.String(), Model: model, Dim: dim,
 		Content: contentKey(repo, mem.Tree, model), Docs: plan.n, Vectors: nvecs, Built: time.Now().UTC(), How: "update", Changes: len(changes), Tokens: tok,
-		Files: old.files - rmFiles + addFiles, Languages: langs, Segments: old.meta.Segments, PlainPaths: plain}
+		Files: old.files - rmFiles + addFiles, Languages: langs, PlainPaths: plain}
 	if lv != nil {
 		m.Computed, m.Cached = int(lv.computed.Load()), int(lv.cached.Load())
 	}
@@ -1159,31 +795,6 @@ func pathOfID(t *docTable, i int, id string) string {
 		return id[:pl]
 	}
 	return id
-}
-
-// linkTree copies a bleve index directory for a new generation: segment
-// files (immutable once written) are hard-linked, everything else (the
-// bolt root, which is modified in place) is copied.
-func linkTree(src, dst string) error {
-	return filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dst, rel)
-		if fi.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		if strings.HasSuffix(p, ".zap") {
-			if err := os.Link(p, target); err == nil {
-				return nil
-			}
-		}
-		return copyFile(p, target)
-	})
 }
 
 func copyFile(src, dst string) error {

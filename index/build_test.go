@@ -2,7 +2,6 @@ package index
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -15,9 +14,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/blevesearch/bleve/v2/document"
-	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
-
 	"github.com/konteks/git-konteks/embed"
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/internal/testgit"
@@ -27,13 +23,13 @@ import (
 func freqsOf(t *testing.T, e *fileEntry) (map[string]int, int) {
 	t.Helper()
 	out := map[string]int{}
-	for _, tf := range e.terms {
+	for _, tf := range e.terms[0] {
 		if _, ok := out[tf.term]; ok {
 			t.Fatalf("term %q twice", tf.term)
 		}
 		out[tf.term] = int(tf.freq)
 	}
-	return out, e.length
+	return out, int(e.lens[0])
 }
 
 // The whole file's document counted while its sections are analysed is the
@@ -51,11 +47,11 @@ func TestFileFieldMatchesFileDoc(t *testing.T) {
 		}}
 	const path = "net/http/server_test.go"
 	full := makeDocs(newAnalyzer(), path, f, true, nil)
-	bdocs := make([]*document.Document, len(full.sections))
+	entries := make([]*docEntry, len(full.sections))
 	for i, sd := range full.sections {
-		bdocs[i] = sd.bdoc
+		entries[i] = sd.entry
 	}
-	want, wl := freqsOf(t, fileDoc(path, bdocs))
+	want, wl := freqsOf(t, fileDoc(path, entries))
 	if want["request"] == 0 || want["server"] == 0 || want["parsehttprequest"] == 0 {
 		t.Fatalf("terms missing: %v", want)
 	}
@@ -89,8 +85,8 @@ func TestFileFieldMatchesFileDoc(t *testing.T) {
 					t.Errorf("reset %v, kept %v: section %d lengths %v print %x, want %v %x", reset, k != nil, i,
 						sd.doc.lens, sd.doc.print, full.sections[i].doc.lens, full.sections[i].doc.print)
 				}
-				if skip := k != nil && !reset && (i == 0 || i == 2); (sd.bdoc == nil) != skip {
-					t.Errorf("reset %v, kept %v: section %d has document %v", reset, k != nil, i, sd.bdoc != nil)
+				if skip := k != nil && !reset && (i == 0 || i == 2); (sd.entry == nil) != skip {
+					t.Errorf("reset %v, kept %v: section %d has document %v", reset, k != nil, i, sd.entry != nil)
 				}
 			}
 		}
@@ -261,14 +257,11 @@ func TestSketch(t *testing.T) {
 	}
 }
 
-// zapFiles names the segment files of one of a generation's bleve indexes.
-func zapFiles(t *testing.T, ix *Index, sub string) []string {
+// segFiles names the segment files of one of a generation's search
+// indexes.
+func segFiles(t *testing.T, ix *Index, sub string) []string {
 	t.Helper()
-	pattern := filepath.Join(ix.dir, sub, "store", "*.zap")
-	if sub == filesDir {
-		pattern = filepath.Join(ix.dir, sub, "*.kxf")
-	}
-	ms, err := filepath.Glob(pattern)
+	ms, err := filepath.Glob(filepath.Join(ix.dir, sub, "*.kxs"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +290,7 @@ func withPackages(t *testing.T, n int) (*testgit.Repo, *gitstore.Repo) {
 func TestUpdatesMergeTheirOwnSegments(t *testing.T) {
 	r, repo := withPackages(t, 40)
 	ix := open(t, repo, Options{Model: embed.LocalModel})
-	base := map[string][]string{sectionsDir: zapFiles(t, ix, sectionsDir), filesDir: zapFiles(t, ix, filesDir)}
+	base := map[string][]string{sectionsDir: segFiles(t, ix, sectionsDir), filesDir: segFiles(t, ix, filesDir)}
 	ix.Close()
 	for i := 0; i < 30; i++ {
 		r.Write("fetch/retry.go", strings.Replace(retryGo, "ParseHeader", fmt.Sprintf("ParseHeader%d", i), -1))
@@ -311,7 +304,7 @@ func TestUpdatesMergeTheirOwnSegments(t *testing.T) {
 			t.Fatalf("edit %d: how %q, want update", i, up.How)
 		}
 		for _, sub := range []string{sectionsDir, filesDir} {
-			zs := zapFiles(t, up, sub)
+			zs := segFiles(t, up, sub)
 			if i == 0 {
 				for _, b := range base[sub] {
 					if !slices.Contains(zs, b) {
@@ -348,9 +341,13 @@ func TestUpdatesMergeTheirOwnSegments(t *testing.T) {
 // before it made (it did at every update), and their number stays
 // bounded.
 func TestUpdatesMergeTheTailOnlyOnceItGrows(t *testing.T) {
+	// The fixture is small: its updates would soon outgrow an eighth of
+	// the build and merge everything.
+	defer func(n int64) { tailShare = n }(tailShare)
+	tailShare = 0
 	r, repo := withPackages(t, 20)
 	ix := open(t, repo, Options{Model: embed.LocalModel})
-	base := zapFiles(t, ix, sectionsDir)
+	base := segFiles(t, ix, sectionsDir)
 	ix.Close()
 	var first []string // the segments the first update made
 	merged := false
@@ -358,7 +355,7 @@ func TestUpdatesMergeTheTailOnlyOnceItGrows(t *testing.T) {
 		r.Write(fmt.Sprintf("pkg%d/file.go", i%20), fmt.Sprintf("package pkg%d\n\n// Edited%d does an edited thing.\nfunc Edited%d() {}\n", i, i, i))
 		r.Commit(fmt.Sprint("edit ", i))
 		up := updated(t, r, repo)
-		zs := zapFiles(t, up, sectionsDir)
+		zs := segFiles(t, up, sectionsDir)
 		up.Close()
 		if i == 0 {
 			for _, z := range zs {
@@ -385,96 +382,6 @@ func TestUpdatesMergeTheTailOnlyOnceItGrows(t *testing.T) {
 	}
 }
 
-// seg is a segment as bleve's merge planner sees it.
-type seg struct{ id, full, live int64 }
-
-func (s seg) Id() uint64          { return uint64(s.id) }
-func (s seg) FullSize() int64     { return s.full }
-func (s seg) LiveSize() int64     { return s.live }
-func (s seg) HasVector() bool     { return false }
-func (s seg) FileSize() int64     { return s.full * 100 }
-func (s seg) LiveFileSize() int64 { return s.live * 100 }
-
-// The merge policies of an update: its background merger only drops
-// emptied segments; its tail merge leaves the build's segments alone and
-// merges the small ones updates add. bleve's default plan rewrote a
-// one-segment files index (1,630 files, prometheus) with the one-file
-// segment every update added.
-func TestTailMergePlan(t *testing.T) {
-	planOf := func(o *mergeplan.MergePlanOptions, ss ...seg) [][]uint64 {
-		t.Helper()
-		in := make([]mergeplan.Segment, len(ss))
-		for i, s := range ss {
-			in[i] = s
-		}
-		p, err := mergeplan.Plan(in, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out [][]uint64
-		if p != nil {
-			for _, task := range p.Tasks {
-				var ids []uint64
-				for _, s := range task.Segments {
-					ids = append(ids, s.Id())
-				}
-				out = append(out, ids)
-			}
-		}
-		return out
-	}
-	def := mergeplan.DefaultMergePlanOptions
-	if got := planOf(&def, seg{1, 1631, 1630}, seg{2, 1, 1}); len(got) == 0 {
-		t.Fatal("bleve's default plan no longer merges a one-file segment into the files index: revisit tailMergePlan")
-	}
-	tail := tailMergePlan
-	if got := planOf(&tail, seg{1, 1631, 1630}, seg{2, 1, 1}); len(got) != 0 {
-		t.Fatalf("tail plan of a one-file update: %v", got)
-	}
-	// A build of rails' size, 84 segments of about 1,500 sections each
-	// (the last one partial): an update merges none of them.
-	var built []seg
-	for i := int64(1); i <= 84; i++ {
-		built = append(built, seg{i, 1500 - i, 1500 - i})
-	}
-	built = append(built, seg{85, 300, 300}, seg{100, 3, 3})
-	for _, task := range planOf(&tail, built...) {
-		for _, id := range task {
-			if id < 85 {
-				t.Fatalf("tail plan rewrites segment %d of the build: %v", id, task)
-			}
-		}
-	}
-	// The background merger of an update, as scorch reads its options.
-	bg := mergeplan.DefaultMergePlanOptions
-	b, _ := json.Marshal(updateConfig()["scorchMergePlanOptions"])
-	if err := json.Unmarshal(b, &bg); err != nil {
-		t.Fatal(err)
-	}
-	many := []seg{{1, 7000, 6900}, {2, 7000, 7000}, {3, 120, 120}}
-	for i := int64(0); i < 40; i++ {
-		many = append(many, seg{10 + i, 12, 12 - i%3})
-	}
-	if got := planOf(&bg, many...); len(got) != 0 {
-		t.Fatalf("background plan merges: %v", got)
-	}
-	if got := planOf(&bg, append(many, seg{99, 5, 0})...); !reflect.DeepEqual(got, [][]uint64{{99}}) {
-		t.Fatalf("background plan of an emptied segment: %v", got)
-	}
-	// The tail plan merges the small segments only, into few.
-	got := planOf(&tail, many...)
-	if len(got) == 0 {
-		t.Fatal("tail plan leaves 43 segments")
-	}
-	for _, task := range got {
-		for _, id := range task {
-			if id < 10 {
-				t.Fatalf("tail plan rewrites segment %d of the build: %v", id, got)
-			}
-		}
-	}
-}
-
 // TestBuildLeavesCollectionOn: a build that starts while garbage
 // collection is off (a command's warm-up before its first collection)
 // does not leave it off when it ends, unless GOGC=off asked for that; a
@@ -498,45 +405,12 @@ func TestBuildLeavesCollectionOn(t *testing.T) {
 	}
 }
 
-// A generation records the segments its build left, updates carry the
-// number over, and one that has collected too many segments from updates
-// is built anew instead of updated.
-func TestFragmentedGenerationIsRebuilt(t *testing.T) {
-	r, _ := fixture(t)
-	repo := extractAt(t, r)
-	ix := open(t, repo, Options{Model: embed.LocalModel})
-	built := ix.meta.Segments
-	if n := len(zapFiles(t, ix, sectionsDir)); built == 0 || built != n {
-		t.Fatalf("meta says %d segments, the build left %d", built, n)
-	}
-	ix.Close()
-	edit := func(i int) *Index {
-		t.Helper()
-		r.Write("fetch/retry.go", strings.Replace(retryGo, "ParseHeader", fmt.Sprintf("ParseHeader%d", i), -1))
-		r.Commit(fmt.Sprint("edit ", i))
-		extractAt(t, r)
-		return open(t, repo, Options{Model: embed.LocalModel})
-	}
-	up := edit(1)
-	if up.How != "update" || up.meta.Segments != built {
-		t.Fatalf("an update: how %q, segments of the build %d, want update and %d", up.How, up.meta.Segments, built)
-	}
-	up.Close()
-	defer func(s int) { segmentSlack = s }(segmentSlack)
-	segmentSlack = -built - 1 // any generation is fragmented
-	re := edit(2)
-	if re.How != "build" {
-		t.Fatalf("a fragmented generation was %q, want build", re.How)
-	}
-	re.Close()
-}
-
-// Two cold builds of the same memory are the same index, and merging a
-// build's segments into one (compactPlan) does not change a score: BM25's
-// statistics are the memory's (bm25Stats), not the segments'. (bleve
-// once merged a build's small segments while it ran, when its merger got
-// to them, and with its own statistics two builds of prometheus ranked
-// eight queries with different scores.)
+// Two cold builds of the same memory are the same index, whether the
+// build wrote one segment or merged many: BM25's statistics are the
+// memory's (cardinality), not the segments'. (bleve once merged a build's
+// small segments while it ran, when its merger got to them, and with its
+// own statistics two builds of prometheus ranked eight queries with
+// different scores.)
 func TestBuildIsDeterministic(t *testing.T) {
 	r, _ := fixture(t)
 	for i := 0; i < 40; i++ {
@@ -544,20 +418,14 @@ func TestBuildIsDeterministic(t *testing.T) {
 	}
 	r.Commit("more files")
 	repo := extractAt(t, r)
-	defer func(n int) { buildBatch = n }(buildBatch)
-	buildBatch = 40 // a segment every few sections
-	defer func(c bool) { compactBuild = c }(compactBuild)
+	defer func(n int) { flushPostings = n }(flushPostings)
 	var ixs [3]*Index
 	for i := range ixs {
-		compactBuild = i < 2 // the third build keeps its segments
+		flushPostings = []int{40, 40, 1 << 30}[i] // a segment every few sections, or one
 		ixs[i] = open(t, repo, Options{Model: embed.LocalModel, Rebuild: true})
 		defer ixs[i].Close()
-		n, docs := len(zapFiles(t, ixs[i], sectionsDir)), ixs[i].docs.n
-		if compactBuild && n != 1 {
-			t.Fatalf("build %d: %d segments on disk, want the build's one merged segment", i, n)
-		}
-		if !compactBuild && n*5 < docs { // every batch is a segment
-			t.Fatalf("build %d: %d segments for %d sections: the build merged", i, n, docs)
+		if n := len(segFiles(t, ixs[i], sectionsDir)); n != 1 {
+			t.Fatalf("build %d: %d segments on disk, want the build's one", i, n)
 		}
 		// The build spilled its records and vectors: the files are gone.
 		if ixs[i].vecs == nil || ixs[i].vecs.n == 0 {

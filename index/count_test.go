@@ -52,10 +52,10 @@ func TestCountMatchesFieldAcrossResets(t *testing.T) {
 	}
 	fileOf := func(e *fileEntry) (map[string]int, int) {
 		m := map[string]int{}
-		for _, tf := range e.terms {
+		for _, tf := range e.terms[0] {
 			m[tf.term] += int(tf.freq)
 		}
-		return m, e.length
+		return m, int(e.lens[0])
 	}
 	wantTerms, wantLen := fileOf(full.file)
 	wantNext, wantNextLen := fileOf(fullNext.file)

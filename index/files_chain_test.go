@@ -100,7 +100,7 @@ func TestUpdateChainFilesAsRebuild(t *testing.T) {
 	if up.How != "current" {
 		t.Fatalf("how %q", up.How)
 	}
-	t.Logf("segments %v, manifest %v, live %d", zapFiles(t, up, filesDir), up.fx.info, up.fx.live)
+	t.Logf("segments %v, manifest %v, live %d", segFiles(t, up, filesDir), up.fx.info, up.fx.live)
 	fu := filesOf(t, up, queries, 1)
 	fu2 := filesOf(t, up, queries, 0.4786)
 	live := up.fx.live

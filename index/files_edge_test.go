@@ -52,11 +52,11 @@ func TestFilesScoreAsBleveEdgeCases(t *testing.T) {
 	bl := newBleveFiles(t)
 	live := map[string]*fileEntry{}
 	special := []*fileEntry{
-		{path: "one.go", length: 1, terms: []fileTerm{{"x", 1}}},
-		{path: "one2.go", length: 1, terms: []fileTerm{{"y", 1}}},
-		{path: "freq.go", length: 300, terms: []fileTerm{{"x", 100}, {"y", 64}, {"z", 65}, {"w", 71}}},
-		{path: "huge.go", length: 1 << 20, terms: []fileTerm{{"x", 70000}, {"z", 1 << 19}}},
-		{path: "gone.go", length: 7, terms: []fileTerm{{"onlygone", 7}}},
+		fe("one.go", 1, fileTerm{"x", 1}),
+		fe("one2.go", 1, fileTerm{"y", 1}),
+		fe("freq.go", 300, fileTerm{"x", 100}, fileTerm{"y", 64}, fileTerm{"z", 65}, fileTerm{"w", 71}),
+		fe("huge.go", 1<<20, fileTerm{"x", 70000}, fileTerm{"z", 1 << 19}),
+		fe("gone.go", 7, fileTerm{"onlygone", 7}),
 	}
 	files := append(special, randomFiles(rng, 60, 500, "")...)
 	b := newFileBuilder()
@@ -64,7 +64,7 @@ func TestFilesScoreAsBleveEdgeCases(t *testing.T) {
 	for _, e := range files {
 		b.add(e)
 		batch.IndexAdvanced(bleveFileDoc(e))
-		live[e.path] = e
+		live[e.id] = e
 	}
 	if err := bl.Batch(batch); err != nil {
 		t.Fatal(err)
@@ -83,9 +83,9 @@ func TestFilesScoreAsBleveEdgeCases(t *testing.T) {
 			delete(live, p)
 		}
 		for _, e := range fresh {
-			gone[e.path] = true
+			gone[e.id] = true
 			batch.IndexAdvanced(bleveFileDoc(e))
-			live[e.path] = e
+			live[e.id] = e
 		}
 		if err := bl.Batch(batch); err != nil {
 			t.Fatal(err)
@@ -101,11 +101,11 @@ func TestFilesScoreAsBleveEdgeCases(t *testing.T) {
 	// A segment of its own, then all of it deleted (a small tail: no
 	// merge), and a term only deleted documents hold.
 	seg2 := randomFiles(rng, 3, 500, "-seg2")
-	seg2 = append(seg2, &fileEntry{path: "zz/deadterm.go", length: 3, terms: []fileTerm{{"deadterm", 2}, {"x", 1}}})
+	seg2 = append(seg2, fe("zz/deadterm.go", 3, fileTerm{"deadterm", 2}, fileTerm{"x", 1}))
 	apply(map[string]bool{}, seg2)
 	gone := map[string]bool{"gone.go": true}
 	for _, e := range seg2 {
-		gone[e.path] = true
+		gone[e.id] = true
 	}
 	apply(gone, nil)
 
@@ -118,7 +118,7 @@ func TestFilesScoreAsBleveEdgeCases(t *testing.T) {
 		defer fx.close()
 		card := 0
 		for _, e := range live {
-			card += e.length
+			card += int(e.lens[0])
 		}
 		vocab := []string{"x", "y", "z", "w", "onlygone", "deadterm", "absent"}
 		for i := 0; i < 500; i++ {
@@ -145,7 +145,7 @@ func TestFilesScoreAsBleveEdgeCases(t *testing.T) {
 		for qi, terms := range queries {
 			for _, c := range []int{card, card / 3, 1, len(live) - 1, 1 << 40} {
 				want := bleveFiles(t, bl, terms, len(live), c)
-				got, err := fx.search(terms, len(live), c, 100000)
+				got, err := fx.searchFiles(terms, len(live), c, 100000)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -161,7 +161,7 @@ func TestFilesScoreAsBleveEdgeCases(t *testing.T) {
 			gone[p] = true
 		}
 	}
-	apply(gone, []*fileEntry{{path: "one3.go", length: 1, terms: []fileTerm{{"x", 1}}}})
+	apply(gone, []*fileEntry{fe("one3.go", 1, fileTerm{"x", 1})})
 	check("after deleting most")
 }
 
@@ -173,8 +173,8 @@ func TestFilesScoreAsBleveZeroCardinality(t *testing.T) {
 	b := newFileBuilder()
 	batch := bl.NewBatch()
 	for _, e := range []*fileEntry{
-		{path: "a.go", length: 2, terms: []fileTerm{{"x", 2}}},
-		{path: "b.go", length: 3, terms: []fileTerm{{"x", 1}, {"y", 2}}},
+		fe("a.go", 2, fileTerm{"x", 2}),
+		fe("b.go", 3, fileTerm{"x", 1}, fileTerm{"y", 2}),
 	} {
 		b.add(e)
 		batch.IndexAdvanced(bleveFileDoc(e))
@@ -197,7 +197,7 @@ func TestFilesScoreAsBleveZeroCardinality(t *testing.T) {
 		{{Text: "y", Weight: 1}},
 	} {
 		want := bleveFiles(t, bl, terms, 2, 0)
-		got, err := fx.search(terms, 2, 0, 10)
+		got, err := fx.searchFiles(terms, 2, 0, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -218,12 +218,12 @@ func TestFilesEmpty(t *testing.T) {
 	}
 	defer fx.close()
 	for _, c := range []int{0, 5} {
-		if got, err := fx.search([]Term{{Text: "x", Weight: 1}}, 0, c, 10); err != nil || len(got) != 0 {
+		if got, err := fx.searchFiles([]Term{{Text: "x", Weight: 1}}, 0, c, 10); err != nil || len(got) != 0 {
 			t.Fatalf("%v %v", got, err)
 		}
 	}
 	next := filepath.Join(t.TempDir(), "next")
-	fresh := []*fileEntry{{path: "a.go", length: 2, terms: []fileTerm{{"x", 2}}}}
+	fresh := []*fileEntry{fe("a.go", 2, fileTerm{"x", 2})}
 	if err := updateFiles(dir, next, map[string]bool{"a.go": true}, fresh); err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +232,7 @@ func TestFilesEmpty(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fx2.close()
-	got, err := fx2.search([]Term{{Text: "x", Weight: 1}}, 1, 2, 10)
+	got, err := fx2.searchFiles([]Term{{Text: "x", Weight: 1}}, 1, 2, 10)
 	if err != nil || len(got) != 1 || got[0].Path != "a.go" {
 		t.Fatalf("%v %v", got, err)
 	}
@@ -253,14 +253,14 @@ func TestFilesManifestNamesASegmentTwice(t *testing.T) {
 	if err := writeFiles(dir, b); err != nil {
 		t.Fatal(err)
 	}
-	seg := filepath.Join(dir, "1.kxf")
+	seg := filepath.Join(dir, "1.kxs")
 	good, err := os.ReadFile(seg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dir, filesManifest), []byte(`[{"name":"1.kxf","docs":5},{"name":"1.kxf","docs":5}]`), 0o644)
+	os.WriteFile(filepath.Join(dir, filesManifest), []byte(`[{"name":"1.kxs","docs":5},{"name":"1.kxs","docs":5}]`), 0o644)
 	next := filepath.Join(t.TempDir(), "next")
-	uerr := updateFiles(dir, next, map[string]bool{"x.go": true}, []*fileEntry{{path: "x.go", length: 1, terms: []fileTerm{{"x", 1}}}})
+	uerr := updateFiles(dir, next, map[string]bool{"x.go": true}, []*fileEntry{fe("x.go", 1, fileTerm{"x", 1})})
 	if now, _ := os.ReadFile(seg); len(now) != len(good) {
 		t.Errorf("an update from the damaged manifest (error %v) left the old generation's segment %d bytes, was %d", uerr, len(now), len(good))
 	}
@@ -272,7 +272,7 @@ func TestFilesManifestNamesASegmentTwice(t *testing.T) {
 	}
 }
 
-// A damaged segments.json is an error naming the files index, never a
+// A damaged segments.json is an error naming the search index, never a
 // panic: every truncation and a flipped byte anywhere, with a deletion
 // listed.
 func TestFilesManifestDamage(t *testing.T) {
@@ -301,13 +301,13 @@ func TestFilesManifestDamage(t *testing.T) {
 		os.WriteFile(man, data, 0o644)
 		fx, err := openFiles(next)
 		if err != nil {
-			if !strings.Contains(err.Error(), "files index") {
+			if !strings.Contains(err.Error(), "search index") {
 				t.Errorf("%q: error does not say what is damaged: %v", data, err)
 			}
 			return
 		}
 		defer fx.close()
-		fx.search(terms, 12, 20000, 10)
+		fx.searchFiles(terms, 12, 20000, 10)
 		os.RemoveAll(next + "2")
 		updateFiles(next, next+"2", map[string]bool{"dir2/file002.go": true}, nil)
 	}

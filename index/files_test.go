@@ -15,7 +15,6 @@ import (
 	"github.com/blevesearch/bleve/v2/document"
 	bsearch "github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
-	bindex "github.com/blevesearch/bleve_index_api"
 )
 
 // randomFiles makes n whole-file documents of Zipf-distributed terms;
@@ -24,7 +23,7 @@ func randomFiles(rng *rand.Rand, n, vocab int, tag string) []*fileEntry {
 	z := rand.NewZipf(rng, 1.1, 2, uint64(vocab-1))
 	out := make([]*fileEntry, 0, n)
 	for i := 0; i < n; i++ {
-		e := &fileEntry{path: fmt.Sprintf("dir%d/file%03d%s.go", i%7, i, tag)}
+		e := &fileEntry{id: fmt.Sprintf("dir%d/file%03d%s.go", i%7, i, tag)}
 		counts := map[string]uint32{}
 		var order []string
 		for k := 1 + rng.Intn(3000); k > 0; k-- {
@@ -33,10 +32,10 @@ func randomFiles(rng *rand.Rand, n, vocab int, tag string) []*fileEntry {
 				order = append(order, t)
 			}
 			counts[t]++
-			e.length++
+			e.lens[0]++
 		}
 		for _, t := range order {
-			e.terms = append(e.terms, fileTerm{t, counts[t]})
+			e.terms[0] = append(e.terms[0], fileTerm{t, counts[t]})
 		}
 		out = append(out, e)
 	}
@@ -46,14 +45,8 @@ func randomFiles(rng *rand.Rand, n, vocab int, tag string) []*fileEntry {
 // bleveFileDoc is e as the bleve document the files index was before it
 // was the index's own.
 func bleveFileDoc(e *fileEntry) *document.Document {
-	freqs := bindex.TokenFrequencies{}
-	for _, t := range e.terms {
-		tf := &bindex.TokenFreq{Term: []byte(t.term)}
-		tf.SetFrequency(int(t.freq))
-		freqs[t.term] = tf
-	}
-	d := document.NewDocument(e.path)
-	d.AddField(&preField{name: fieldFile, length: e.length, freqs: freqs})
+	d := document.NewDocument(e.id)
+	d.AddField(bleveField(fieldFile, e.lens[0], e.terms[0]))
 	return d
 }
 
@@ -108,7 +101,7 @@ func TestFilesScoreAsBleve(t *testing.T) {
 	for _, e := range files {
 		batch.IndexAdvanced(bleveFileDoc(e))
 		b.add(e)
-		live[e.path] = e
+		live[e.id] = e
 	}
 	if err := bl.Batch(batch); err != nil {
 		t.Fatal(err)
@@ -129,7 +122,7 @@ func TestFilesScoreAsBleve(t *testing.T) {
 		}
 		card := 0
 		for _, e := range live {
-			card += e.length
+			card += int(e.lens[0])
 		}
 		for q := 0; q < 15; q++ {
 			var terms []Term
@@ -140,7 +133,7 @@ func TestFilesScoreAsBleve(t *testing.T) {
 			scale := []float64{1, 0.5, 0.2}[q%3]
 			c := int(float64(card) * scale)
 			want := bleveFiles(t, bl, terms, len(live), c)
-			got, err := fx.search(terms, len(live), c, 100000)
+			got, err := fx.searchFiles(terms, len(live), c, 100000)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -176,7 +169,7 @@ func TestFilesScoreAsBleve(t *testing.T) {
 			delete(live, p)
 			if k > 0 {
 				e := randomFiles(rng, 1, vocab, "")[0]
-				e.path = p
+				e.id = p
 				fresh = append(fresh, e)
 			}
 		}
@@ -187,9 +180,9 @@ func TestFilesScoreAsBleve(t *testing.T) {
 			fresh = append(fresh, randomFiles(rng, 1, vocab, fmt.Sprintf("-s%d", step))...)
 		}
 		for _, e := range fresh {
-			gone[e.path] = true
+			gone[e.id] = true
 			batch.IndexAdvanced(bleveFileDoc(e))
-			live[e.path] = e
+			live[e.id] = e
 		}
 		if err := bl.Batch(batch); err != nil {
 			t.Fatal(err)
@@ -202,7 +195,7 @@ func TestFilesScoreAsBleve(t *testing.T) {
 		dir = next
 		check(step)
 	}
-	segs, _ := filepath.Glob(filepath.Join(dir, "*.kxf"))
+	segs, _ := filepath.Glob(filepath.Join(dir, "*.kxs"))
 	if len(segs) > 1+tailSegments {
 		t.Fatalf("%d segments: %v", len(segs), segs)
 	}
@@ -220,16 +213,16 @@ func TestFilesSegmentDamage(t *testing.T) {
 	if err := writeFiles(dir, b); err != nil {
 		t.Fatal(err)
 	}
-	seg := filepath.Join(dir, "1.kxf")
+	seg := filepath.Join(dir, "1.kxs")
 	good, err := os.ReadFile(seg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := openFileSeg(seg)
+	s, err := openSeg(seg, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tables := s.pathb
+	blobs, tables := s.postb, s.idOff // the postings, ids and terms lie between
 	s.unmap()
 	terms := []Term{{Text: "t1", Weight: 1}, {Text: "t7", Weight: 2}, {Text: "t150", Weight: 1}}
 	try := func(data []byte) {
@@ -239,21 +232,21 @@ func TestFilesSegmentDamage(t *testing.T) {
 		}
 		fx, err := openFiles(dir)
 		if err != nil {
-			if !strings.Contains(err.Error(), "files index") {
+			if !strings.Contains(err.Error(), "search index") {
 				t.Fatalf("error does not say what is damaged: %v", err)
 			}
 			return
 		}
 		defer fx.close()
-		fx.search(terms, 20, 20000, 10) // an error or hits, no panic
+		fx.searchFiles(terms, 20, 20000, 10) // an error or hits, no panic
 	}
 	for n := 0; n < len(good); n += 1 + n/16 {
 		try(good[:n])
 	}
-	// Every byte of the header and tables, then a sample of the paths,
-	// terms and postings (every byte took seconds under -race).
+	// Every byte of the header, tables and footer, then a sample of the
+	// postings, ids and terms (every byte took seconds under -race).
 	for i := 0; i < len(good); i++ {
-		if i >= tables && i%7 != 0 {
+		if i >= blobs && i < tables && i%7 != 0 {
 			continue
 		}
 		bad := append([]byte(nil), good...)
@@ -261,11 +254,11 @@ func TestFilesSegmentDamage(t *testing.T) {
 		try(bad)
 	}
 	os.WriteFile(seg, good, 0o644)
-	os.WriteFile(filepath.Join(dir, filesManifest), []byte(`[{"name":"../1.kxf","docs":20}]`), 0o644)
+	os.WriteFile(filepath.Join(dir, filesManifest), []byte(`[{"name":"../1.kxs","docs":20}]`), 0o644)
 	if _, err := openFiles(dir); err == nil {
 		t.Fatal("a segment name out of the directory was accepted")
 	}
-	os.WriteFile(filepath.Join(dir, filesManifest), []byte(`[{"name":"1.kxf","docs":20,"deleted":[20]}]`), 0o644)
+	os.WriteFile(filepath.Join(dir, filesManifest), []byte(`[{"name":"1.kxs","docs":20,"deleted":[20]}]`), 0o644)
 	if _, err := openFiles(dir); err == nil {
 		t.Fatal("a deleted document out of range was accepted")
 	}

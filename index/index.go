@@ -1,8 +1,8 @@
-// Package index is the local search cache over memory: a bleve BM25 index
-// of every section's lexical text, a BM25 index of whole files of its own
-// (files.go), a table of sections (docs.bin) and a table of their
-// quantized vectors (vectors.bin), built from the memory ref and never
-// pushed.
+// Package index is the local search cache over memory: a BM25 index of
+// every section's lexical text, name and path, a BM25 index of whole
+// files (both the index's own segments, segs.go), a table of sections
+// (docs.bin) and a table of their quantized vectors (vectors.bin), built
+// from the memory ref and never pushed.
 //
 // It lives in $GIT_COMMON_DIR/konteks/index/ as generations: directories
 // each reflecting one memory commit, and a "current" file naming the one
@@ -28,8 +28,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/blevesearch/bleve/v2"
-
 	"github.com/konteks/git-konteks/embed"
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/memory"
@@ -51,9 +49,9 @@ type Index struct {
 
 	dir   string
 	meta  meta
-	files int         // number of files (whole-file documents)
-	bl    bleve.Index // sections
-	fx    *fileIndex  // whole files (see files.go)
+	files int       // number of files (whole-file documents)
+	sx    *segIndex // sections (see segs.go)
+	fx    *segIndex // whole files (see files.go)
 	docs  *docTable
 	vecs  *vecTable
 
@@ -276,7 +274,7 @@ func refresh(ctx context.Context, repo *gitstore.Repo, dir string, mem *memref.M
 	if old != nil && old.meta.Format == FormatVersion && old.meta.Model == opt.Model && !vectorsFilled(repo, old, mem, opt.Model) {
 		var changes []memref.Change
 		changes, err = memref.DiffRecords(repo, gitstore.ParseHash(old.meta.Tree), mem.Tree)
-		if err == nil && len(changes) <= maxUpdate && !fragmented(old.dir, old.meta.Segments) {
+		if err == nil && len(changes) <= maxUpdate {
 			how = "update"
 			_, err = update(ctx, repo, old, changes, mem, gdir, opt)
 		}
@@ -425,9 +423,8 @@ func readCurrent(dir string) (string, error) {
 
 // openGen opens one generation directory. Without search it opens the
 // tables and not the search indexes: a generation an update starts from,
-// or one Refresh finds current, is never searched, and opening bleve's
-// indexes was a tenth of a one-file update. (Their damage then shows
-// when the update opens its copy of them, and it builds instead.)
+// or one Refresh finds current, is never searched. (Their damage then
+// shows when the update opens them, and it builds instead.)
 func openGen(gdir string, search bool) (*Index, error) {
 	ix := &Index{dir: gdir}
 	mb, err := os.ReadFile(filepath.Join(gdir, "meta.json"))
@@ -465,15 +462,11 @@ func openGen(gdir string, search bool) (*Index, error) {
 	if !search {
 		return ix, nil
 	}
-	// bleve returns a nil *indexImpl in a non-nil Index on failure: only
-	// an index that opened is kept (Close would call the nil one).
-	bl, err := bleve.OpenUsing(filepath.Join(gdir, sectionsDir), map[string]interface{}{"read_only": true})
-	if err != nil {
+	if ix.sx, err = openSegs(filepath.Join(gdir, sectionsDir), sectionFields); err != nil {
 		ix.Close()
-		return nil, fmt.Errorf("%w: bleve: %v", errTable, err)
+		return nil, err
 	}
-	ix.bl = bl
-	if ix.fx, err = openFiles(filepath.Join(gdir, filesDir)); err != nil {
+	if ix.fx, err = openSegs(filepath.Join(gdir, filesDir), 1); err != nil {
 		ix.Close()
 		return nil, err
 	}
@@ -485,17 +478,11 @@ func (ix *Index) Close() error {
 	if ix == nil {
 		return nil
 	}
-	var err error
-	if ix.bl != nil {
-		err = ix.bl.Close()
-		ix.bl = nil
+	err := ix.sx.close()
+	if ferr := ix.fx.close(); err == nil {
+		err = ferr
 	}
-	if ix.fx != nil {
-		if ferr := ix.fx.close(); err == nil {
-			err = ferr
-		}
-		ix.fx = nil
-	}
+	ix.sx, ix.fx = nil, nil
 	ix.docs.close()
 	ix.vecs.close()
 	ix.docs, ix.vecs = nil, nil

@@ -209,8 +209,8 @@ func TestUpdateAfterOneFileChange(t *testing.T) {
 	if d, hs := top(t, up, "RenderPage"); d.Name != "RenderPage" || len(hs) > 1 && up.Doc(hs[1].Doc).Name == "RenderPage" {
 		t.Fatalf("untouched file: %+v", d)
 	}
-	if n, _ := up.bl.DocCount(); int(n) != up.Len() {
-		t.Fatalf("bleve holds %d sections, the table %d", n, up.Len())
+	if n := up.sx.live; n != up.Len() {
+		t.Fatalf("the sections index holds %d sections, the table %d", n, up.Len())
 	}
 	if n := up.fx.live; n != 3 {
 		t.Fatalf("the files index holds %d files, want 3", n)
@@ -311,7 +311,7 @@ func TestStillCurrent(t *testing.T) {
 	if got := stillCurrent(dir, ix); got != nil {
 		t.Fatal("a generation no longer current was reused")
 	}
-	if ix.bl != nil {
+	if ix.sx != nil {
 		t.Fatal("the generation no longer current was left open")
 	}
 }
@@ -340,15 +340,19 @@ func TestRebuildsWhenDamaged(t *testing.T) {
 	}
 }
 
-// A generation whose bleve indexes are damaged (gone, or their meta
-// unreadable) is rebuilt by the reader that finds it, as one whose tables
-// are, and neither Refresh nor Open fails or crashes on it.
-func TestRebuildsWhenBleveIsDamaged(t *testing.T) {
+// A generation whose search indexes are damaged (gone, or their
+// manifest or a segment unreadable) is rebuilt by the reader that finds
+// it, as one whose tables are, and neither Refresh nor Open fails or
+// crashes on it.
+func TestRebuildsWhenSearchIndexesAreDamaged(t *testing.T) {
 	damages := map[string]func(gdir string) error{
 		"sections gone": func(gdir string) error { return os.RemoveAll(filepath.Join(gdir, sectionsDir)) },
 		"files gone":    func(gdir string) error { return os.RemoveAll(filepath.Join(gdir, filesDir)) },
-		"sections meta": func(gdir string) error {
-			return os.WriteFile(filepath.Join(gdir, sectionsDir, "index_meta.json"), []byte("garbage"), 0o644)
+		"sections manifest": func(gdir string) error {
+			return os.WriteFile(filepath.Join(gdir, sectionsDir, segsManifest), []byte("garbage"), 0o644)
+		},
+		"sections segment": func(gdir string) error {
+			return os.WriteFile(filepath.Join(gdir, sectionsDir, "1.kxs"), []byte("garbage"), 0o644)
 		},
 	}
 	for name, damage := range damages {

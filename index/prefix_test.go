@@ -37,10 +37,9 @@ func TestPrefixTermsCountSections(t *testing.T) {
 	}
 	r.Commit("init")
 	repo := extractAt(t, r)
-	// Segments of a few hundred sections, which the build merges: the
-	// merge writes the 1-hit encoding.
-	defer func(n int) { buildBatch = n }(buildBatch)
-	buildBatch = 2000
+	// Segments of a few hundred sections, which the build merges.
+	defer func(n int) { flushPostings = n }(flushPostings)
+	flushPostings = 2000
 	ix := open(t, repo, Options{Model: embed.LocalModel})
 	terms := 0
 	for _, p := range strings.Fields("a b c d e f g h i l m n o p r s t u w") {

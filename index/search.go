@@ -4,20 +4,11 @@ import (
 	"container/heap"
 	"context"
 	"errors"
-	"fmt"
 	"math"
 	"math/bits"
 	"runtime"
 	"sort"
 	"sync"
-
-	"github.com/RoaringBitmap/roaring/v2"
-	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/index/scorch"
-	bsearch "github.com/blevesearch/bleve/v2/search"
-	"github.com/blevesearch/bleve/v2/search/query"
-	bindex "github.com/blevesearch/bleve_index_api"
-	segment "github.com/blevesearch/scorch_segment_api/v2"
 
 	"github.com/konteks/git-konteks/embed"
 )
@@ -87,32 +78,6 @@ func QueryTerms(text string) []Term {
 }
 
 // searchTop runs req for its best req.Size hits, deterministically.
-// Bleve keeps, of hits tied at the cut-off, the ones its segments hold
-// first, so an index updated in place and one rebuilt from the same
-// memory would return different sections. One hit more tells whether
-// the cut falls inside a tie; only then (rarely: exact ties are
-// identical texts) the search runs again ordered by score and then id,
-// which costs about a sixth more per query on rails.
-func searchTop(ctx context.Context, bl bleve.Index, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
-	n := req.Size
-	req.Size = n + 1
-	res, err := bl.SearchInContext(ctx, req)
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	if len(res.Hits) > n && n > 0 && res.Hits[n-1].Score == res.Hits[n].Score {
-		req.Size = n
-		req.SortBy([]string{"-_score", "_id"})
-		if res, err = bl.SearchInContext(ctx, req); err != nil {
-			return nil, fmt.Errorf("search: %w", err)
-		}
-	}
-	if len(res.Hits) > n {
-		res.Hits = res.Hits[:n]
-	}
-	return res, nil
-}
-
 // Lexical ranks sections by BM25 over their lexical text, plus boosted
 // matches of the same terms in names and paths. Ties break by id, so
 // results are deterministic.
@@ -120,72 +85,41 @@ func (ix *Index) Lexical(ctx context.Context, terms []Term, b Boosts, n int) ([]
 	if len(terms) == 0 || n <= 0 {
 		return nil, nil
 	}
-	// Boosts go on the term queries: bleve does not apply a disjunction's.
-	field := func(name string, boost float64) query.Query {
-		qs := make([]query.Query, 0, len(terms))
-		for _, t := range terms {
-			if t.TextOnly && name != fieldText {
-				continue
-			}
-			tq := query.NewTermQuery(t.Text)
-			tq.SetField(name)
-			tq.SetBoost(t.Weight * boost)
-			qs = append(qs, tq)
-		}
-		return query.NewDisjunctionQuery(qs)
+	if ix.sx == nil {
+		return nil, errNotSearchable
 	}
-	named := 0
+	// A disjunction of the fields' disjunctions, as bleve's query was:
+	// the terms in every field but the text only in the text.
+	var named []Term
 	for _, t := range terms {
 		if !t.TextOnly {
-			named++
+			named = append(named, t)
 		}
 	}
-	qs := []query.Query{field(fieldText, 1)}
-	if b.Name > 0 && named > 0 {
-		qs = append(qs, field(fieldName, b.Name))
+	qs := []fieldQuery{{field: textField, terms: terms, boost: 1, card: ix.cardinality(fieldText, b.LengthScale)}}
+	if b.Name > 0 && len(named) > 0 {
+		qs = append(qs, fieldQuery{field: nameField, terms: named, boost: b.Name, card: ix.cardinality(fieldName, b.LengthScale)})
 	}
-	if b.Path > 0 && named > 0 {
-		qs = append(qs, field(fieldPath, b.Path))
+	if b.Path > 0 && len(named) > 0 {
+		qs = append(qs, fieldQuery{field: pathField, terms: named, boost: b.Path, card: ix.cardinality(fieldPath, b.LengthScale)})
 	}
-	top := query.NewDisjunctionQuery(qs)
-	req := bleve.NewSearchRequestOptions(top, n, 0, false)
-	req.PreSearchData = ix.bm25Stats(ix.docs.n, b.LengthScale)
-	res, err := searchTop(ctx, ix.bl, req)
+	hs, err := ix.sx.score(qs, ix.docs.n, n)
 	if err != nil {
 		return nil, err
 	}
-	hits := make([]Hit, 0, len(res.Hits))
-	for _, h := range res.Hits {
-		if i := ix.docs.find(h.ID); i >= 0 {
-			hits = append(hits, Hit{Doc: i, Score: h.Score})
+	hits := make([]Hit, 0, len(hs))
+	for _, h := range hs {
+		if i := ix.docs.find(ix.sx.segs[h.seg].id(h.doc)); i >= 0 {
+			hits = append(hits, Hit{Doc: i, Score: h.score})
 		}
 	}
-	sort.SliceStable(hits, func(i, j int) bool {
-		if hits[i].Score != hits[j].Score {
-			return hits[i].Score > hits[j].Score
-		}
-		return hits[i].Doc < hits[j].Doc
-	})
 	return hits, nil
-}
-
-// bm25Stats gives bleve the statistics BM25 is defined with: the number
-// of documents and, per field, the total analysed length, so that the
-// average field length is what it says. (Left alone, bleve divides the
-// size of each segment's term dictionary, summed over segments, by the
-// document count: a number that is not a length and that changes with how
-// an index happens to be segmented, so a rebuilt and an updated index of
-// the same memory would rank differently.)
-func (ix *Index) bm25Stats(docs int, scale float64) map[string]interface{} {
-	card := map[string]int{}
-	for f := range ix.meta.Tokens {
-		card[f] = ix.cardinality(f, scale)
-	}
-	return map[string]interface{}{bsearch.BM25PreSearchDataKey: &bsearch.BM25Stats{DocCount: float64(docs), FieldCardinality: card}}
 }
 
 // cardinality is a field's total analysed length, scaled (scale 0 or 1:
 // the true total), which BM25 divides by the documents for the average.
+// The totals are the memory's (meta.json), not the segments': a rebuilt
+// and an updated index of the same memory rank alike.
 func (ix *Index) cardinality(field string, scale float64) int {
 	if scale <= 0 {
 		scale = 1
@@ -207,9 +141,9 @@ func (ix *Index) Files(ctx context.Context, terms []Term, n int, lengthScale flo
 		return nil, nil
 	}
 	if ix.fx == nil {
-		return nil, errors.New("index: the generation was opened without its search indexes")
+		return nil, errNotSearchable
 	}
-	return ix.fx.search(terms, ix.files, ix.cardinality(fieldFile, lengthScale), n)
+	return ix.fx.searchFiles(terms, ix.files, ix.cardinality(fieldFile, lengthScale), n)
 }
 
 // TermCount is a term of the index's vocabulary and the number of
@@ -227,101 +161,23 @@ func (ix *Index) PrefixTerms(prefix string, limit int) []TermCount {
 	if prefix == "" || limit <= 0 {
 		return nil
 	}
-	c, err := ix.counter()
-	if err != nil {
+	if ix.sx == nil {
 		return nil
 	}
-	defer c.close()
-	d, err := c.r.FieldDictPrefix(fieldText, []byte(prefix))
-	if err != nil {
-		return nil
-	}
-	defer d.Close()
-	var out []TermCount
-	for len(out) < limit {
-		e, err := d.Next()
-		if err != nil || e == nil {
-			break
-		}
-		// The walk's own counts are not used: past a term held by one
-		// section (which a merged segment stores in one word, zap's
-		// "1-hit" encoding), bleve's dictionary walk reports every
-		// later term of the segment as held by one section.
-		if n := c.live(e.Term); n > 0 {
-			out = append(out, TermCount{Term: e.Term, Count: n})
-		}
-	}
-	return out
+	return ix.sx.prefixTerms(textField, prefix, limit)
 }
 
 // DocFreq is the number of sections whose text holds term.
 func (ix *Index) DocFreq(term string) int {
-	c, err := ix.counter()
-	if err != nil {
+	if ix.sx == nil {
 		return 0
 	}
-	defer c.close()
-	return c.live(term)
+	return ix.sx.docFreq(textField, term)
 }
 
-// termCounter counts the live sections that hold a term, from each
-// segment's postings less its deleted documents: an update deletes a
-// changed file's old sections, which stay in their segment until it is
-// merged. Counted otherwise, an updated index would expand queries and
-// judge evidence otherwise than a rebuilt one of the same memory.
-type termCounter struct {
-	r    bindex.IndexReader
-	segs []segmentText
-	pl   segment.PostingsList // reused between lookups
-}
-
-// segmentText is a segment's text dictionary and its deleted documents.
-type segmentText struct {
-	dict    segment.TermDictionary
-	deleted *roaring.Bitmap
-}
-
-func (ix *Index) counter() (*termCounter, error) {
-	adv, err := ix.bl.Advanced()
-	if err != nil {
-		return nil, err
-	}
-	r, err := adv.Reader()
-	if err != nil {
-		return nil, err
-	}
-	c := &termCounter{r: r}
-	snap, ok := r.(*scorch.IndexSnapshot)
-	if !ok {
-		r.Close()
-		return nil, fmt.Errorf("index: bleve reader %T is not a scorch snapshot", r)
-	}
-	for _, ss := range snap.Segments() {
-		dict, err := ss.Segment().Dictionary(fieldText)
-		if err != nil {
-			r.Close()
-			return nil, err
-		}
-		c.segs = append(c.segs, segmentText{dict, ss.Deleted()})
-	}
-	return c, nil
-}
-
-// live is the number of live sections holding term.
-func (c *termCounter) live(term string) int {
-	n := 0
-	for _, s := range c.segs {
-		pl, err := s.dict.PostingsList([]byte(term), s.deleted, c.pl)
-		if err != nil {
-			continue
-		}
-		c.pl = pl
-		n += int(pl.Count())
-	}
-	return n
-}
-
-func (c *termCounter) close() { c.r.Close() }
+// errNotSearchable is a search of a generation opened without its
+// search indexes (see openGen).
+var errNotSearchable = errors.New("index: the generation was opened without its search indexes")
 
 // Nearest ranks sections by the cosine similarity of their best vector to
 // q. Every stored vector's cosine is first estimated from ternary sketches

@@ -19,7 +19,7 @@ import (
 // Doc is one indexed section, as the docs table keeps it: enough to rank
 // and to find the record it came from, not its text.
 type Doc struct {
-	ID        string // path + "#" + anchor: the bleve document id
+	ID        string // path + "#" + anchor: the sections index's document id
 	Path      string
 	Anchor    string
 	Kind      string // code, markdown, json, yaml, toml, text
@@ -34,16 +34,16 @@ type Doc struct {
 	Blob      string // source blob id of the file (hex), for its text
 
 	lens [3]int // analysed length of the text, name and path fields
-	// print is what the section's bleve document is made of, hashed (see
+	// print is what the section's document is made of, hashed (see
 	// printOf); zero when unknown.
 	print docPrint
 }
 
-// docID is the bleve document id of a section.
+// docID is the document id of a section.
 func docID(path, anchor string) string { return path + "#" + anchor }
 
 // The docs table (docs.bin): every section of the memory, sorted by id, so
-// a bleve hit's id is found by binary search and a path's sections are one
+// a hit's id is found by binary search and a path's sections are one
 // contiguous run. It is read through mmap: opening costs nothing however
 // large the memory is.
 //
