@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/konteks/git-konteks/memory"
 	"github.com/konteks/git-konteks/text"
@@ -28,7 +29,9 @@ import (
 // search: path and its word parts, kind and symbol, qualified name and its
 // word parts, signature, doc, topics, summary, then the content.
 func LexicalText(path string, s memory.Section) string {
-	return string(appendLexical(nil, path, string(text.AppendSplit(nil, path)), &s))
+	// The bytes are the string's own: no copy.
+	b := appendLexical(nil, path, string(text.AppendSplit(nil, path)), &s)
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // appendLexical appends LexicalText(path, *s) to b; pathSplit is the

@@ -18,6 +18,7 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Parser is a strict JSON reader over one input (S). The first error
@@ -27,7 +28,6 @@ type Parser struct {
 	I     int    // the next byte of S to read
 	Err   error  // the first error
 	depth int
-	buf   []byte
 	// Clone makes every string read by Text its own; else strings
 	// without escapes share S. Shared says the last Str did.
 	Clone  bool
@@ -197,25 +197,42 @@ func (p *Parser) Str() string {
 		p.Fail("unterminated string")
 		return ""
 	}
-	// Slow path: unescape into buf.
-	b := append(p.buf[:0], p.S[start:p.I]...)
+	// Slow path: unescape into a string of its own. Unescaped, the text
+	// is no longer than it is raw (an escape is at least as long as what
+	// it stands for), so its bytes are allocated once, at the raw length
+	// up to the closing quote, and become the string without a copy.
+	end := p.I
+	for end < len(p.S) && p.S[end] != '"' {
+		if p.S[end] == '\\' {
+			end++
+		}
+		end++
+	}
+	b := make([]byte, 0, min(end, len(p.S))-start)
+	b = append(b, p.S[start:p.I]...)
 	for p.I < len(p.S) {
+		run := p.I
+		for run < len(p.S) {
+			if c := p.S[run]; c == '"' || c == '\\' || c < 0x20 {
+				break
+			}
+			run++
+		}
+		b = append(b, p.S[p.I:run]...)
+		if p.I = run; p.I >= len(p.S) {
+			break
+		}
 		c := p.S[p.I]
 		switch {
 		case c == '"':
 			p.I++
-			p.buf = b
 			if !utf8.Valid(b) {
 				return fixUTF8(string(b))
 			}
-			return string(b)
+			return unsafe.String(unsafe.SliceData(b), len(b))
 		case c < 0x20:
 			p.Fail("control character in string")
 			return ""
-		case c != '\\':
-			b = append(b, c)
-			p.I++
-			continue
 		}
 		if p.I+1 >= len(p.S) {
 			break
