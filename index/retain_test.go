@@ -38,6 +38,6 @@ func TestFileTermsDoNotHoldTexts(t *testing.T) {
 	runtime.KeepAlive(b)
 	t.Logf("the builder of %d files holds %d KB", files, held>>10)
 	if held > files*size/4 {
-		t.Fatalf("the builder of %d files of %d terms holds %d KB: the texts its terms were found in", files, len(b.post[0]), held>>10)
+		t.Fatalf("the builder of %d files of %d terms holds %d KB: the texts its terms were found in", files, len(b.key), held>>10)
 	}
 }

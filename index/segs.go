@@ -87,19 +87,31 @@ type segInfo struct {
 
 type posting struct{ doc, freq uint32 }
 
-// segBuilder collects documents and writes them as one segment.
+// segBuilder collects documents and writes them as one segment. Its
+// postings go, as they come, into chunks of a fixed size (each with its
+// term's number), and are sorted by term when the segment is written: a
+// slice per term grew by copying, and was a heap object of its own.
 type segBuilder struct {
-	nf    int
-	ids   []string
-	lens  []uint32 // nf per document
-	post  [maxFields]map[string]*[]posting
-	npost int
+	nf     int
+	ids    []string
+	lens   []uint32 // nf per document
+	terms  [maxFields]map[string]int32
+	key    []string // per term number
+	field  []uint8
+	count  []uint32 // postings of each term
+	chunks [][]termPosting
+	npost  int
 }
+
+// termPosting is a posting of the term numbered term.
+type termPosting struct{ term, doc, freq uint32 }
+
+const postingChunk = 1 << 15
 
 func newSegBuilder(nf int) *segBuilder {
 	b := &segBuilder{nf: nf}
 	for f := 0; f < nf; f++ {
-		b.post[f] = map[string]*[]posting{}
+		b.terms[f] = map[string]int32{}
 	}
 	return b
 }
@@ -109,17 +121,26 @@ func (b *segBuilder) add(e *docEntry) {
 	b.ids = append(b.ids, e.id)
 	b.lens = append(b.lens, e.lens[:b.nf]...)
 	for f := 0; f < b.nf; f++ {
-		m := b.post[f]
+		m := b.terms[f]
 		for _, t := range e.terms[f] {
 			// A term is often a substring of the text it was found in
 			// (see analyzer.wordTerms): the builder, which holds its
 			// terms until it writes, keeps a copy, once.
-			ps := m[t.term]
-			if ps == nil {
-				ps = new([]posting)
-				m[strings.Clone(t.term)] = ps
+			n, ok := m[t.term]
+			if !ok {
+				n = int32(len(b.key))
+				b.key = append(b.key, strings.Clone(t.term))
+				b.field = append(b.field, uint8(f))
+				b.count = append(b.count, 0)
+				m[b.key[n]] = n
 			}
-			*ps = append(*ps, posting{d, t.freq})
+			b.count[n]++
+			last := len(b.chunks) - 1
+			if last < 0 || len(b.chunks[last]) == postingChunk {
+				b.chunks = append(b.chunks, make([]termPosting, 0, postingChunk))
+				last++
+			}
+			b.chunks[last] = append(b.chunks[last], termPosting{uint32(n), d, t.freq})
 		}
 		b.npost += len(e.terms[f])
 	}
@@ -146,21 +167,42 @@ func (b *segBuilder) write(path string) (segInfo, error) {
 	for d := range b.ids {
 		info.Len += int64(b.lens[d*b.nf])
 	}
+	// The terms in key order (field first), and each one's postings
+	// gathered in that order: a counting sort, documents ascending
+	// within a term as they were added.
+	order := make([]int32, len(b.key))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(x, y int32) int {
+		if b.field[x] != b.field[y] {
+			return int(b.field[x]) - int(b.field[y])
+		}
+		return strings.Compare(b.key[x], b.key[y])
+	})
+	start := make([]uint32, len(b.key)+1)
+	at := uint32(0)
+	for _, n := range order {
+		start[n] = at
+		at += b.count[n]
+	}
+	sorted := make([]posting, at)
+	next := slices.Clone(start[:len(b.key)])
+	for i, c := range b.chunks {
+		for _, p := range c {
+			sorted[next[p.term]] = posting{p.doc, p.freq}
+			next[p.term]++
+		}
+		b.chunks[i] = nil
+	}
 	err := mmap.Replace(path, func(w *bufio.Writer) error {
 		sw := newSegWriter(w, b.nf)
-		for f := 0; f < b.nf; f++ {
-			terms := make([]string, 0, len(b.post[f]))
-			for t := range b.post[f] {
-				terms = append(terms, t)
+		for _, n := range order {
+			sw.startTerm(int(b.field[n]), b.key[n])
+			for _, p := range sorted[start[n] : start[n]+b.count[n]] {
+				sw.add(p.doc, p.freq)
 			}
-			sort.Strings(terms)
-			for _, t := range terms {
-				sw.startTerm(f, t)
-				for _, p := range *b.post[f][t] {
-					sw.add(p.doc, p.freq)
-				}
-				sw.endTerm()
-			}
+			sw.endTerm()
 		}
 		return sw.finish(len(b.ids), func(i int) string { return b.ids[i] }, b.lens, byID)
 	})
