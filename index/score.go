@@ -42,6 +42,12 @@ var bm25K1, bm25B = 1.2, 0.75
 // idf = 1 + ln(N/(df+1)).
 //
 // The n best come first; ties go to the smaller id.
+//
+// bleve keeps each product (a term's weight, a term's and a field's
+// score) in a field or behind an interface call before adding it, so
+// it is rounded; here the sum is in the same function, which Go may
+// compile to a fused multiply-add (arm64, ppc64le, s390x, riscv64 do):
+// the float64 conversions round the products as bleve does.
 func (x *segIndex) score(qs []fieldQuery, docTotal, n int) ([]segHit, error) {
 	if docTotal <= 0 || len(qs) == 0 || n <= 0 {
 		return nil, nil
@@ -103,7 +109,7 @@ func (x *segIndex) score(qs []fieldQuery, docTotal, n int) ([]segHit, error) {
 		sort.Sort(g.order)
 		for _, i := range g.order.idx {
 			w := g.terms[i].boost * g.terms[i].idf
-			g.weight += w * w
+			g.weight += float64(w * w)
 		}
 	}
 	outer := termsByCount{idx: make([]int, len(qs)), counts: gcounts}
@@ -156,7 +162,7 @@ func (x *segIndex) score(qs []fieldQuery, docTotal, n int) ([]segHit, error) {
 						score = tf * norm * tm.idf
 					}
 					if qw != 1.0 {
-						score = score * qw
+						score = float64(score * qw)
 					}
 					if cnt[doc] == 0 {
 						touched = append(touched, int32(doc))
@@ -173,7 +179,7 @@ func (x *segIndex) score(qs []fieldQuery, docTotal, n int) ([]segHit, error) {
 				if matched[d] == 0 {
 					hit = append(hit, d)
 				}
-				total[d] += acc[d] * coord
+				total[d] += float64(acc[d] * coord)
 				matched[d]++
 				acc[d], cnt[d] = 0, 0
 			}
