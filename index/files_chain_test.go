@@ -26,10 +26,37 @@ func filesOf(t *testing.T, ix *Index, queries []string, scale float64) map[strin
 	return out
 }
 
+// sectionsOf is every section Lexical ranks for each query (by id, with
+// its score, under two boosts and length scales), and the vocabulary
+// PrefixTerms lists for a few prefixes with DocFreq's count of each.
+func sectionsOf(t *testing.T, ix *Index, queries []string) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for _, q := range queries {
+		for _, b := range []Boosts{DefaultBoosts, {Name: 2.5, Path: 0, LengthScale: 0.4786}} {
+			hs, err := ix.Lexical(context.Background(), QueryTerms(q), b, 100000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := fmt.Sprint(q, b)
+			for _, h := range hs {
+				out[k] = append(out[k], fmt.Sprint(ix.Doc(h.Doc).ID, " ", h.Score))
+			}
+		}
+	}
+	for _, p := range []string{"t", "w", "q", "p", "r", "n", "l", "o"} {
+		for _, tc := range ix.PrefixTerms(p, 1000) {
+			out["prefix "+p] = append(out["prefix "+p], fmt.Sprint(tc.Term, " ", tc.Count, " ", ix.DocFreq(tc.Term)))
+		}
+	}
+	return out
+}
+
 // A chain of updates (edits keeping most sections, a file deleted then
 // added again, a rename, a record that loses all of its sections and
-// gets them back, many files at once) ranks whole files as a rebuilt
-// index of the same memory does, to the bit.
+// gets them back, many files at once) ranks whole files, and sections,
+// as a rebuilt index of the same memory does, to the bit; its
+// vocabulary and counts are the rebuild's too.
 func TestUpdateChainFilesAsRebuild(t *testing.T) {
 	r, _ := withPackages(t, 24)
 	// Large files the updates leave alone: the base segment stays more
@@ -93,7 +120,7 @@ func TestUpdateChainFilesAsRebuild(t *testing.T) {
 		r.Write("fetch/big.go", big(i))
 		r.Commit(fmt.Sprint("step ", i))
 		up := updated(t, r, repo)
-		t.Logf("step %d: %v", i, up.fx.info)
+		t.Logf("step %d: files %v sections %v", i, up.fx.info, up.sx.info)
 		up.Close()
 	}
 	up := open(t, repo, Options{Model: embed.LocalModel})
@@ -103,11 +130,25 @@ func TestUpdateChainFilesAsRebuild(t *testing.T) {
 	t.Logf("segments %v, manifest %v, live %d", segFiles(t, up, filesDir), up.fx.info, up.fx.live)
 	fu := filesOf(t, up, queries, 1)
 	fu2 := filesOf(t, up, queries, 0.4786)
-	live := up.fx.live
+	su := sectionsOf(t, up, queries)
+	live, slive := up.fx.live, up.sx.live
 	re := rebuilt(t, repo)
 	sameGeneration(t, up, re)
 	if live != re.fx.live || live != re.files {
 		t.Fatalf("update holds %d files, rebuild %d (meta %d)", live, re.fx.live, re.files)
+	}
+	if slive != re.sx.live || slive != re.Len() {
+		t.Fatalf("update holds %d sections, rebuild %d (docs %d)", slive, re.sx.live, re.Len())
+	}
+	if len(up.sx.segs) < 2 {
+		t.Errorf("the updates left %d sections segment(s): the chain does not test deletions across segments", len(up.sx.segs))
+	}
+	if sr := sectionsOf(t, re, queries); !reflect.DeepEqual(su, sr) {
+		for k := range sr {
+			if !reflect.DeepEqual(su[k], sr[k]) {
+				t.Errorf("%s: updated and rebuilt sections differ:\n%v\n%v", k, su[k], sr[k])
+			}
+		}
 	}
 	fr, fr2 := filesOf(t, re, queries, 1), filesOf(t, re, queries, 0.4786)
 	for _, q := range queries {
