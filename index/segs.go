@@ -429,7 +429,8 @@ func (s *seg) findKey(key string) int {
 	return -1
 }
 
-// findID calls fn with each document whose id is id.
+// findID calls fn with each document whose id is id (a damaged entry of
+// the id order, which reads as "", is none).
 func (s *seg) findID(id string, fn func(d int)) {
 	at := func(i int) string {
 		if d := s.idAt(i); d >= 0 {
@@ -438,7 +439,9 @@ func (s *seg) findID(id string, fn func(d int)) {
 		return ""
 	}
 	for i := sort.Search(s.docs, func(i int) bool { return at(i) >= id }); i < s.docs && at(i) == id; i++ {
-		fn(s.idAt(i))
+		if d := s.idAt(i); d >= 0 {
+			fn(d)
+		}
 	}
 }
 
