@@ -853,6 +853,11 @@ func mergeSegs(path string, segs []*seg, info []segInfo) (segInfo, error) {
 	}
 	cur := make([]int, len(segs))
 	var order []place // the kept documents in id order
+	// Opening checks none of the id order, and the merge reads all of
+	// it: ids that do not ascend (an entry repeated or out of place)
+	// are damage, refused rather than written into a segment that hides
+	// it (see the count below).
+	prev := ""
 	next := func(si int) int {
 		s := segs[si]
 		for ; cur[si] < s.docs; cur[si]++ {
@@ -887,6 +892,10 @@ func mergeSegs(path string, segs []*seg, info []segInfo) (segInfo, error) {
 		if lsi < 0 {
 			break
 		}
+		if len(order) > 0 && least <= prev {
+			return segInfo{}, errSegs
+		}
+		prev = least
 		order = append(order, place{int32(lsi), uint32(ld)})
 		cur[lsi]++
 	}
@@ -911,9 +920,18 @@ func mergeSegs(path string, segs []*seg, info []segInfo) (segInfo, error) {
 		}
 	}
 	out.Docs = len(byOrd)
+	// Each kept document once in id order: an entry missing from the
+	// order leaves it shorter than the documents.
+	if len(order) != len(byOrd) {
+		return segInfo{}, errSegs
+	}
 	byID := make([]uint32, len(order))
 	for i, p := range order {
-		byID[i] = uint32(newOrd[p.seg][p.doc])
+		o := newOrd[p.seg][p.doc]
+		if o < 0 {
+			return segInfo{}, errSegs
+		}
+		byID[i] = uint32(o)
 	}
 	err := mmap.Replace(path, func(w *bufio.Writer) error {
 		sw := newSegWriter(w, nf)

@@ -71,3 +71,86 @@ func TestSegsFindIDOverDamagedOrder(t *testing.T) {
 		x.close()
 	}()
 }
+
+// A merge reads every entry of its segments' id order, which opening
+// does not check: an order damaged within range (an entry repeated, two
+// swapped) is refused there, and the update that merges builds instead.
+// It wrote a segment whose id table was longer than its documents (a
+// generation current and unopenable, so the update said it succeeded
+// and the next reader built), or one that opened with the damage kept
+// and an id findID no longer finds (so no later update could delete
+// its section).
+func TestSegsMergeRefusesDamagedIDOrder(t *testing.T) {
+	defer func(n int64) { tailShare = n }(tailShare)
+	tailShare = 1 << 40 // every update merges everything
+	for _, c := range []struct {
+		what  string
+		order [3]uint32 // written over [0 2 1]: a (deleted), a, b
+	}{
+		{"a live entry twice, a deleted one missing", [3]uint32{2, 2, 1}},
+		{"a deleted entry twice, a live one missing", [3]uint32{0, 0, 1}},
+		{"entries out of order", [3]uint32{1, 0, 2}},
+	} {
+		root := t.TempDir()
+		dir := filepath.Join(root, "old")
+		os.MkdirAll(dir, 0o755)
+		b := newSegBuilder(sectionFields)
+		for _, id := range []string{"x.go#a", "x.go#b", "x.go#a"} {
+			e := &docEntry{id: id}
+			e.lens[textField], e.terms[textField] = 1, []fileTerm{{"w", 1}}
+			e.lens[pathField], e.terms[pathField] = 1, []fileTerm{{"x", 1}}
+			b.add(e)
+		}
+		path := filepath.Join(dir, "1.kxs")
+		in, err := b.write(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := writeSegsManifest(dir, []segInfo{in}); err != nil {
+			t.Fatal(err)
+		}
+		s, err := openSeg(path, sectionFields)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := s.byID
+		for i, want := range []uint32{0, 2, 1} {
+			if got := s.u32(at, i); got != want {
+				t.Fatalf("id order: %d at %d, want %d", got, i, want)
+			}
+		}
+		s.unmap()
+		data, _ := os.ReadFile(path)
+		for i, d := range c.order {
+			binary.LittleEndian.PutUint32(data[at+4*i:], d)
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		next := filepath.Join(root, "next")
+		fresh := &docEntry{id: "y.go#c"}
+		fresh.lens[textField], fresh.terms[textField] = 1, []fileTerm{{"w", 1}}
+		if err := updateSegs(dir, next, sectionFields, []string{"y.go#c"}, []*docEntry{fresh}); err != nil {
+			continue // refused: the update builds instead
+		}
+		x, err := openSegs(next, sectionFields)
+		if err != nil {
+			t.Errorf("%s: the merge succeeded, and its index does not open: %v", c.what, err)
+			continue
+		}
+		for _, id := range []string{"x.go#a", "x.go#b", "y.go#c"} {
+			n := 0
+			for si, s := range x.segs {
+				s.findID(id, func(d int) {
+					if !x.isDead(si, uint32(d)) {
+						n++
+					}
+				})
+			}
+			if n != 1 || x.live != 3 {
+				t.Errorf("%s: the merge succeeded, and %s is found %d times (%d live)", c.what, id, n, x.live)
+			}
+		}
+		x.close()
+	}
+}
