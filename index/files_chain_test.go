@@ -31,12 +31,21 @@ func filesOf(t *testing.T, ix *Index, queries []string, scale float64) map[strin
 // PrefixTerms lists for a few prefixes with DocFreq's count of each.
 func sectionsOf(t *testing.T, ix *Index, queries []string) map[string][]string {
 	t.Helper()
+	out, err := lexicalOf(ix, queries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// lexicalOf is sectionsOf for any goroutine.
+func lexicalOf(ix *Index, queries []string) (map[string][]string, error) {
 	out := map[string][]string{}
 	for _, q := range queries {
 		for _, b := range []Boosts{DefaultBoosts, {Name: 2.5, Path: 0, LengthScale: 0.4786}} {
 			hs, err := ix.Lexical(context.Background(), QueryTerms(q), b, 100000)
 			if err != nil {
-				t.Fatal(err)
+				return nil, err
 			}
 			k := fmt.Sprint(q, b)
 			for _, h := range hs {
@@ -49,7 +58,7 @@ func sectionsOf(t *testing.T, ix *Index, queries []string) map[string][]string {
 			out["prefix "+p] = append(out["prefix "+p], fmt.Sprint(tc.Term, " ", tc.Count, " ", ix.DocFreq(tc.Term)))
 		}
 	}
-	return out
+	return out, nil
 }
 
 // A chain of updates (edits keeping most sections, a file deleted then
@@ -161,14 +170,20 @@ func TestUpdateChainFilesAsRebuild(t *testing.T) {
 	}
 }
 
-// A reader keeps ranking whole files as its generation did while updates
-// make new generations from it (hard-linking its segments, merging
-// them) and prune it, and while it queries in another goroutine.
+// A reader keeps ranking whole files, and sections, as its generation
+// did while updates make new generations from it (hard-linking its
+// segments, merging them) and prune it, and while it queries in another
+// goroutine.
 func TestFilesReaderDuringUpdates(t *testing.T) {
 	r, repo := withPackages(t, 12)
+	// Merge at every update: the tail's segments are rewritten and
+	// their links removed while the reader maps them.
+	defer func(n int) { tailSegments = n }(tailSegments)
+	tailSegments = 1
 	old := open(t, repo, Options{Model: embed.LocalModel})
 	queries := []string{"thing number", "parse header", "render page template", "package"}
 	want := filesOf(t, old, queries, 1)
+	wantSecs := sectionsOf(t, old, queries)
 	done := make(chan struct{})
 	errc := make(chan error, 1)
 	go func() {
@@ -186,6 +201,10 @@ func TestFilesReaderDuringUpdates(t *testing.T) {
 					return
 				}
 			}
+			if got, err := lexicalOf(old, queries); err != nil || !reflect.DeepEqual(got, wantSecs) {
+				errc <- fmt.Errorf("sections: %v %v, want %v", got, err, wantSecs)
+				return
+			}
 		}
 	}()
 	for i := 0; i < 12; i++ {
@@ -201,5 +220,8 @@ func TestFilesReaderDuringUpdates(t *testing.T) {
 	}
 	if got := filesOf(t, old, queries, 1); !reflect.DeepEqual(got, want) {
 		t.Fatalf("after the updates: %v, want %v", got, want)
+	}
+	if got := sectionsOf(t, old, queries); !reflect.DeepEqual(got, wantSecs) {
+		t.Fatalf("sections after the updates: %v, want %v", got, wantSecs)
 	}
 }
