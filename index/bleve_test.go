@@ -1,10 +1,46 @@
 package index
 
 import (
+	"context"
+	"sort"
+	"testing"
+
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/mapping"
+	bsearch "github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
 	bindex "github.com/blevesearch/bleve_index_api"
 )
+
+// idHit is a document bleve ranked, by id.
+type idHit struct {
+	id    string
+	score float64
+}
+
+// bleveRanked is every document bleve matches for q, with BM25 over docs
+// documents of the given fields' total lengths, best first, ties by id.
+func bleveRanked(t *testing.T, bl bleve.Index, q query.Query, docs int, card map[string]int) []idHit {
+	t.Helper()
+	req := bleve.NewSearchRequestOptions(q, 100000, 0, false)
+	req.PreSearchData = map[string]interface{}{bsearch.BM25PreSearchDataKey: &bsearch.BM25Stats{
+		DocCount: float64(docs), FieldCardinality: card}}
+	res, err := bl.SearchInContext(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []idHit
+	for _, h := range res.Hits {
+		out = append(out, idHit{h.ID, h.Score})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].score != out[j].score {
+			return out[i].score > out[j].score
+		}
+		return out[i].id < out[j].id
+	})
+	return out
+}
 
 // preField is an analysed field handed to bleve as the sections index
 // handed its documents before it was the index's own: the tests compare

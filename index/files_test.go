@@ -1,7 +1,6 @@
 package index
 
 import (
-	"context"
 	"fmt"
 	"math/rand"
 	"os"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/document"
-	bsearch "github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 )
 
@@ -61,23 +59,10 @@ func bleveFiles(t *testing.T, bl bleve.Index, terms []Term, docs, card int) []Fi
 		tq.SetBoost(term.Weight)
 		qs = append(qs, tq)
 	}
-	req := bleve.NewSearchRequestOptions(query.NewDisjunctionQuery(qs), 100000, 0, false)
-	req.PreSearchData = map[string]interface{}{bsearch.BM25PreSearchDataKey: &bsearch.BM25Stats{
-		DocCount: float64(docs), FieldCardinality: map[string]int{fieldFile: card}}}
-	res, err := bl.SearchInContext(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []FileHit
-	for _, h := range res.Hits {
-		out = append(out, FileHit{Path: h.ID, Score: h.Score})
+	for _, h := range bleveRanked(t, bl, query.NewDisjunctionQuery(qs), docs, map[string]int{fieldFile: card}) {
+		out = append(out, FileHit{Path: h.id, Score: h.score})
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Score != out[j].Score {
-			return out[i].Score > out[j].Score
-		}
-		return out[i].Path < out[j].Path
-	})
 	return out
 }
 

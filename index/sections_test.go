@@ -1,7 +1,6 @@
 package index
 
 import (
-	"context"
 	"fmt"
 	"math/rand"
 	"os"
@@ -13,7 +12,6 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/index/scorch"
-	bsearch "github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 )
 
@@ -61,11 +59,6 @@ func bleveSectionDoc(e *docEntry) *document.Document {
 	return d
 }
 
-type idHit struct {
-	id    string
-	score float64
-}
-
 // bleveSections ranks as Lexical did with bleve: a disjunction of the
 // fields' disjunctions of boosted term queries, with the memory's
 // statistics.
@@ -97,24 +90,7 @@ func bleveSections(t *testing.T, bl bleve.Index, terms []Term, b Boosts, docs in
 	if b.Path > 0 && named > 0 {
 		qs = append(qs, field(fieldPath, b.Path))
 	}
-	req := bleve.NewSearchRequestOptions(query.NewDisjunctionQuery(qs), 100000, 0, false)
-	req.PreSearchData = map[string]interface{}{bsearch.BM25PreSearchDataKey: &bsearch.BM25Stats{
-		DocCount: float64(docs), FieldCardinality: map[string]int{fieldText: card[0], fieldName: card[1], fieldPath: card[2]}}}
-	res, err := bl.SearchInContext(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []idHit
-	for _, h := range res.Hits {
-		out = append(out, idHit{h.ID, h.Score})
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].score != out[j].score {
-			return out[i].score > out[j].score
-		}
-		return out[i].id < out[j].id
-	})
-	return out
+	return bleveRanked(t, bl, query.NewDisjunctionQuery(qs), docs, map[string]int{fieldText: card[0], fieldName: card[1], fieldPath: card[2]})
 }
 
 // The sections index scores as bleve's BM25 did, to the bit: the three

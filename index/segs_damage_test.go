@@ -22,11 +22,7 @@ func TestSegsFindIDOverDamagedOrder(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "old")
 	os.MkdirAll(dir, 0o755)
 	path := filepath.Join(dir, "1.kxs")
-	in, err := b.write(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := writeSegsManifest(dir, []segInfo{in}); err != nil {
+	if err := writeOneSegment(dir, b); err != nil {
 		t.Fatal(err)
 	}
 	s, err := openSeg(path, sectionFields)
@@ -102,11 +98,7 @@ func TestSegsMergeRefusesDamagedIDOrder(t *testing.T) {
 			b.add(e)
 		}
 		path := filepath.Join(dir, "1.kxs")
-		in, err := b.write(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := writeSegsManifest(dir, []segInfo{in}); err != nil {
+		if err := writeOneSegment(dir, b); err != nil {
 			t.Fatal(err)
 		}
 		s, err := openSeg(path, sectionFields)

@@ -18,7 +18,11 @@ func fe(path string, length int, terms ...fileTerm) *docEntry {
 func newFileBuilder() *segBuilder { return newSegBuilder(1) }
 
 // writeFiles writes a files index of one segment, from a builder, to dir.
-func writeFiles(dir string, b *segBuilder) error {
+func writeFiles(dir string, b *segBuilder) error { return writeOneSegment(dir, b) }
+
+// writeOneSegment writes an index of one segment (1.kxs), from a builder,
+// to dir.
+func writeOneSegment(dir string, b *segBuilder) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
