@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/konteks/git-konteks/embed"
+	"github.com/konteks/git-konteks/internal/mmap"
 )
 
 // An update writes the new generation's tables by merging: the old
@@ -209,7 +210,7 @@ func writeVecsMerged(path, oldPath, model string, dim int, ov *vecTable, p merge
 		}
 		for _, r := range rows { // scales
 			if r.rhi > r.rlo {
-				w.Write(asBytes(ov.scales[r.rlo:r.rhi]))
+				w.Write(ov.rawScales[4*r.rlo : 4*r.rhi])
 			}
 			for _, q := range r.q {
 				binary.LittleEndian.PutUint32(b[:], math.Float32bits(q.Scale))
@@ -219,13 +220,13 @@ func writeVecsMerged(path, oldPath, model string, dim int, ov *vecTable, p merge
 		var sk []uint64
 		for _, r := range rows { // sketches
 			if r.rhi > r.rlo && words > 0 {
-				if err := w.copyOld(ov.buf, asBytes(ov.bits[2*r.rlo*words:2*r.rhi*words])); err != nil {
+				if err := w.copyOld(ov.buf, ov.rawBits[16*r.rlo*words:16*r.rhi*words]); err != nil {
 					return err
 				}
 			}
 			for _, q := range r.q {
 				sk = sketch(sk[:0], q.Q)
-				w.Write(asBytes(sk))
+				w.Write(leBytes(sk))
 			}
 		}
 		for _, r := range rows { // vectors
@@ -243,8 +244,29 @@ func writeVecsMerged(path, oldPath, model string, dim int, ov *vecTable, p merge
 	return total, err
 }
 
-// asBytes views a slice of fixed-size numbers as its bytes (the tables
-// are little-endian, as the hosts that map them; see mapFile).
+// leBytes is a slice of numbers as the tables hold them, little-endian:
+// its own bytes on a little-endian machine, else an encoded copy.
+func leBytes[T uint32 | uint64 | float32](s []T) []byte {
+	if mmap.LittleEndian {
+		return asBytes(s)
+	}
+	var b []byte
+	for _, v := range s {
+		switch v := any(v).(type) {
+		case uint32:
+			b = binary.LittleEndian.AppendUint32(b, v)
+		case float32:
+			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
+		case uint64:
+			b = binary.LittleEndian.AppendUint64(b, v)
+		}
+	}
+	return b
+}
+
+// asBytes views a slice of fixed-size numbers as its bytes, in this
+// machine's order (the tables' order only on a little-endian machine:
+// see leBytes).
 func asBytes[T uint32 | uint64 | float32 | int8](s []T) []byte {
 	if len(s) == 0 {
 		return nil

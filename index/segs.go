@@ -291,14 +291,7 @@ func (sw *segWriter) finish(docs int, id func(int) string, lens []uint32, byID [
 	}
 	sw.w.Write(sw.keys)
 	for _, a := range [][]uint32{idOff, lens, byID, sw.keyOff, sw.postOff, sw.df} {
-		if mmap.LittleEndian {
-			sw.w.Write(asBytes(a))
-			continue
-		}
-		// The format is little-endian, not the machine's order.
-		for _, v := range a {
-			sw.u32(v)
-		}
+		sw.w.Write(leBytes(a))
 	}
 	sw.u32(uint32(docs))
 	sw.u32(uint32(len(sw.df)))

@@ -399,7 +399,10 @@ type vecTable struct {
 	bits   []uint64
 	q      []int8
 	buf    []byte // the whole file, as mapped
-	unmap  func() error
+	// rawScales and rawBits are the scales' and sketches' bytes as the
+	// file holds them (little-endian): an update copies them as they are.
+	rawScales, rawBits []byte
+	unmap              func() error
 	// scratch holds shortlist's buffers between searches.
 	scratch sync.Pool
 }
@@ -473,7 +476,7 @@ func appendVecs(w io.Writer, model string, dim int, rows []vecRow) error {
 		if len(bits) != 2*words {
 			bits = sketch(bits[:0], r.q)
 		}
-		if _, err := w.Write(asBytes(bits)); err != nil {
+		if _, err := w.Write(leBytes(bits)); err != nil {
 			return err
 		}
 	}
@@ -503,11 +506,24 @@ func parseVecs(buf []byte, ndocs int) (*vecTable, error) {
 	t := &vecTable{model: string(buf[16 : 16+ml]), dim: dim, words: words, n: n, buf: buf}
 	p := buf[hdr:]
 	if n > 0 {
-		t.docs = unsafe.Slice((*uint32)(unsafe.Pointer(&p[0])), n)
-		t.scales = unsafe.Slice((*float32)(unsafe.Pointer(&p[4*n])), n)
 		off := 8 * n // a multiple of 8 after an 8-aligned header: the sketch is aligned
-		if words > 0 {
-			t.bits = unsafe.Slice((*uint64)(unsafe.Pointer(&p[off])), 2*n*words)
+		t.rawScales, t.rawBits = p[4*n:8*n], p[off:off+16*words*n]
+		if mmap.LittleEndian {
+			t.docs = unsafe.Slice((*uint32)(unsafe.Pointer(&p[0])), n)
+			t.scales = unsafe.Slice((*float32)(unsafe.Pointer(&p[4*n])), n)
+			if words > 0 {
+				t.bits = unsafe.Slice((*uint64)(unsafe.Pointer(&p[off])), 2*n*words)
+			}
+		} else {
+			// The file is little-endian; this machine reads copies.
+			t.docs, t.scales, t.bits = make([]uint32, n), make([]float32, n), make([]uint64, 2*n*words)
+			for i := range t.docs {
+				t.docs[i] = binary.LittleEndian.Uint32(p[4*i:])
+				t.scales[i] = math.Float32frombits(binary.LittleEndian.Uint32(p[4*n+4*i:]))
+			}
+			for i := range t.bits {
+				t.bits[i] = binary.LittleEndian.Uint64(p[off+8*i:])
+			}
 		}
 		off += 16 * words * n
 		if dim > 0 {
@@ -529,7 +545,7 @@ func (t *vecTable) close() error {
 	return t.unmap()
 }
 
-// mapFile maps a table read-only. Little-endian hosts only read tables
-// as they are written (the binary encoding above is little-endian; amd64
-// and arm64 are).
+// mapFile maps a table read-only. Tables are little-endian; a
+// little-endian host reads their arrays in place, another reads copies
+// (see parseVecs, leBytes).
 var mapFile = mmap.File
