@@ -54,7 +54,7 @@ type meta struct {
 	Built   time.Time `json:"built"`
 	// Tokens is the total analysed length of each field (the files
 	// index's "file" included): with the document counts, the true BM25
-	// average field lengths (see bm25Stats).
+	// average field lengths (see Index.cardinality).
 	Tokens  map[string]int64 `json:"tokens"`
 	How     string           `json:"how"` // build or update
 	Changes int              `json:"changes,omitempty"`

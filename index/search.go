@@ -77,7 +77,6 @@ func QueryTerms(text string) []Term {
 	return out
 }
 
-// searchTop runs req for its best req.Size hits, deterministically.
 // Lexical ranks sections by BM25 over their lexical text, plus boosted
 // matches of the same terms in names and paths. Ties break by id, so
 // results are deterministic.
@@ -87,6 +86,9 @@ func (ix *Index) Lexical(ctx context.Context, terms []Term, b Boosts, n int) ([]
 	}
 	if ix.sx == nil {
 		return nil, errNotSearchable
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	// A disjunction of the fields' disjunctions, as bleve's query was:
 	// the terms in every field but the text only in the text.
