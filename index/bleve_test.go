@@ -2,15 +2,46 @@ package index
 
 import (
 	"context"
+	"math"
 	"sort"
 	"testing"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/registry"
 	bsearch "github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
+	"github.com/blevesearch/bleve/v2/search/searcher"
 	bindex "github.com/blevesearch/bleve_index_api"
 )
+
+// AnalyzerName is the index's analyzer in bleve's registry, for the bleve
+// indexes the tests compare scores with.
+const AnalyzerName = "konteks"
+
+func init() {
+	// Sum a document's term scores in one order, as the index's own
+	// scoring does (see segIndex.score): past this many terms bleve's
+	// disjunction takes them from a heap, in an order that depends on
+	// how its index is segmented.
+	searcher.DisjunctionHeapTakeover = math.MaxInt
+	registry.RegisterAnalyzer(AnalyzerName, func(map[string]interface{}, *registry.Cache) (analysis.Analyzer, error) {
+		return bleveAnalyzer{}, nil
+	})
+}
+
+// bleveAnalyzer is the index's analyzer as bleve's.
+type bleveAnalyzer struct{}
+
+func (bleveAnalyzer) Analyze(input []byte) analysis.TokenStream {
+	var ts analysis.TokenStream
+	EachTerm(string(input), func(t string) bool {
+		ts = append(ts, &analysis.Token{Term: []byte(t), Position: len(ts) + 1, Type: analysis.AlphaNumeric})
+		return true
+	})
+	return ts
+}
 
 // idHit is a document bleve ranked, by id.
 type idHit struct {

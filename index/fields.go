@@ -1,5 +1,28 @@
 package index
 
+import "sync"
+
+// The fields of a section's document, by name (meta.json's field
+// lengths) and by number (in the sections index, see segs.go).
+const (
+	fieldText = "text" // the section's lexical retrieval text
+	fieldName = "name" // name and qualified name, for a boost on names matching the query
+	fieldPath = "path" // the source path, for a boost on paths matching the query
+	// fieldFile is the whole file, in the files index (see files.go):
+	// BM25 over whole files ranks files by all their evidence, which
+	// single sections cannot.
+	fieldFile = "file"
+)
+
+const (
+	textField = iota
+	nameField
+	pathField
+	sectionFields
+)
+
+var analyzerPool = sync.Pool{New: func() any { return newAnalyzer() }}
+
 // field analyses one field of a section's document: its length (terms,
 // repeats included) and its terms with their frequencies, in first-seen
 // order. The terms' strings are the analyzer's (valid until the

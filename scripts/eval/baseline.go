@@ -1,16 +1,45 @@
 package main
 
 import (
+	"math"
 	"strings"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/registry"
 	bquery "github.com/blevesearch/bleve/v2/search/query"
+	"github.com/blevesearch/bleve/v2/search/searcher"
 
 	"github.com/konteks/git-konteks/extract/section"
 	"github.com/konteks/git-konteks/gitstore"
 	"github.com/konteks/git-konteks/index"
 	"github.com/konteks/git-konteks/memref"
 )
+
+// analyzerName is the index's analyzer (index.EachTerm) in bleve's
+// registry: the baseline analyses as recall does.
+const analyzerName = "konteks"
+
+func init() {
+	// Sum a document's term scores in one order whatever bleve's
+	// segments, as the index's own scoring does.
+	searcher.DisjunctionHeapTakeover = math.MaxInt
+	registry.RegisterAnalyzer(analyzerName, func(map[string]interface{}, *registry.Cache) (analysis.Analyzer, error) {
+		return termsAnalyzer{}, nil
+	})
+}
+
+// termsAnalyzer is the index's analyzer as bleve's.
+type termsAnalyzer struct{}
+
+func (termsAnalyzer) Analyze(input []byte) analysis.TokenStream {
+	var ts analysis.TokenStream
+	index.EachTerm(string(input), func(t string) bool {
+		ts = append(ts, &analysis.Token{Term: []byte(t), Position: len(ts) + 1, Type: analysis.AlphaNumeric})
+		return true
+	})
+	return ts
+}
 
 // fileBaseline is an in-memory bleve index with one document per file —
 // its sections' lexical texts joined — kept in step with memory by the
@@ -23,10 +52,10 @@ type fileBaseline struct {
 func newFileBaseline() (*fileBaseline, error) {
 	m := bleve.NewIndexMapping()
 	m.ScoringModel = "bm25"
-	m.DefaultAnalyzer = index.AnalyzerName
+	m.DefaultAnalyzer = analyzerName
 	dm := bleve.NewDocumentStaticMapping()
 	fm := bleve.NewTextFieldMapping()
-	fm.Analyzer = index.AnalyzerName
+	fm.Analyzer = analyzerName
 	fm.Store, fm.IncludeTermVectors, fm.IncludeInAll, fm.DocValues = false, false, false, false
 	dm.AddFieldMappingsAt("text", fm)
 	m.DefaultMapping = dm
