@@ -220,10 +220,10 @@ type segWriter struct {
 	postOff []uint32
 	df      []uint32
 	// the term being written
-	key0, post0 int
-	prev, n     uint32
-	err         error
-	buf         [2 * binary.MaxVarintLen64]byte
+	key0    int
+	prev, n uint32
+	err     error
+	buf     [2 * binary.MaxVarintLen64]byte
 }
 
 func newSegWriter(w *bufio.Writer, nf int) *segWriter {
@@ -239,13 +239,13 @@ func (sw *segWriter) u32(v uint32) {
 	sw.w.Write(u[:])
 }
 
+// startTerm starts term of field f (see termKey).
 func (sw *segWriter) startTerm(f int, term string) {
-	sw.key0 = len(sw.keys)
+	sw.startKey("")
 	if sw.nf > 1 {
 		sw.keys = append(sw.keys, byte(f))
 	}
 	sw.keys = append(sw.keys, term...)
-	sw.prev, sw.n = 0, 0
 }
 
 // add adds a posting of the current term; documents ascend.
