@@ -47,6 +47,47 @@ type objCat struct {
 	started  bool
 	disabled bool
 	p        *objCatProc
+	recent   recentObjects
+	asked    int // questions sent to git
+}
+
+// recentObjects keeps the trees and commits a process read last, by id.
+// A one-file extraction walks the same few trees again and again (the
+// path to the changed file in the commit and its parent, the memory
+// tree's shards, the history's parts) as one stage after another reads
+// them: on rails, 98 questions to git for 65 objects. An object never
+// changes under its id, so a second read (or size) is answered here. The
+// bytes are shared by every reader, which only read them: go-git decodes
+// them, this package's raw readers parse them, and RawObject hands its
+// caller a copy. Bounded in bytes, emptied when full.
+type recentObjects struct {
+	objs  map[plumbing.Hash]*catObject
+	bytes int
+}
+
+const (
+	maxRecentObject = 64 << 10 // the largest object kept
+	maxRecentBytes  = 4 << 20  // the most kept at once
+)
+
+// get is the object h when it is kept and of type t (or t is any).
+func (r *recentObjects) get(t plumbing.ObjectType, h plumbing.Hash) *catObject {
+	if o := r.objs[h]; o != nil && (t == plumbing.AnyObject || o.t == t) {
+		return o
+	}
+	return nil
+}
+
+func (r *recentObjects) keep(o *catObject) {
+	if o.t != plumbing.TreeObject && o.t != plumbing.CommitObject || len(o.cont) > maxRecentObject {
+		return
+	}
+	o.shared = true
+	if r.objs == nil || r.bytes+len(o.cont) > maxRecentBytes {
+		r.objs, r.bytes = make(map[plumbing.Hash]*catObject), 0
+	}
+	r.objs[o.h] = o
+	r.bytes += len(o.cont)
 }
 
 type objCatProc struct {
@@ -132,10 +173,15 @@ func (c *objCat) proc() *objCatProc {
 func (c *objCat) object(t plumbing.ObjectType, h plumbing.Hash) (obj plumbing.EncodedObject, err error, handled bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if o := c.recent.get(t, h); o != nil {
+		cp := *o // the wrapper is the caller's (SetType), the bytes are shared
+		return &cp, nil, true
+	}
 	p := c.proc()
 	if p == nil {
 		return nil, nil, false
 	}
+	c.asked++
 	typ, size, ok, err := p.ask("contents", h)
 	if err != nil {
 		c.down()
@@ -157,18 +203,22 @@ func (c *objCat) object(t plumbing.ObjectType, h plumbing.Hash) (obj plumbing.En
 	if perr != nil || (t != plumbing.AnyObject && ot != t) {
 		return nil, plumbing.ErrObjectNotFound, true
 	}
-	return &catObject{h: h, t: ot, cont: cont}, nil, true
+	o := &catObject{h: h, t: ot, cont: cont}
+	c.recent.keep(o)
+	return o, nil, true
 }
 
 // catObject is an object git cat-file read: its content in one slice of
 // exactly its size (go-git's MemoryObject grows one by appending, copying
 // a large blob several times over), and its id as asked, which git found
-// it by, so nothing hashes the content again. It is read-only, and owned
-// by whoever asked for it: no cache keeps it (see Repo.BlobBytes).
+// it by, so nothing hashes the content again. It is read-only: a tree or
+// a commit is shared with later readers (recentObjects); a blob is owned
+// by whoever asked for it (see Repo.BlobBytes).
 type catObject struct {
-	h    plumbing.Hash
-	t    plumbing.ObjectType
-	cont []byte
+	h      plumbing.Hash
+	t      plumbing.ObjectType
+	cont   []byte
+	shared bool // cont is kept in recentObjects
 }
 
 func (o *catObject) Hash() plumbing.Hash           { return o.h }
@@ -183,13 +233,13 @@ func (o *catObject) Writer() (io.WriteCloser, error) {
 	return nil, errors.New("an object read from the object database is read-only")
 }
 
-// content is the object's bytes when obj came from git cat-file, shared,
-// not copied.
-func content(obj plumbing.EncodedObject) ([]byte, bool) {
+// content is the object's bytes when obj came from git cat-file, not
+// copied; shared reports that other readers share them.
+func content(obj plumbing.EncodedObject) (b []byte, shared, ok bool) {
 	if o, ok := obj.(*catObject); ok {
-		return o.cont, true
+		return o.cont, o.shared, true
 	}
-	return nil, false
+	return nil, false, false
 }
 
 // has reports whether the object database holds h; handled as in object.
@@ -203,10 +253,14 @@ func (c *objCat) has(h plumbing.Hash) (found, handled bool) {
 func (c *objCat) size(h plumbing.Hash) (size int64, found, handled bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if o := c.recent.objs[h]; o != nil {
+		return int64(len(o.cont)), true, true
+	}
 	p := c.proc()
 	if p == nil {
 		return 0, false, false
 	}
+	c.asked++
 	_, size, ok, err := p.ask("info", h)
 	if err != nil {
 		c.down()

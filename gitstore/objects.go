@@ -93,28 +93,38 @@ func (r *Repo) NewObjects(ctx context.Context, tips, exclude []Hash, fn func(Obj
 
 // RawObject reads an object's uncompressed content as stored (for a tree,
 // the binary entry list; for a commit, its headers and message), refusing
-// one over limit bytes.
+// one over limit bytes. The bytes are the caller's.
 func (r *Repo) RawObject(h Hash, limit int64) (typ string, data []byte, err error) {
+	typ, data, shared, err := r.rawObject(h, limit)
+	if shared {
+		data = bytes.Clone(data)
+	}
+	return typ, data, err
+}
+
+// rawObject is RawObject for this package's parsers, which only read the
+// bytes: shared reports that other readers share them.
+func (r *Repo) rawObject(h Hash, limit int64) (typ string, data []byte, shared bool, err error) {
 	obj, err := r.storage.EncodedObject(plumbing.AnyObject, h)
 	if err != nil {
-		return "", nil, fmt.Errorf("read object %s: %w", h, err)
+		return "", nil, false, fmt.Errorf("read object %s: %w", h, err)
 	}
 	if limit > 0 && obj.Size() > limit {
-		return "", nil, fmt.Errorf("object %s is %d bytes, over the %d byte limit", h, obj.Size(), limit)
+		return "", nil, false, fmt.Errorf("object %s is %d bytes, over the %d byte limit", h, obj.Size(), limit)
 	}
-	if b, ok := content(obj); ok {
-		return obj.Type().String(), b, nil
+	if b, shared, ok := content(obj); ok {
+		return obj.Type().String(), b, shared, nil
 	}
 	rd, err := obj.Reader()
 	if err != nil {
-		return "", nil, fmt.Errorf("read object %s: %w", h, err)
+		return "", nil, false, fmt.Errorf("read object %s: %w", h, err)
 	}
 	defer rd.Close()
 	data, err = io.ReadAll(io.LimitReader(rd, obj.Size()+1))
 	if err != nil {
-		return "", nil, fmt.Errorf("read object %s: %w", h, err)
+		return "", nil, false, fmt.Errorf("read object %s: %w", h, err)
 	}
-	return obj.Type().String(), data, nil
+	return obj.Type().String(), data, false, nil
 }
 
 // RawObjectSize is the inflated size of an object, read from its header

@@ -626,7 +626,10 @@ func (r *Repo) BlobBytes(h Hash, limit int64) ([]byte, error) {
 	if limit > 0 && obj.Size() > limit {
 		return nil, fmt.Errorf("blob %s is %d bytes, over the %d byte limit", h, obj.Size(), limit)
 	}
-	if b, ok := content(obj); ok {
+	if b, shared, ok := content(obj); ok {
+		if shared {
+			b = bytes.Clone(b)
+		}
 		return b, nil
 	}
 	rd, err := obj.Reader()

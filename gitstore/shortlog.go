@@ -104,7 +104,7 @@ func (r *Repo) shortLog(opt LogOptions, noBlobs bool) ([]*LogCommit, bool) {
 // --no-mailmap` shows it, with its tree; ok is false for what git would
 // show otherwise (see shortLog).
 func (r *Repo) rawLogCommit(h Hash) (*LogCommit, Hash, bool) {
-	typ, b, err := r.RawObject(h, 0)
+	typ, b, _, err := r.rawObject(h, 0)
 	if err != nil || typ != "commit" {
 		return nil, ZeroHash, false
 	}
@@ -252,7 +252,7 @@ func (r *Repo) entries(h Hash) ([]rawEntry, bool) {
 	}
 	// The raw object, not go-git's Tree: go-git canonicalises modes with
 	// mode&0o111 for the executable bit, git's canon_mode with mode&0o100.
-	typ, b, err := r.RawObject(h, 0)
+	typ, b, _, err := r.rawObject(h, 0)
 	if err != nil || typ != "tree" {
 		return nil, false
 	}
