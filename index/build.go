@@ -39,7 +39,9 @@ import (
 //	   scoring as bleve's did, not a bleve index.
 //	11: the sections index is the index's own too (sections/*.kxs), and
 //	   both share one segment format (segs.go), written as a merge reads.
-const FormatVersion = 11
+//	12: an update links the docs and vector tables and writes an overlay
+//	   and the live docs' order beside them (layers.go).
+const FormatVersion = 12
 
 // meta describes a generation (meta.json).
 type meta struct {
@@ -89,6 +91,10 @@ type sectionDoc struct {
 	vecs []embed.Quantized
 	// fresh says, per vector, whether it may go into the local cache.
 	fresh []bool
+	// raw is the doc's record as an overlay holds it, copied as it is
+	// when the overlay is merged into the base (see layers.go); nil for
+	// a doc read from memory.
+	raw []byte
 }
 
 // recordDocs are the documents of one record: its sections', and the
@@ -710,22 +716,19 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 	// Fresh docs by id, each id once (the first).
 	sort.SliceStable(fresh, func(i, j int) bool { return fresh[i].doc.ID < fresh[j].doc.ID })
 	fresh = slices.CompactFunc(fresh, func(a, b sectionDoc) bool { return a.doc.ID == b.doc.ID })
-	plan := mergePlan(old.docs, removedOrds, fresh)
 
-	// Vectors of the fresh docs that memory stores.
+	// Vectors of the fresh docs: their own where the index computes them,
+	// else those memory stores for their keys.
 	dim := 0
 	if old.vecs != nil && old.vecs.model == model {
 		dim = old.vecs.dim
 	}
+	if old.ovecs != nil && old.ovecs.model == model && old.ovecs.dim > 0 {
+		dim = old.ovecs.dim
+	}
 	var vecs map[embed.Key]embed.Quantized
 	if lv != nil {
 		dim = lv.emb.Dim()
-		vecs = map[embed.Key]embed.Quantized{}
-		for _, d := range fresh {
-			for j, q := range d.vecs {
-				vecs[d.keys[j]] = q
-			}
-		}
 	} else if model != "" && len(needKeys) > 0 {
 		v, d, err := loadVectors(repo, mem.Tree, model, needKeys)
 		if err != nil {
@@ -738,14 +741,7 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 			vecs = v
 		}
 	}
-	oldVecs := old.vecs
-	if oldVecs != nil && (oldVecs.model != model || oldVecs.dim != dim) {
-		oldVecs = nil
-	}
-	if err := writeDocsMerged(filepath.Join(dir, "docs.bin"), filepath.Join(old.dir, "docs.bin"), old.docs, plan, fresh); err != nil {
-		return nil, err
-	}
-	nvecs, err := writeVecsMerged(filepath.Join(dir, "vectors.bin"), filepath.Join(old.dir, "vectors.bin"), model, dim, oldVecs, plan, fresh, vecs)
+	written, ndocs, nvecs, err := writeTables(dir, old, removedOrds, fresh, model, dim, vecs)
 	if err != nil {
 		return nil, err
 	}
@@ -756,9 +752,9 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 	for _, i := range removedOrds {
 		removed = append(removed, old.docs.doc(i))
 	}
-	freshDocs := make([]Doc, 0, len(fresh))
-	for _, f := range plan.fresh {
-		freshDocs = append(freshDocs, fresh[f].doc)
+	freshDocs := make([]Doc, 0, len(written))
+	for _, f := range written {
+		freshDocs = append(freshDocs, f.doc)
 	}
 	rmTok, rmFiles, rmLangs := docStats(each(removed))
 	addTok, addFiles, addLangs := docStats(each(freshDocs))
@@ -777,7 +773,7 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 		langs = addLanguages(addLanguages(maps.Clone(old.meta.Languages), rmLangs, -1), addLangs, 1)
 	}
 	m := &meta{Format: FormatVersion, Memory: mem.Commit.String(), Tree: mem.Tree.String(), Model: model, Dim: dim,
-		Content: contentKey(repo, mem.Tree, model), Docs: plan.n, Vectors: nvecs, Built: time.Now().UTC(), How: "update", Changes: len(changes), Tokens: tok,
+		Content: contentKey(repo, mem.Tree, model), Docs: ndocs, Vectors: nvecs, Built: time.Now().UTC(), How: "update", Changes: len(changes), Tokens: tok,
 		Files: old.files - rmFiles + addFiles, Languages: langs, PlainPaths: plain}
 	if lv != nil {
 		m.Computed, m.Cached = int(lv.computed.Load()), int(lv.cached.Load())

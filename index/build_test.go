@@ -114,25 +114,37 @@ func sameGeneration(t *testing.T, up, re *Index) {
 			t.Fatalf("doc %d: update %+v, rebuild %+v", i, a, b)
 		}
 	}
-	u, r := up.vecs, re.vecs
-	// Rows of one doc may come in another order (a chunked section's);
+	// Rows of one doc may come in another order (a chunked section's),
+	// and an updated generation holds them in two tables (layers.go);
 	// compare each doc's set of rows.
-	rowsOf := func(v *vecTable) map[uint32][]string {
-		m := map[uint32][]string{}
-		for i := 0; i < v.n; i++ {
-			m[v.docs[i]] = append(m[v.docs[i]], fmt.Sprint(v.scales[i], v.bits[2*i*v.words:2*(i+1)*v.words], v.q[i*v.dim:(i+1)*v.dim]))
+	rowsOf := func(ix *Index) map[int][]string {
+		m := map[int][]string{}
+		for _, l := range ix.vecLayers() {
+			v := l.t
+			for i := 0; i < v.n; i++ {
+				d := l.doc(int32(i))
+				if d < 0 {
+					continue
+				}
+				m[d] = append(m[d], fmt.Sprint(v.scales[i], v.bits[2*i*v.words:2*(i+1)*v.words], v.q[i*v.dim:(i+1)*v.dim]))
+			}
 		}
 		for _, rs := range m {
 			sort.Strings(rs)
 		}
 		return m
 	}
-	if !reflect.DeepEqual(rowsOf(u), rowsOf(r)) {
+	if !reflect.DeepEqual(rowsOf(up), rowsOf(re)) {
 		t.Fatal("update and rebuild hold different vectors")
 	}
-	for i := 1; i < u.n; i++ {
-		if u.docs[i] < u.docs[i-1] {
-			t.Fatal("vector rows out of doc order")
+	if up.Vectors() != re.Vectors() || up.Dim() != re.Dim() {
+		t.Fatalf("update holds %d vectors of %d dimensions, rebuild %d of %d", up.Vectors(), up.Dim(), re.Vectors(), re.Dim())
+	}
+	for _, l := range up.vecLayers() {
+		for i := 1; i < l.t.n; i++ {
+			if l.t.docs[i] < l.t.docs[i-1] {
+				t.Fatal("vector rows out of doc order")
+			}
 		}
 	}
 }

@@ -53,7 +53,12 @@ type Index struct {
 	sx    *segIndex // sections (see segs.go)
 	fx    *segIndex // whole files (see files.go)
 	docs  *docTable
-	vecs  *vecTable
+	vecs  *vecTable // the base's vectors
+	ovecs *vecTable // the overlay's, nil without one (see layers.go)
+
+	layersOnce sync.Once
+	layers     []vecLayer
+	scratch    sync.Pool // nearestLayers' buffers between searches
 
 	langOnce sync.Once
 	langs    []string
@@ -459,6 +464,10 @@ func openGen(gdir string, search bool) (*Index, error) {
 		return nil, err
 	}
 	ix.vecs.unmap = vunmap
+	if err := openLayers(gdir, ix); err != nil {
+		ix.Close()
+		return nil, err
+	}
 	if !search {
 		return ix, nil
 	}
@@ -485,7 +494,8 @@ func (ix *Index) Close() error {
 	ix.sx, ix.fx = nil, nil
 	ix.docs.close()
 	ix.vecs.close()
-	ix.docs, ix.vecs = nil, nil
+	ix.ovecs.close()
+	ix.docs, ix.vecs, ix.ovecs = nil, nil, nil
 	return err
 }
 
@@ -519,10 +529,15 @@ func (ix *Index) PathDocs(path string) []int {
 func (ix *Index) Model() string { return ix.meta.Model }
 
 // Vectors is the number of stored vectors loaded.
-func (ix *Index) Vectors() int { return ix.vecs.n }
+func (ix *Index) Vectors() int { return ix.layerRows() }
 
-// Dim is the dimension of the loaded vectors.
-func (ix *Index) Dim() int { return ix.vecs.dim }
+// Dim is the dimension of the loaded vectors (0 without any).
+func (ix *Index) Dim() int {
+	if ls := ix.vecLayers(); len(ls) > 0 {
+		return ls[0].t.dim
+	}
+	return 0
+}
 
 // Languages names the languages of the indexed sections, most sections
 // first (ties by name). The counts are kept in the generation's meta, so

@@ -37,7 +37,7 @@ type mergePlanT struct {
 // mergePlan merges the old table t, less the sorted ordinals removed, with
 // fresh (sorted by id, ids unique). A fresh doc whose id a kept doc has
 // already is left out (the kept one stays, as a rebuild would keep one).
-func mergePlan(t *docTable, removed []int, fresh []sectionDoc) mergePlanT {
+func mergePlan(t *docFile, removed []int, fresh []sectionDoc) mergePlanT {
 	var p mergePlanT
 	emitOld := func(lo, hi int) {
 		if hi > lo {
@@ -86,12 +86,15 @@ func mergePlan(t *docTable, removed []int, fresh []sectionDoc) mergePlanT {
 
 // writeDocsMerged writes the docs table of a merge plan (see docsMagic
 // for the layout).
-func writeDocsMerged(path, oldPath string, t *docTable, p mergePlanT, fresh []sectionDoc) error {
+func writeDocsMerged(path, oldPath string, t *docFile, p mergePlanT, fresh []sectionDoc) error {
 	enc := make(map[int][]byte, len(p.fresh))
 	size := 0
 	for _, s := range p.segs {
 		if s.fresh >= 0 {
-			b := appendDoc(nil, &fresh[s.fresh].doc)
+			b := fresh[s.fresh].raw
+			if b == nil {
+				b = appendDoc(nil, &fresh[s.fresh].doc)
+			}
 			enc[s.fresh] = b
 			size += len(b)
 		} else {
@@ -146,8 +149,10 @@ func writeDocsMerged(path, oldPath string, t *docTable, p mergePlanT, fresh []se
 }
 
 // writeVecsMerged writes the vector table of a merge plan: the kept docs'
-// rows of ov (nil: none) and the fresh docs' vectors found in vecs. It
-// returns the number of rows.
+// rows of ov (nil: none) and the fresh docs' vectors: their own (vecs,
+// computed by the index or carried from an overlay), else those of their
+// keys in vecs (from the memory ref; nil: none). It returns the number
+// of rows.
 func writeVecsMerged(path, oldPath, model string, dim int, ov *vecTable, p mergePlanT, fresh []sectionDoc, vecs map[embed.Key]embed.Quantized) (int, error) {
 	// Rows per segment: a range of ov's rows, or a fresh doc's vectors.
 	type segRows struct {
@@ -163,9 +168,18 @@ func writeVecsMerged(path, oldPath, model string, dim int, ov *vecTable, p merge
 		if s.fresh >= 0 {
 			r.ord = ord
 			ord++
-			for _, key := range fresh[s.fresh].keys {
-				if q, ok := vecs[key]; ok && len(q.Q) == dim {
-					r.q = append(r.q, q)
+			d := &fresh[s.fresh]
+			if d.vecs != nil || d.raw != nil {
+				for _, q := range d.vecs {
+					if len(q.Q) == dim {
+						r.q = append(r.q, q)
+					}
+				}
+			} else {
+				for _, key := range d.keys {
+					if q, ok := vecs[key]; ok && len(q.Q) == dim {
+						r.q = append(r.q, q)
+					}
 				}
 			}
 			total += len(r.q)

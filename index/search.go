@@ -189,6 +189,9 @@ var errNotSearchable = errors.New("index: the generation was opened without its 
 // nearest. Nearest returns nothing when the index holds no vectors of q's
 // dimension.
 func (ix *Index) Nearest(q embed.Quantized, n int) []Hit {
+	if ix.docs != nil && ix.docs.order != nil {
+		return ix.nearestLayers(q, n)
+	}
 	t := ix.vecs
 	if t == nil || t.n == 0 || t.dim != len(q.Q) || n <= 0 {
 		return nil
@@ -206,7 +209,86 @@ func (ix *Index) Nearest(q embed.Quantized, n int) []Hit {
 	// Exact scores, best per doc, kept in a heap of the n best (a total
 	// order, so the order docs arrive in does not matter).
 	h := &hitHeap{}
-	push := func(hit Hit) {
+	pushBest(t, rows, q, func(i int32) int { return int(t.docs[i]) }, h.pusher(n))
+	out := []Hit(*h)
+	sortHits(out)
+	return out
+}
+
+// nearestLayers is Nearest over a generation with an overlay (see
+// layers.go): the shortlist's cut is taken over the live rows of both
+// tables, so that the rows scored, and the hits, are those one table of
+// the same vectors gives.
+func (ix *Index) nearestLayers(q embed.Quantized, n int) []Hit {
+	if n <= 0 {
+		return nil
+	}
+	var ls []vecLayer
+	live, total := 0, 0
+	for _, l := range ix.vecLayers() {
+		if l.t.dim == len(q.Q) && l.live > 0 {
+			ls = append(ls, l)
+			live += l.live
+			total += l.t.n
+		}
+	}
+	if live == 0 {
+		return nil
+	}
+	short := max(shortlistMin, 20*n)
+	rows := make([][]int32, len(ls))
+	if short >= live {
+		for k, l := range ls {
+			for i := range l.t.n {
+				if l.doc(int32(i)) >= 0 {
+					rows[k] = append(rows[k], int32(i))
+				}
+			}
+		}
+	} else {
+		qs := sketch(nil, q.Q)
+		buf, _ := ix.scratch.Get().(*[]float32)
+		if buf == nil || len(*buf) != 2*total {
+			b := make([]float32, 2*total)
+			buf = &b
+		}
+		defer ix.scratch.Put(buf)
+		est, tmp := (*buf)[:total], (*buf)[total:total]
+		at := 0
+		for _, l := range ls {
+			e := est[at : at+l.t.n]
+			l.t.estimate(qs, queryNonZero(qs, l.t.words), e)
+			for i, v := range e {
+				if l.doc(int32(i)) >= 0 {
+					tmp = append(tmp, v)
+				}
+			}
+			at += l.t.n
+		}
+		cut := nthLargest(tmp, short)
+		at = 0
+		for k, l := range ls {
+			for i, v := range est[at : at+l.t.n] {
+				if v >= cut && l.doc(int32(i)) >= 0 {
+					rows[k] = append(rows[k], int32(i))
+				}
+			}
+			at += l.t.n
+		}
+	}
+	h := &hitHeap{}
+	push := h.pusher(n)
+	for k, l := range ls {
+		pushBest(l.t, rows[k], q, l.doc, push)
+	}
+	out := []Hit(*h)
+	sortHits(out)
+	return out
+}
+
+// pusher returns a function that keeps the n best hits pushed in h.
+func (h *hitHeap) pusher(n int) func(Hit) {
+	return func(hit Hit) {
 		if h.Len() < n {
 			heap.Push(h, hit)
 		} else if worse((*h)[0], hit) {
@@ -214,6 +296,11 @@ func (ix *Index) Nearest(q embed.Quantized, n int) []Hit {
 			heap.Fix(h, 0)
 		}
 	}
+}
+
+// pushBest pushes each doc's best exact cosine over rows of t, the doc
+// of a row given by docOf.
+func pushBest(t *vecTable, rows []int32, q embed.Quantized, docOf func(int32) int, push func(Hit)) {
 	dim := t.dim
 	score := func(i int32) float64 {
 		return float64(embed.DotInt8(q.Q, t.q[int(i)*dim:(int(i)+1)*dim])) * float64(q.Scale) * float64(t.scales[i])
@@ -226,7 +313,7 @@ func (ix *Index) Nearest(q embed.Quantized, n int) []Hit {
 		cur, best := -1, 0.0
 		for _, i := range rows {
 			s := score(i)
-			if d := int(t.docs[i]); d != cur {
+			if d := docOf(i); d != cur {
 				if cur >= 0 {
 					push(Hit{Doc: cur, Score: best})
 				}
@@ -238,22 +325,19 @@ func (ix *Index) Nearest(q embed.Quantized, n int) []Hit {
 		if cur >= 0 {
 			push(Hit{Doc: cur, Score: best})
 		}
-	} else {
-		best := make(map[int]float64, len(rows))
-		for _, i := range rows {
-			s := score(i)
-			d := int(t.docs[i])
-			if b, ok := best[d]; !ok || s > b {
-				best[d] = s
-			}
-		}
-		for d, s := range best {
-			push(Hit{Doc: d, Score: s})
+		return
+	}
+	best := make(map[int]float64, len(rows))
+	for _, i := range rows {
+		s := score(i)
+		d := docOf(i)
+		if b, ok := best[d]; !ok || s > b {
+			best[d] = s
 		}
 	}
-	out := []Hit(*h)
-	sortHits(out)
-	return out
+	for d, s := range best {
+		push(Hit{Doc: d, Score: s})
+	}
 }
 
 // inDocOrder reports whether the docs of rows never decrease: then each
@@ -268,27 +352,16 @@ func inDocOrder(t *vecTable, rows []int32) bool {
 	return true
 }
 
-// shortlistMin is the smallest shortlist Nearest scores exactly.
-const shortlistMin = 4000
+// shortlistMin is the smallest shortlist Nearest scores exactly (a
+// variable for the tests).
+var shortlistMin = 4000
 
 // shortlist returns about m rows (ties at the cut-off included) whose
 // sketches promise the highest cosine with the query's sketch qs: the
 // ternary dot product, normalised by the number of components each side
 // has. It runs on every CPU.
 func (t *vecTable) shortlist(qs []uint64, m int) []int32 {
-	workers := runtime.GOMAXPROCS(0)
-	if t.n < 32768 {
-		workers = 1
-	}
-	words := t.words
-	qp, qn := qs[:words], qs[words:2*words]
-	qnnz := 0
-	for k := 0; k < words; k++ {
-		qnnz += bits.OnesCount64(qp[k]) + bits.OnesCount64(qn[k])
-	}
-	if qnnz == 0 {
-		qnnz = 1
-	}
+	qnnz := queryNonZero(qs, t.words)
 	// The estimates, and a copy of them for the selection below: a
 	// search's largest allocation (8 bytes a vector), so reused.
 	buf, _ := t.scratch.Get().(*[]float32)
@@ -298,6 +371,28 @@ func (t *vecTable) shortlist(qs []uint64, m int) []int32 {
 	}
 	defer t.scratch.Put(buf)
 	est, tmp := (*buf)[:t.n], (*buf)[t.n:]
+	t.estimate(qs, qnnz, est)
+	// The m-th largest estimate, by selection on a copy.
+	copy(tmp, est)
+	cut := nthLargest(tmp, m)
+	rows := make([]int32, 0, m+m/8)
+	for i, e := range est {
+		if e >= cut {
+			rows = append(rows, int32(i))
+		}
+	}
+	return rows
+}
+
+// estimate sets est[i] to the sketch estimate of row i's cosine with the
+// query's sketch qs (of qnnz components), on every CPU.
+func (t *vecTable) estimate(qs []uint64, qnnz int, est []float32) {
+	workers := runtime.GOMAXPROCS(0)
+	if t.n < 32768 {
+		workers = 1
+	}
+	words := t.words
+	qp, qn := qs[:words], qs[words:2*words]
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		lo, hi := t.n*w/workers, t.n*(w+1)/workers
@@ -321,16 +416,16 @@ func (t *vecTable) shortlist(qs []uint64, m int) []int32 {
 		}()
 	}
 	wg.Wait()
-	// The m-th largest estimate, by selection on a copy.
-	copy(tmp, est)
-	cut := nthLargest(tmp, m)
-	rows := make([]int32, 0, m+m/8)
-	for i, e := range est {
-		if e >= cut {
-			rows = append(rows, int32(i))
-		}
+}
+
+// queryNonZero is the number of components a query's sketch holds (at
+// least 1).
+func queryNonZero(qs []uint64, words int) int {
+	qnnz := 0
+	for k := 0; k < words; k++ {
+		qnnz += bits.OnesCount64(qs[k]) + bits.OnesCount64(qs[words+k])
 	}
-	return rows
+	return max(qnnz, 1)
 }
 
 // nthLargest returns the k-th largest value of a (k >= 1), reordering a.

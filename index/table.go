@@ -82,12 +82,27 @@ func appendDoc(data []byte, d *Doc) []byte {
 	return data
 }
 
-// docTable reads docs.bin.
+// docFile is one docs file, its records by ordinal.
+type docFile struct {
+	buf  []byte
+	n    int
+	offs []byte // (n+1) little-endian uint32
+	data []byte
+}
+
+// docTable is a generation's docs: a docs file alone, or a base file
+// less some of its docs and an overlay file beside it (see layers.go).
+// Its ordinals are the docs' ranks by id either way, so that every
+// ranking, ties included, is the one a single table of the same docs
+// gives.
 type docTable struct {
-	buf   []byte
-	n     int
-	offs  []byte // (n+1) little-endian uint32
-	data  []byte
+	n    int
+	base *docFile
+	// over and order are the overlay and the ordinals' places: order[i]
+	// is the base's ordinal of doc i, or overBit and the overlay's. nil
+	// for a table of the base alone, every doc of it live.
+	over  *docFile
+	order []uint32
 	unmap func() error
 	// cached holds docs decoded already (see cachedDoc); nil until the
 	// first.
@@ -117,7 +132,16 @@ var maxCachedDocs int64 = 1 << 15
 
 var errTable = errors.New("index table is damaged")
 
+// parseDocs reads a docs file as a table of its own.
 func parseDocs(buf []byte) (*docTable, error) {
+	f, err := parseDocFile(buf)
+	if err != nil {
+		return nil, err
+	}
+	return &docTable{n: f.n, base: f}, nil
+}
+
+func parseDocFile(buf []byte) (*docFile, error) {
 	if len(buf) < 8 || string(buf[:4]) != docsMagic {
 		return nil, fmt.Errorf("%w: docs header", errTable)
 	}
@@ -125,21 +149,54 @@ func parseDocs(buf []byte) (*docTable, error) {
 	if n < 0 || 8+4*(n+1) > len(buf) {
 		return nil, fmt.Errorf("%w: docs count", errTable)
 	}
-	t := &docTable{buf: buf, n: n, offs: buf[8 : 8+4*(n+1)], data: buf[8+4*(n+1):]}
-	if int(t.off(n)) != len(t.data) {
+	f := &docFile{buf: buf, n: n, offs: buf[8 : 8+4*(n+1)], data: buf[8+4*(n+1):]}
+	if int(f.off(n)) != len(f.data) {
 		return nil, fmt.Errorf("%w: docs size", errTable)
 	}
-	return t, nil
+	return f, nil
 }
 
-func (t *docTable) off(i int) uint32 { return binary.LittleEndian.Uint32(t.offs[4*i:]) }
+func (f *docFile) off(i int) uint32 { return binary.LittleEndian.Uint32(f.offs[4*i:]) }
 
-func (t *docTable) record(i int) []byte {
-	a, b := t.off(i), t.off(i+1)
-	if a > b || int(b) > len(t.data) {
+func (f *docFile) record(i int) []byte {
+	if i < 0 || i >= f.n {
 		return nil
 	}
-	return t.data[a:b]
+	a, b := f.off(i), f.off(i+1)
+	if a > b || int(b) > len(f.data) {
+		return nil
+	}
+	return f.data[a:b]
+}
+
+// idBytes is the id of the file's doc i (see docTable.idBytes).
+func (f *docFile) idBytes(i int) []byte { return recordID(f.record(i)) }
+
+// id is the id of the file's doc i.
+func (f *docFile) id(i int) string { return string(f.idBytes(i)) }
+
+// place is where doc i of the table is: in the overlay or the base, and
+// its ordinal there (-1 out of range).
+func (t *docTable) place(i int) (over bool, j int) {
+	if i < 0 || i >= t.n {
+		return false, -1
+	}
+	if t.order == nil {
+		return false, i
+	}
+	o := t.order[i]
+	return o&overBit != 0, int(o &^ overBit)
+}
+
+func (t *docTable) record(i int) []byte {
+	over, j := t.place(i)
+	if over {
+		if t.over == nil {
+			return nil
+		}
+		return t.over.record(j)
+	}
+	return t.base.record(j)
 }
 
 type reader struct {
