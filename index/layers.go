@@ -166,6 +166,7 @@ func writeOrder(path string, nb, no int, order []uint32) error {
 type vecLayer struct {
 	t      *vecTable
 	global []uint32 // the table's doc -> the generation's ordinal, or noDoc
+	dead   []uint64 // rows of docs no longer live, a bit each (nil: none)
 	live   int      // rows of live docs
 }
 
@@ -182,8 +183,15 @@ func (l *vecLayer) doc(i int32) int {
 	return int(l.global[d])
 }
 
-// vecLayers are the generation's vector tables with rows of dim
-// dimensions (computed once).
+// liveRow reports whether row i's doc is live, without reading the row's
+// doc (a search filters every row; the docs of a large table are pages
+// it would not touch otherwise).
+func (l *vecLayer) liveRow(i int) bool {
+	return l.dead == nil || l.dead[i/64]&(1<<(i%64)) == 0
+}
+
+// vecLayers are the generation's vector tables that hold rows (computed
+// once).
 func (ix *Index) vecLayers() []vecLayer {
 	ix.layersOnce.Do(func() {
 		if ix.docs.order == nil {
@@ -197,6 +205,9 @@ func (ix *Index) vecLayers() []vecLayer {
 		for i := range bg {
 			bg[i] = noDoc
 		}
+		for i := range og {
+			og[i] = noDoc
+		}
 		for i, o := range ix.docs.order {
 			if o&overBit != 0 {
 				og[o&^overBit] = uint32(i)
@@ -208,10 +219,20 @@ func (ix *Index) vecLayers() []vecLayer {
 			if l.t == nil || l.t.n == 0 {
 				continue
 			}
-			for i := range l.t.n {
-				if l.doc(int32(i)) >= 0 {
-					l.live++
+			// The rows of the few dead docs, found by binary search.
+			l.live = l.t.n
+			for d, g := range l.global {
+				if g != noDoc {
+					continue
 				}
+				lo, hi := l.t.rowsOf(d)
+				if hi > lo && l.dead == nil {
+					l.dead = make([]uint64, (l.t.n+63)/64)
+				}
+				for i := lo; i < hi; i++ {
+					l.dead[i/64] |= 1 << (i % 64)
+				}
+				l.live -= hi - lo
 			}
 			ix.layers = append(ix.layers, l)
 		}

@@ -240,7 +240,7 @@ func (ix *Index) nearestLayers(q embed.Quantized, n int) []Hit {
 	if short >= live {
 		for k, l := range ls {
 			for i := range l.t.n {
-				if l.doc(int32(i)) >= 0 {
+				if l.liveRow(i) {
 					rows[k] = append(rows[k], int32(i))
 				}
 			}
@@ -259,7 +259,7 @@ func (ix *Index) nearestLayers(q embed.Quantized, n int) []Hit {
 			e := est[at : at+l.t.n]
 			l.t.estimate(qs, queryNonZero(qs, l.t.words), e)
 			for i, v := range e {
-				if l.doc(int32(i)) >= 0 {
+				if l.liveRow(i) {
 					tmp = append(tmp, v)
 				}
 			}
@@ -269,7 +269,7 @@ func (ix *Index) nearestLayers(q embed.Quantized, n int) []Hit {
 		at = 0
 		for k, l := range ls {
 			for i, v := range est[at : at+l.t.n] {
-				if v >= cut && l.doc(int32(i)) >= 0 {
+				if v >= cut && l.liveRow(i) {
 					rows[k] = append(rows[k], int32(i))
 				}
 			}
