@@ -67,20 +67,10 @@ func lexicalOf(ix *Index, queries []string) (map[string][]string, error) {
 // as a rebuilt index of the same memory does, to the bit; its
 // vocabulary and counts are the rebuild's too.
 func TestUpdateChainFilesAsRebuild(t *testing.T) {
-	r, _ := withPackages(t, 24)
 	// Large files the updates leave alone: the base segment stays more
 	// than eight times the tail, so updates delete from it and add
 	// segments rather than merge everything.
-	for k := 0; k < 4; k++ {
-		var b strings.Builder
-		fmt.Fprintf(&b, "package lib\n\n")
-		for j := 0; j < 300; j++ {
-			fmt.Fprintf(&b, "// Large%d_%d computes the wombat total of quokka %d in batch %d.\nfunc Large%d_%d(x int) int { return x * %d }\n\n", k, j, j, k, k, j, j)
-		}
-		r.Write(fmt.Sprintf("lib/large%d.go", k), b.String())
-	}
-	r.Commit("large")
-	repo := extractAt(t, r)
+	r, repo := withLargeFiles(t, 300)
 	ix := open(t, repo, Options{Model: embed.LocalModel})
 	ix.Close()
 	queries := []string{"parse header", "thing number", "other thing", "backoff attempt", "render page template",

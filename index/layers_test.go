@@ -111,11 +111,18 @@ func exists(path string) bool {
 // alone, so that the base holds many more docs than a few updates add.
 func layeredRepo(t *testing.T) (*testgit.Repo, *gitstore.Repo) {
 	t.Helper()
+	return withLargeFiles(t, 120)
+}
+
+// withLargeFiles is withPackages and four files lib/largeK.go of funcs
+// documented functions each, committed and extracted.
+func withLargeFiles(t *testing.T, funcs int) (*testgit.Repo, *gitstore.Repo) {
+	t.Helper()
 	r, _ := withPackages(t, 24)
 	for k := 0; k < 4; k++ {
 		var b strings.Builder
 		fmt.Fprintf(&b, "package lib\n\n")
-		for j := 0; j < 120; j++ {
+		for j := 0; j < funcs; j++ {
 			fmt.Fprintf(&b, "// Large%d_%d computes the wombat total of quokka %d in batch %d.\nfunc Large%d_%d(x int) int { return x * %d }\n\n", k, j, j, k, k, j, j)
 		}
 		r.Write(fmt.Sprintf("lib/large%d.go", k), b.String())
