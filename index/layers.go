@@ -30,7 +30,7 @@ import (
 //
 // The ordinals a generation hands out stay the docs' ranks by id: every
 // search, its ties included, ranks as over one table of the same docs
-// (TestUpdateChainFilesAsRebuild compares them).
+// (TestLayeredUpdatesRankAsRebuild compares them with a rebuild).
 //
 //	order.bin: "KXO1" | count uint32 | base docs uint32 | overlay docs uint32 |
 //	           places [count]uint32 (the base's ordinal, or overBit | the overlay's)
@@ -47,7 +47,8 @@ const (
 // before an update merges them (0: always; a variable for the tests).
 var overShare = 8
 
-// noDoc marks a base doc no longer live in a layer's map to ordinals.
+// noDoc marks a doc of a layer that is no longer live, in the layer's map
+// to ordinals.
 const noDoc = ^uint32(0)
 
 // openLayers opens the overlay and order of generation gdir, when it has
