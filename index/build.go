@@ -77,6 +77,11 @@ type meta struct {
 	// the build and at every update since (see sharable); false when
 	// one did, or in a generation that did not record it.
 	PlainPaths bool `json:"plainPaths,omitempty"`
+	// Layers is set when the generation has an overlay and an order
+	// beside its base (see layers.go): without them, its base alone
+	// holds docs removed since and lacks those added, so an open that
+	// does not find them must fail rather than read the base.
+	Layers bool `json:"layers,omitempty"`
 }
 
 // sectionDoc is a section on its way into a generation.
@@ -780,6 +785,9 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 	}
 	if nvecs == 0 {
 		m.Dim = 0
+	}
+	if _, err := os.Stat(filepath.Join(dir, orderFile)); err == nil {
+		m.Layers = true
 	}
 	return m, writeMeta(dir, m)
 }

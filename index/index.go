@@ -468,6 +468,14 @@ func openGen(gdir string, search bool) (*Index, error) {
 		ix.Close()
 		return nil, err
 	}
+	// A layered generation's order missing (damaged, or pruned while
+	// this open read it), or one naming other docs than it was written
+	// with, is never read as docs.
+	if (ix.meta.Layers && ix.docs.order == nil) || ix.meta.Docs != ix.docs.n {
+		n := ix.docs.n
+		ix.Close()
+		return nil, fmt.Errorf("%w: %d docs, meta says %d (layers %v)", errTable, n, ix.meta.Docs, ix.meta.Layers)
+	}
 	if !search {
 		return ix, nil
 	}

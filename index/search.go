@@ -329,8 +329,13 @@ func pushBest(t *vecTable, rows []int32, q embed.Quantized, docOf func(int32) in
 	}
 	best := make(map[int]float64, len(rows))
 	for _, i := range rows {
-		s := score(i)
 		d := docOf(i)
+		if d < 0 {
+			// A dead doc's row in a table out of doc order (damaged),
+			// which the dead rows' binary search missed.
+			continue
+		}
+		s := score(i)
 		if b, ok := best[d]; !ok || s > b {
 			best[d] = s
 		}
