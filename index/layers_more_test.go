@@ -253,14 +253,7 @@ func useAll(t *testing.T, ix *Index) {
 // updates removed, and not those they added.
 func TestLayersMissingOrderRefused(t *testing.T) {
 	_, repo, gdir := layeredGen(t)
-	keep := map[string][]byte{}
-	for _, n := range []string{orderFile, overDocsFile, overVecsFile} {
-		b, err := os.ReadFile(filepath.Join(gdir, n))
-		if err != nil {
-			t.Fatal(err)
-		}
-		keep[n] = b
-	}
+	keep := readFiles(t, gdir, []string{orderFile, overDocsFile, overVecsFile}...)
 	for _, gone := range [][]string{{orderFile}, {orderFile, overDocsFile, overVecsFile}, {overVecsFile}} {
 		t.Run(strings.Join(gone, " "), func(t *testing.T) {
 			for n, b := range keep {
@@ -277,14 +270,7 @@ func TestLayersMissingOrderRefused(t *testing.T) {
 			}
 		})
 	}
-	// The next query builds anew.
-	ix := open(t, repo, Options{Model: embed.LocalModel})
-	if ix.How != "build" {
-		t.Fatalf("how %q over a damaged generation, want build", ix.How)
-	}
-	if d, _ := top(t, ix, "wait quokka"); d.Path != "fetch/wait.go" {
-		t.Fatalf("top hit %+v", d)
-	}
+	buildsAndAnswers(t, repo)
 }
 
 // An order that omits a live doc (its count and size agreeing) is
@@ -319,14 +305,7 @@ func TestLayersFlippedBytesNeverPanic(t *testing.T) {
 	rng := rand.New(rand.NewSource(seed))
 	_, repo, gdir := layeredGen(t)
 	names := []string{orderFile, overDocsFile, overVecsFile, "docs.bin", "vectors.bin"}
-	keep := map[string][]byte{}
-	for _, n := range names {
-		b, err := os.ReadFile(filepath.Join(gdir, n))
-		if err != nil {
-			t.Fatal(err)
-		}
-		keep[n] = b
-	}
+	keep := readFiles(t, gdir, names...)
 	put := func(n string, b []byte) {
 		t.Helper()
 		// Not through the link: the base is shared with the generation

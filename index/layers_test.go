@@ -221,14 +221,7 @@ func TestDamagedLayersRebuild(t *testing.T) {
 	if !exists(filepath.Join(gdir, orderFile)) {
 		t.Fatal("the update wrote no overlay")
 	}
-	keep := map[string][]byte{}
-	for _, n := range []string{orderFile, overDocsFile, overVecsFile} {
-		b, err := os.ReadFile(filepath.Join(gdir, n))
-		if err != nil {
-			t.Fatal(err)
-		}
-		keep[n] = b
-	}
+	keep := readFiles(t, gdir, []string{orderFile, overDocsFile, overVecsFile}...)
 	put := func(name string, b []byte) {
 		t.Helper()
 		if err := os.WriteFile(filepath.Join(gdir, name), b, 0o644); err != nil {
@@ -270,6 +263,27 @@ func TestDamagedLayersRebuild(t *testing.T) {
 		put(n, b)
 	}
 	put(orderFile, order[:9])
+	buildsAndAnswers(t, repo)
+}
+
+// readFiles is the content of each named file of dir.
+func readFiles(t *testing.T, dir string, names ...string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	for _, n := range names {
+		b, err := os.ReadFile(filepath.Join(dir, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[n] = b
+	}
+	return out
+}
+
+// buildsAndAnswers fails unless the next query over a damaged generation
+// builds anew and finds fetch/wait.go.
+func buildsAndAnswers(t *testing.T, repo *gitstore.Repo) {
+	t.Helper()
 	ix := open(t, repo, Options{Model: embed.LocalModel})
 	if ix.How != "build" {
 		t.Fatalf("how %q over a damaged generation, want build", ix.How)
