@@ -50,6 +50,9 @@ func TestHugeCalloc(t *testing.T) {
 }
 
 // TestHugeCallocReturnsItsMemory: blocks freed are unmapped, not kept.
+// Kept, 200 blocks of 5 MB would hold 1.4 GB of address space (each
+// mapping has 2 MB of slack); the bound is half the blocks' own size, far
+// above what the runtime (or the race detector) maps meanwhile.
 func TestHugeCallocReturnsItsMemory(t *testing.T) {
 	before := vmSizeKB(t)
 	for i := 0; i < 200; i++ {
@@ -57,7 +60,7 @@ func TestHugeCallocReturnsItsMemory(t *testing.T) {
 		*(*byte)(p) = 1
 		hugeFree(p)
 	}
-	if grew := vmSizeKB(t) - before; grew > 64<<10 {
+	if grew := vmSizeKB(t) - before; grew > 500<<10 {
 		t.Fatalf("the address space grew by %d KB over 200 blocks of 5 MB allocated and freed", grew)
 	}
 }
