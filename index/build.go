@@ -746,7 +746,7 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 			vecs = v
 		}
 	}
-	written, ndocs, nvecs, err := writeTables(dir, old, removedOrds, fresh, model, dim, vecs)
+	tw, err := writeTables(dir, old, removedOrds, fresh, model, dim, vecs)
 	if err != nil {
 		return nil, err
 	}
@@ -757,8 +757,8 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 	for _, i := range removedOrds {
 		removed = append(removed, old.docs.doc(i))
 	}
-	freshDocs := make([]Doc, 0, len(written))
-	for _, f := range written {
+	freshDocs := make([]Doc, 0, len(tw.added))
+	for _, f := range tw.added {
 		freshDocs = append(freshDocs, f.doc)
 	}
 	rmTok, rmFiles, rmLangs := docStats(each(removed))
@@ -778,16 +778,13 @@ func update(ctx context.Context, repo *gitstore.Repo, old *Index, changes []memr
 		langs = addLanguages(addLanguages(maps.Clone(old.meta.Languages), rmLangs, -1), addLangs, 1)
 	}
 	m := &meta{Format: FormatVersion, Memory: mem.Commit.String(), Tree: mem.Tree.String(), Model: model, Dim: dim,
-		Content: contentKey(repo, mem.Tree, model), Docs: ndocs, Vectors: nvecs, Built: time.Now().UTC(), How: "update", Changes: len(changes), Tokens: tok,
-		Files: old.files - rmFiles + addFiles, Languages: langs, PlainPaths: plain}
+		Content: contentKey(repo, mem.Tree, model), Docs: tw.docs, Vectors: tw.rows, Built: time.Now().UTC(), How: "update", Changes: len(changes), Tokens: tok,
+		Files: old.files - rmFiles + addFiles, Languages: langs, PlainPaths: plain, Layers: tw.layered}
 	if lv != nil {
 		m.Computed, m.Cached = int(lv.computed.Load()), int(lv.cached.Load())
 	}
-	if nvecs == 0 {
+	if tw.rows == 0 {
 		m.Dim = 0
-	}
-	if _, err := os.Stat(filepath.Join(dir, orderFile)); err == nil {
-		m.Layers = true
 	}
 	return m, writeMeta(dir, m)
 }

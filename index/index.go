@@ -58,7 +58,7 @@ type Index struct {
 
 	layersOnce sync.Once
 	layers     []vecLayer
-	scratch    sync.Pool // nearestLayers' buffers between searches
+	scratch    sync.Pool // Nearest's shortlist buffers between searches
 
 	langOnce sync.Once
 	langs    []string

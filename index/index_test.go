@@ -493,7 +493,7 @@ func TestNearestShortlist(t *testing.T) {
 		q := embed.Quantize(qv[0])
 		exact := nearestExact(vt, q, 25)
 		short := map[int32]bool{}
-		for _, r := range vt.shortlist(sketch(nil, q.Q), 500) {
+		for _, r := range shortlist([]vecLayer{{t: vt, live: vt.n}}, sketch(nil, q.Q), 500, &ix.scratch)[0] {
 			short[r] = true
 		}
 		missed := 0

@@ -195,7 +195,7 @@ func (l *vecLayer) liveRow(i int) bool {
 // once).
 func (ix *Index) vecLayers() []vecLayer {
 	ix.layersOnce.Do(func() {
-		if ix.docs.order == nil {
+		if ix.docs == nil || ix.docs.order == nil {
 			if ix.vecs != nil && ix.vecs.n > 0 {
 				ix.layers = []vecLayer{{t: ix.vecs, live: ix.vecs.n}}
 			}
@@ -254,10 +254,9 @@ func (ix *Index) layerRows() int {
 // old's docs, less those at the sorted ordinals removed, and fresh (sorted
 // by id, each id once; one whose id old keeps is left out, the kept one
 // staying, as a rebuild keeps one). The fresh docs' vectors are their own
-// or those of their keys in vecs (see writeVecsMerged). It returns the
-// fresh docs written, the number of docs and of vectors.
-func writeTables(dir string, old *Index, removed []int, fresh []sectionDoc, model string, dim int, vecs map[embed.Key]embed.Quantized) (added []sectionDoc, docs, rows int, err error) {
-	added = fresh[:0:0]
+// or those of their keys in vecs (see writeVecsMerged).
+func writeTables(dir string, old *Index, removed []int, fresh []sectionDoc, model string, dim int, vecs map[embed.Key]embed.Quantized) (tables, error) {
+	added := fresh[:0:0]
 	for _, f := range fresh {
 		if g := old.docs.find(f.doc.ID); g >= 0 && !inSorted(removed, g) {
 			continue
@@ -289,14 +288,14 @@ func writeTables(dir string, old *Index, removed []int, fresh []sectionDoc, mode
 	merge := overShare <= 0 || base.n == 0 || overAfter*overShare > keepBase || (base.n-keepBase)*overShare > base.n ||
 		(old.vecs != nil && old.vecs.n > 0 && baseVecs == nil)
 	if merge {
-		docs, rows, err = mergeLayers(dir, old, rmBase, rmOver, added, model, dim, vecs, baseVecs, overVecs)
-		return added, docs, rows, err
+		docs, rows, err := mergeLayers(dir, old, rmBase, rmOver, overLive, added, model, dim, vecs, baseVecs, overVecs)
+		return tables{added: added, docs: docs, rows: rows}, err
 	}
 
 	// The base stays as it is, linked; the overlay takes the fresh docs.
 	for _, name := range []string{"docs.bin", "vectors.bin"} {
 		if err := linkFile(filepath.Join(old.dir, name), filepath.Join(dir, name)); err != nil {
-			return nil, 0, 0, err
+			return tables{}, err
 		}
 	}
 	oldOverPath, oldOverVecsPath := "", ""
@@ -323,14 +322,14 @@ func writeTables(dir string, old *Index, removed []int, fresh []sectionDoc, mode
 	}
 	plan := mergePlan(overDocs, rmOverAll, added)
 	if len(plan.fresh) != len(added) {
-		return nil, 0, 0, fmt.Errorf("%w: the overlay holds a fresh doc's id", errTable)
+		return tables{}, fmt.Errorf("%w: the overlay holds a fresh doc's id", errTable)
 	}
 	if err := writeDocsMerged(filepath.Join(dir, overDocsFile), oldOverPath, overDocs, plan, added); err != nil {
-		return nil, 0, 0, err
+		return tables{}, err
 	}
 	orows, err := writeVecsMerged(filepath.Join(dir, overVecsFile), oldOverVecsPath, model, dim, overVecs, plan, added, vecs)
 	if err != nil {
-		return nil, 0, 0, err
+		return tables{}, err
 	}
 	// Where the old overlay's docs and the fresh ones are in the new.
 	oldOverNew := make([]int, overDocs.n)
@@ -376,7 +375,7 @@ func writeTables(dir string, old *Index, removed []int, fresh []sectionDoc, mode
 		}
 	}
 	if err := writeOrder(filepath.Join(dir, orderFile), base.n, plan.n, order); err != nil {
-		return nil, 0, 0, err
+		return tables{}, err
 	}
 	// The base's live vectors: old's, less the removed docs'.
 	baseRows := 0
@@ -391,13 +390,21 @@ func writeTables(dir string, old *Index, removed []int, fresh []sectionDoc, mode
 			baseRows -= hi - lo
 		}
 	}
-	return added, len(order), baseRows + orows, nil
+	return tables{added: added, docs: len(order), rows: baseRows + orows, layered: true}, nil
+}
+
+// tables is what writeTables wrote: the fresh docs it took, the
+// generation's docs and vectors, and whether it has an overlay.
+type tables struct {
+	added      []sectionDoc
+	docs, rows int
+	layered    bool
 }
 
 // mergeLayers writes the generation's docs and vectors as one base: old's
 // base less its dead docs and rmBase, and the old overlay's docs less
 // rmOver, carried as they are, with added.
-func mergeLayers(dir string, old *Index, rmBase, rmOver []int, added []sectionDoc, model string, dim int, vecs map[embed.Key]embed.Quantized, baseVecs, overVecs *vecTable) (int, int, error) {
+func mergeLayers(dir string, old *Index, rmBase, rmOver, overLive []int, added []sectionDoc, model string, dim int, vecs map[embed.Key]embed.Quantized, baseVecs, overVecs *vecTable) (int, int, error) {
 	base := old.docs.base
 	all := added
 	rm := rmBase
@@ -416,7 +423,7 @@ func mergeLayers(dir string, old *Index, rmBase, rmOver []int, added []sectionDo
 			}
 		}
 		over := old.docs.over
-		for _, j := range old.docs.overOrdinals() {
+		for _, j := range overLive {
 			if inSorted(rmOver, j) {
 				continue
 			}
@@ -475,11 +482,12 @@ func (t *docTable) overOrdinals() []int {
 }
 
 // rowsOf is the rows [lo, hi) of doc d (rows are in doc order).
-func (t *vecTable) rowsOf(d int) (int, int) {
-	lo := sort.Search(t.n, func(i int) bool { return int(t.docs[i]) >= d })
-	hi := lo
-	for hi < t.n && int(t.docs[hi]) == d {
-		hi++
-	}
+func (t *vecTable) rowsOf(d int) (int, int) { return t.rowsIn(d, d+1) }
+
+// rowsIn is the rows [lo, hi) of the docs [from, to) (rows are in doc
+// order).
+func (t *vecTable) rowsIn(from, to int) (int, int) {
+	lo := sort.Search(t.n, func(i int) bool { return int(t.docs[i]) >= from })
+	hi := lo + sort.Search(t.n-lo, func(i int) bool { return int(t.docs[lo+i]) >= to })
 	return lo, hi
 }

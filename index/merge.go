@@ -186,8 +186,7 @@ func writeVecsMerged(path, oldPath, model string, dim int, ov *vecTable, p merge
 			continue
 		}
 		if ov != nil {
-			r.rlo = sort.Search(ov.n, func(i int) bool { return int(ov.docs[i]) >= s.lo })
-			r.rhi = r.rlo + sort.Search(ov.n-r.rlo, func(i int) bool { return int(ov.docs[r.rlo+i]) >= s.hi })
+			r.rlo, r.rhi = ov.rowsIn(s.lo, s.hi)
 			r.delta = ord - s.lo
 			total += r.rhi - r.rlo
 		}

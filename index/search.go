@@ -189,55 +189,28 @@ var errNotSearchable = errors.New("index: the generation was opened without its 
 // nearest. Nearest returns nothing when the index holds no vectors of q's
 // dimension.
 func (ix *Index) Nearest(q embed.Quantized, n int) []Hit {
-	if ix.docs != nil && ix.docs.order != nil {
-		return ix.nearestLayers(q, n)
-	}
-	t := ix.vecs
-	if t == nil || t.n == 0 || t.dim != len(q.Q) || n <= 0 {
-		return nil
-	}
-	short := max(shortlistMin, 20*n)
-	var rows []int32
-	if short >= t.n {
-		rows = make([]int32, t.n)
-		for i := range rows {
-			rows[i] = int32(i)
-		}
-	} else {
-		rows = t.shortlist(sketch(nil, q.Q), short)
-	}
-	// Exact scores, best per doc, kept in a heap of the n best (a total
-	// order, so the order docs arrive in does not matter).
-	h := &hitHeap{}
-	pushBest(t, rows, q, func(i int32) int { return int(t.docs[i]) }, h.pusher(n))
-	out := []Hit(*h)
-	sortHits(out)
-	return out
-}
-
-// nearestLayers is Nearest over a generation with an overlay (see
-// layers.go): the shortlist's cut is taken over the live rows of both
-// tables, so that the rows scored, and the hits, are those one table of
-// the same vectors gives.
-func (ix *Index) nearestLayers(q embed.Quantized, n int) []Hit {
 	if n <= 0 {
 		return nil
 	}
+	// The tables holding vectors of q's dimension: the base's, and an
+	// overlay's (see layers.go). The shortlist's cut is taken over the
+	// live rows of all of them, so that the rows scored, and the hits, are
+	// those one table of the same vectors gives.
 	var ls []vecLayer
-	live, total := 0, 0
+	live := 0
 	for _, l := range ix.vecLayers() {
 		if l.t.dim == len(q.Q) && l.live > 0 {
 			ls = append(ls, l)
 			live += l.live
-			total += l.t.n
 		}
 	}
 	if live == 0 {
 		return nil
 	}
 	short := max(shortlistMin, 20*n)
-	rows := make([][]int32, len(ls))
+	var rows [][]int32
 	if short >= live {
+		rows = make([][]int32, len(ls))
 		for k, l := range ls {
 			for i := range l.t.n {
 				if l.liveRow(i) {
@@ -246,36 +219,10 @@ func (ix *Index) nearestLayers(q embed.Quantized, n int) []Hit {
 			}
 		}
 	} else {
-		qs := sketch(nil, q.Q)
-		buf, _ := ix.scratch.Get().(*[]float32)
-		if buf == nil || len(*buf) != 2*total {
-			b := make([]float32, 2*total)
-			buf = &b
-		}
-		defer ix.scratch.Put(buf)
-		est, tmp := (*buf)[:total], (*buf)[total:total]
-		at := 0
-		for _, l := range ls {
-			e := est[at : at+l.t.n]
-			l.t.estimate(qs, queryNonZero(qs, l.t.words), e)
-			for i, v := range e {
-				if l.liveRow(i) {
-					tmp = append(tmp, v)
-				}
-			}
-			at += l.t.n
-		}
-		cut := nthLargest(tmp, short)
-		at = 0
-		for k, l := range ls {
-			for i, v := range est[at : at+l.t.n] {
-				if v >= cut && l.liveRow(i) {
-					rows[k] = append(rows[k], int32(i))
-				}
-			}
-			at += l.t.n
-		}
+		rows = shortlist(ls, sketch(nil, q.Q), short, &ix.scratch)
 	}
+	// Exact scores, best per doc, kept in a heap of the n best (a total
+	// order, so the order docs arrive in does not matter).
 	h := &hitHeap{}
 	push := h.pusher(n)
 	for k, l := range ls {
@@ -361,30 +308,46 @@ func inDocOrder(t *vecTable, rows []int32) bool {
 // variable for the tests).
 var shortlistMin = 4000
 
-// shortlist returns about m rows (ties at the cut-off included) whose
-// sketches promise the highest cosine with the query's sketch qs: the
-// ternary dot product, normalised by the number of components each side
-// has. It runs on every CPU.
-func (t *vecTable) shortlist(qs []uint64, m int) []int32 {
-	qnnz := queryNonZero(qs, t.words)
-	// The estimates, and a copy of them for the selection below: a
-	// search's largest allocation (8 bytes a vector), so reused.
-	buf, _ := t.scratch.Get().(*[]float32)
-	if buf == nil || len(*buf) != 2*t.n {
-		b := make([]float32, 2*t.n)
+// shortlist returns, per layer, about m of its live rows in all (ties at
+// the cut-off included) whose sketches promise the highest cosine with
+// the query's sketch qs: the ternary dot product, normalised by the
+// number of components each side has. It runs on every CPU. The
+// estimates and their copy for the selection, a search's largest
+// allocation (8 bytes a vector), are kept in scratch between searches.
+func shortlist(ls []vecLayer, qs []uint64, m int, scratch *sync.Pool) [][]int32 {
+	total := 0
+	for _, l := range ls {
+		total += l.t.n
+	}
+	buf, _ := scratch.Get().(*[]float32)
+	if buf == nil || len(*buf) != 2*total {
+		b := make([]float32, 2*total)
 		buf = &b
 	}
-	defer t.scratch.Put(buf)
-	est, tmp := (*buf)[:t.n], (*buf)[t.n:]
-	t.estimate(qs, qnnz, est)
-	// The m-th largest estimate, by selection on a copy.
-	copy(tmp, est)
-	cut := nthLargest(tmp, m)
-	rows := make([]int32, 0, m+m/8)
-	for i, e := range est {
-		if e >= cut {
-			rows = append(rows, int32(i))
+	defer scratch.Put(buf)
+	est, tmp := (*buf)[:total], (*buf)[total:total]
+	at := 0
+	for _, l := range ls {
+		e := est[at : at+l.t.n]
+		l.t.estimate(qs, queryNonZero(qs, l.t.words), e)
+		for i, v := range e {
+			if l.liveRow(i) {
+				tmp = append(tmp, v)
+			}
 		}
+		at += l.t.n
+	}
+	// The m-th largest live estimate, by selection on the copy.
+	cut := nthLargest(tmp, m)
+	rows := make([][]int32, len(ls))
+	at = 0
+	for k, l := range ls {
+		for i, v := range est[at : at+l.t.n] {
+			if v >= cut && l.liveRow(i) {
+				rows[k] = append(rows[k], int32(i))
+			}
+		}
+		at += l.t.n
 	}
 	return rows
 }

@@ -21,14 +21,7 @@ func TestSegsFindIDOverDamagedOrder(t *testing.T) {
 	}
 	dir := filepath.Join(t.TempDir(), "old")
 	os.MkdirAll(dir, 0o755)
-	path := filepath.Join(dir, "1.kxs")
-	if err := writeOneSegment(dir, b); err != nil {
-		t.Fatal(err)
-	}
-	s, err := openSeg(path, sectionFields)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, s := writeAndOpen(t, dir, b)
 	at := s.byID
 	s.unmap()
 	data, err := os.ReadFile(path)
@@ -97,14 +90,7 @@ func TestSegsMergeRefusesDamagedIDOrder(t *testing.T) {
 			e.lens[pathField], e.terms[pathField] = 1, []fileTerm{{"x", 1}}
 			b.add(e)
 		}
-		path := filepath.Join(dir, "1.kxs")
-		if err := writeOneSegment(dir, b); err != nil {
-			t.Fatal(err)
-		}
-		s, err := openSeg(path, sectionFields)
-		if err != nil {
-			t.Fatal(err)
-		}
+		path, s := writeAndOpen(t, dir, b)
 		at := s.byID
 		for i, want := range []uint32{0, 2, 1} {
 			if got := s.u32(at, i); got != want {
@@ -145,4 +131,18 @@ func TestSegsMergeRefusesDamagedIDOrder(t *testing.T) {
 		}
 		x.close()
 	}
+}
+
+// writeAndOpen writes b as dir's segment 1.kxs and opens it.
+func writeAndOpen(t *testing.T, dir string, b *segBuilder) (string, *seg) {
+	t.Helper()
+	path := filepath.Join(dir, "1.kxs")
+	if err := writeOneSegment(dir, b); err != nil {
+		t.Fatal(err)
+	}
+	s, err := openSeg(path, sectionFields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, s
 }

@@ -460,8 +460,6 @@ type vecTable struct {
 	// file holds them (little-endian): an update copies them as they are.
 	rawScales, rawBits []byte
 	unmap              func() error
-	// scratch holds shortlist's buffers between searches.
-	scratch sync.Pool
 }
 
 type vecRow struct {
